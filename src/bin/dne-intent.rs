@@ -1,0 +1,2 @@
+//! `dne-intent`: decode, encode and inspect DNE prepare-intent messages.
+fn main() {}

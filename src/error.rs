@@ -1,0 +1,380 @@
+//! Typed errors. Every decoding failure says which structure and field broke which rule, at
+//! which byte offset of the input, what was expected and what was found.
+
+use core::fmt;
+
+/// Where a rule failed: a structure, one of its fields (by its Lustre name) and the byte offset
+/// of that field from the start of the input handed to the decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct At {
+    /// The Lustre structure, e.g. `"md_create_prepare_req"`.
+    pub structure: &'static str,
+    /// The field, e.g. `"mcpr_buf_limit[0]"`.
+    pub field: &'static str,
+    /// Byte offset of the field in the decoder's input.
+    pub offset: usize,
+}
+
+impl At {
+    /// A location.
+    pub const fn new(structure: &'static str, field: &'static str, offset: usize) -> Self {
+        At {
+            structure,
+            field,
+            offset,
+        }
+    }
+}
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{} at offset {}", self.structure, self.offset)
+        } else {
+            write!(
+                f,
+                "{}.{} at offset {}",
+                self.structure, self.field, self.offset
+            )
+        }
+    }
+}
+
+/// Why a message, a fixed structure or a payload failed to decode: where, and which rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{at}: {kind}")]
+pub struct DecodeError {
+    /// The structure, field and offset.
+    pub at: At,
+    /// The rule and the values involved.
+    pub kind: ErrorKind,
+}
+
+impl DecodeError {
+    /// An error at `at`.
+    pub const fn new(at: At, kind: ErrorKind) -> Self {
+        DecodeError { at, kind }
+    }
+
+    /// The same error with its offset moved by `base` (a structure decoded inside a larger input).
+    #[must_use]
+    pub const fn shifted(mut self, base: usize) -> Self {
+        self.at.offset += base;
+        self
+    }
+}
+
+/// Which rule failed, with what was expected and what was found. One variant per rule.
+///
+/// Variants carry only `Copy` data so that an error costs nothing to build and is easy to match in
+/// tests. New rules get new variants, hence `#[non_exhaustive]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    // ---- framing and sizes ----
+    /// The input ends before a structure or buffer does.
+    #[error("truncated: need {need} bytes, have {have}")]
+    Truncated {
+        /// Bytes the structure needs from `at.offset`.
+        need: usize,
+        /// Bytes available from `at.offset`.
+        have: usize,
+    },
+    /// A buffer is shorter than the structure it must hold.
+    #[error("buffer is {len} bytes, expected at least {min}")]
+    BufferTooShort {
+        /// Its length.
+        len: usize,
+        /// The smallest length accepted.
+        min: usize,
+    },
+    /// A buffer has a length the structure does not allow.
+    #[error("buffer is {len} bytes, expected {expected}")]
+    BadBufferLength {
+        /// Its length.
+        len: usize,
+        /// What the rule wants, in words.
+        expected: &'static str,
+    },
+    /// A length or count is larger than its bound in [`crate::limits`].
+    #[error("{value} exceeds the limit of {max}")]
+    OverLimit {
+        /// Its value.
+        value: u64,
+        /// The bound.
+        max: u64,
+    },
+    /// A count or value outside its allowed range.
+    #[error("{value} is outside {min}..={max}")]
+    OutOfRange {
+        /// The value.
+        value: u64,
+        /// Smallest allowed.
+        min: u64,
+        /// Largest allowed.
+        max: u64,
+    },
+    /// `lm_magic` is neither the native nor the swabbed `LUSTRE_MSG_MAGIC_V2`.
+    #[error("bad magic {got:#010x}, expected 0x0bd00bd3 (or swabbed 0xd30bd00b)")]
+    BadMagic {
+        /// The value read as little-endian.
+        got: u32,
+    },
+    /// A field does not hold the one value the protocol requires.
+    #[error("got {got:#x}, expected {expected:#x}")]
+    WrongValue {
+        /// What was found.
+        got: u64,
+        /// What the rule requires.
+        expected: u64,
+    },
+    /// A field misses bits the protocol requires.
+    #[error("{got:#x} lacks required bits {required:#x}")]
+    MissingBits {
+        /// What was found.
+        got: u64,
+        /// The bits that must be set.
+        required: u64,
+    },
+    /// A field has bits set that the protocol forbids here.
+    #[error("{got:#x} has forbidden bits {forbidden:#x}")]
+    ForbiddenBits {
+        /// What was found.
+        got: u64,
+        /// The offending bits.
+        forbidden: u64,
+    },
+    /// A reply carries an error status instead of a granted lock.
+    #[error("the enqueue failed with {errno} (status {status})")]
+    EnqueueFailed {
+        /// The status (a negative errno).
+        status: i32,
+        /// Its name, e.g. `"EPROTO"`.
+        errno: crate::errno::ErrnoName,
+    },
+
+    // ---- the prepare request (WIRE.md §5) ----
+    /// `ldlm_intent.opc` is not a prepare opcode: a real MDT fails such an enqueue with -EPROTO.
+    #[error("intent opcode {got:#x} is not IT_DNE_CREATE/RENAME/UNLINK_PREPARE")]
+    UnknownIntent {
+        /// The opcode.
+        got: u64,
+    },
+    /// The operation needs an entry name and buffer 4 is empty.
+    #[error("{op} in entry mode needs an entry name, buffer 4 is empty")]
+    MissingName {
+        /// The intent.
+        op: &'static str,
+    },
+    /// Object mode (`MCPR_NO_LOOKUP`) with a non-empty name buffer.
+    #[error("object mode (MCPR_NO_LOOKUP) carries no name, buffer 4 is {len} bytes")]
+    NameInObjectMode {
+        /// Its length.
+        len: usize,
+    },
+    /// Object mode asked for an operation other than rename.
+    #[error("MCPR_NO_LOOKUP is only valid for IT_DNE_RENAME_PREPARE, not {op}")]
+    ObjectModeNotRename {
+        /// The intent.
+        op: &'static str,
+    },
+    /// A create whose `mcpr_child_mode` has no valid file type.
+    #[error(
+        "child mode {got:#o} has file type {fmt:#o}, expected one of REG, DIR, LNK, CHR, BLK, FIFO, SOCK"
+    )]
+    BadChildType {
+        /// The whole mode.
+        got: u32,
+        /// Its S_IFMT bits.
+        fmt: u32,
+    },
+    /// Rename and unlink carry no child mode.
+    #[error("{op} must carry child mode 0, got {got:#o}")]
+    ChildModeNotZero {
+        /// The intent.
+        op: &'static str,
+        /// The mode.
+        got: u32,
+    },
+    /// The name buffer holds no NUL.
+    #[error("entry name is not NUL-terminated within its {len}-byte buffer")]
+    NameNotTerminated {
+        /// Buffer length.
+        len: usize,
+    },
+    /// The name is empty.
+    #[error("entry name is empty")]
+    NameEmpty,
+    /// The name is longer than `NAME_MAX`.
+    #[error("entry name is {len} bytes, expected at most 255")]
+    NameTooLong {
+        /// Bytes before the NUL.
+        len: usize,
+    },
+    /// The name contains '/'.
+    #[error("entry name contains '/' at byte {index}")]
+    NameHasSlash {
+        /// Index of the slash within the name.
+        index: usize,
+    },
+    /// The name is "." or "..".
+    #[error("entry name is \"{dots}\", which no operation may name")]
+    NameIsDot {
+        /// `"."` or `".."`.
+        dots: &'static str,
+    },
+    /// The PATTR limit is positive but smaller than an `mdt_body`.
+    #[error("limit {got} cannot hold an mdt_body: expected 0 or at least 216")]
+    PattrLimitTooSmall {
+        /// The limit.
+        got: u32,
+    },
+    /// The groups buffer is not a whole number of u32.
+    #[error("groups buffer is {len} bytes, expected a multiple of 4")]
+    GroupsNotAligned {
+        /// Its length.
+        len: usize,
+    },
+    /// `mcpr_fid` differs from the FID the lock is taken on.
+    #[error("intent FID {fid} differs from the lock resource FID {resource}")]
+    FidNotResource {
+        /// The intent's FID.
+        fid: crate::wire::LuFid,
+        /// The FID in the lock resource name.
+        resource: crate::wire::LuFid,
+    },
+    /// `lm_repsize` cannot hold the reply the limits ask for (WIRE.md §8).
+    #[error("reply space {got} is smaller than the {need} bytes the limits need")]
+    RepsizeTooSmall {
+        /// `lm_repsize`.
+        got: u32,
+        /// Size of a 9-buffer reply with every result at its limit.
+        need: usize,
+    },
+
+    // ---- the prepare reply (WIRE.md §7) ----
+    /// `MCPP_LOOKUP_POS` without `MCPP_LOOKUP_DONE`.
+    #[error("MCPP_LOOKUP_POS is set without MCPP_LOOKUP_DONE")]
+    LookupPosWithoutDone,
+    /// `mcpp_fid` is zero after a positive lookup, or non-zero without one.
+    #[error("mcpp_fid is {fid} but the lookup was {state}")]
+    FidLookupMismatch {
+        /// The FID.
+        fid: crate::wire::LuFid,
+        /// `"positive"` or `"not positive"`.
+        state: &'static str,
+    },
+    /// A result is both valid and truncated.
+    #[error("results {both} are both valid and truncated")]
+    ValidAndTruncated {
+        /// The overlap.
+        both: crate::intent::ResultMask,
+    },
+    /// A result mask uses the reserved bits 6–31.
+    #[error("reserved result bits {bits:#x} are set")]
+    ReservedResultBits {
+        /// The reserved bits.
+        bits: u32,
+    },
+    /// The reply reports results the request did not ask for.
+    #[error("results {extra} were not requested")]
+    ResultNotRequested {
+        /// The unrequested results.
+        extra: crate::intent::ResultMask,
+    },
+    /// A valid result's buffer length differs from `mcpp_buf_size[i]`.
+    #[error("result buffer is {len} bytes but mcpp_buf_size says {size}")]
+    ResultSizeMismatch {
+        /// The buffer length.
+        len: usize,
+        /// `mcpp_buf_size[i]`.
+        size: u32,
+    },
+    /// A valid result is larger than the requester's limit.
+    #[error("result of {size} bytes exceeds the requester's limit of {limit}")]
+    ResultOverLimit {
+        /// The result's size.
+        size: u32,
+        /// `mcpr_buf_limit[i]`.
+        limit: u32,
+    },
+    /// A truncated result whose size would have fitted.
+    #[error("result marked truncated with size {size}, which fits the limit of {limit}")]
+    TruncatedButFits {
+        /// `mcpp_buf_size[i]`.
+        size: u32,
+        /// `mcpr_buf_limit[i]` (0 when the request is not known).
+        limit: u32,
+    },
+    /// A result buffer is non-empty while its valid bit is clear.
+    #[error("result buffer holds {len} bytes but its valid bit is clear")]
+    BufferWithoutValid {
+        /// Its length.
+        len: usize,
+    },
+    /// A valid PATTR result that is not exactly one `mdt_body`.
+    #[error("a valid MLI_BUF_PATTR must be exactly 216 bytes, got {len}")]
+    PattrNotMdtBody {
+        /// Its length.
+        len: usize,
+    },
+    /// `MCPP_CHILD_DERIVED` on anything but a successful create.
+    #[error("MCPP_CHILD_DERIVED is only valid for a create with status 0 ({why})")]
+    DerivedNotCreate {
+        /// What disqualifies it.
+        why: &'static str,
+    },
+    /// `mcpp_status` is positive.
+    #[error("status {got} is positive, expected 0 or a negative errno")]
+    PositiveStatus {
+        /// The status.
+        got: i32,
+    },
+    /// After a positive lookup without derivation, `mcpp_child_mode` must be a bare file type.
+    #[error("child mode {got:#o} after a lookup must be 0 or a bare S_IFMT file type")]
+    ChildModeNotType {
+        /// The mode.
+        got: u32,
+    },
+    /// The lookup dispositions in `lock_policy_res1` contradict themselves or the prepare flags.
+    #[error("dispositions {disp:#x} do not match the lookup ({why})")]
+    DispositionMismatch {
+        /// `lock_policy_res1`.
+        disp: u64,
+        /// What is inconsistent.
+        why: &'static str,
+    },
+    /// The granted lock differs from the one requested.
+    #[error("granted {got:#x}, but {expected:#x} was requested")]
+    LockNotAsRequested {
+        /// The reply's value.
+        got: u64,
+        /// The request's value.
+        expected: u64,
+    },
+    /// The reply is larger than the space the requester preallocated.
+    #[error("reply of {size} bytes exceeds the requester's lm_repsize {repsize}")]
+    ReplyOverRepsize {
+        /// Reply size.
+        size: usize,
+        /// Request's `lm_repsize`.
+        repsize: u32,
+    },
+}
+
+/// Why a value could not be encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The caller's buffer is smaller than the encoding.
+    #[error("output buffer is {have} bytes, the encoding needs {need}")]
+    BufferTooSmall {
+        /// Bytes the encoding needs.
+        need: usize,
+        /// Bytes the caller gave.
+        have: usize,
+    },
+    /// The value breaks a rule a decoder would enforce; the decoder's error says which.
+    #[error("value would not decode: {0}")]
+    Invalid(#[from] DecodeError),
+}

@@ -1,0 +1,234 @@
+//! The two new fixed structures: `md_create_prepare_req` (request buffer 3) and
+//! `md_create_prepare_rep` (reply buffer 2), 80 bytes each (WIRE.md §5, §7).
+
+use super::ResultMask;
+use crate::limits::{MLI_BUF_MAX, PREPARE_REP_SIZE, PREPARE_REQ_SIZE};
+use crate::wire::raw::LuFidRaw;
+use crate::wire::{LuFid, WireStruct, check_layout};
+use zerocopy::byteorder::{I32, U32, U64};
+use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+wire_flags! {
+    /// `mcpr_flags`.
+    pub struct McprFlags(u32) {
+        /// `MCPR_NO_LOOKUP`: object mode; no name, no lookup (rename only).
+        const NO_LOOKUP = 0x1, "MCPR_NO_LOOKUP";
+        /// `MCPR_GROUPS_PARTIAL`: buffer 5 does not hold all of the caller's groups.
+        const GROUPS_PARTIAL = 0x2, "MCPR_GROUPS_PARTIAL";
+    }
+}
+
+wire_flags! {
+    /// `mcpp_flags`.
+    pub struct McppFlags(u32) {
+        /// `MCPP_LOOKUP_DONE`: the handler looked the name up.
+        const LOOKUP_DONE = 0x1, "MCPP_LOOKUP_DONE";
+        /// `MCPP_LOOKUP_POS`: and found it (`mcpp_fid` is the entry).
+        const LOOKUP_POS = 0x2, "MCPP_LOOKUP_POS";
+        /// `MCPP_PERM_DONE`: the permission checks ran.
+        const PERM_DONE = 0x4, "MCPP_PERM_DONE";
+        /// `MCPP_ADVISORY`: status, PERM_DONE and CHILD_DERIVED rest on incomplete information.
+        const ADVISORY = 0x8, "MCPP_ADVISORY";
+        /// `MCPP_CHILD_DERIVED`: the new child's mode, gid, projid and flags are filled in.
+        const CHILD_DERIVED = 0x10, "MCPP_CHILD_DERIVED";
+    }
+}
+
+/// `struct md_create_prepare_req`.
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct MdCreatePrepareReqRaw<O: ByteOrder> {
+    pub mcpr_fid: LuFidRaw<O>,
+    pub mcpr_flags: U32<O>,
+    pub mcpr_fsuid: U32<O>,
+    pub mcpr_fsgid: U32<O>,
+    pub mcpr_umask: U32<O>,
+    pub mcpr_cap: U64<O>,
+    pub mcpr_child_mode: U32<O>,
+    pub mcpr_padding0: U32<O>,
+    pub mcpr_buf_limit: [U32<O>; MLI_BUF_MAX],
+    pub mcpr_padding1: U64<O>,
+}
+check_layout!(MdCreatePrepareReqRaw<LittleEndian>, 80;
+    mcpr_fid @ 0, mcpr_flags @ 16, mcpr_fsuid @ 20, mcpr_fsgid @ 24, mcpr_umask @ 28,
+    mcpr_cap @ 32, mcpr_child_mode @ 40, mcpr_padding0 @ 44, mcpr_buf_limit @ 48,
+    mcpr_padding1 @ 72);
+
+/// Offsets of `md_create_prepare_req` fields, for error positions and the C header.
+pub mod req_off {
+    #![allow(missing_docs)]
+    pub const FID: usize = 0;
+    pub const FLAGS: usize = 16;
+    pub const FSUID: usize = 20;
+    pub const FSGID: usize = 24;
+    pub const UMASK: usize = 28;
+    pub const CAP: usize = 32;
+    pub const CHILD_MODE: usize = 40;
+    pub const BUF_LIMIT: usize = 48;
+}
+
+/// The request body of a prepare intent: who asks, about what, and how much they accept back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MdCreatePrepareReq {
+    /// `mcpr_fid`: the parent (entry mode) or the object (object mode); the lock's FID.
+    pub fid: LuFid,
+    /// `mcpr_flags`; unknown bits are kept.
+    pub flags: McprFlags,
+    /// `mcpr_fsuid`, already mapped.
+    pub fsuid: u32,
+    /// `mcpr_fsgid`.
+    pub fsgid: u32,
+    /// `mcpr_umask` (bits 0o777 only).
+    pub umask: u32,
+    /// `mcpr_cap`: bit n is capability n.
+    pub cap: u64,
+    /// `mcpr_child_mode`: create's requested mode with S_IFMT, before umask; else 0.
+    pub child_mode: u32,
+    /// `mcpr_buf_limit[MLI_BUF_MAX]`: most bytes accepted per result, 0 = not requested.
+    pub buf_limit: [u32; MLI_BUF_MAX],
+}
+
+impl MdCreatePrepareReq {
+    /// The results this request asks for.
+    pub fn requested(&self) -> ResultMask {
+        ResultMask::requested(&self.buf_limit)
+    }
+
+    /// True in object mode (`MCPR_NO_LOOKUP`).
+    pub const fn object_mode(&self) -> bool {
+        self.flags.contains(McprFlags::NO_LOOKUP)
+    }
+}
+
+impl WireStruct for MdCreatePrepareReq {
+    const NAME: &'static str = "md_create_prepare_req";
+    const SIZE: usize = PREPARE_REQ_SIZE;
+    type Raw<O: ByteOrder> = MdCreatePrepareReqRaw<O>;
+
+    fn from_raw<O: ByteOrder>(r: &MdCreatePrepareReqRaw<O>) -> Self {
+        MdCreatePrepareReq {
+            fid: LuFid::from_raw(&r.mcpr_fid),
+            flags: McprFlags(r.mcpr_flags.get()),
+            fsuid: r.mcpr_fsuid.get(),
+            fsgid: r.mcpr_fsgid.get(),
+            umask: r.mcpr_umask.get(),
+            cap: r.mcpr_cap.get(),
+            child_mode: r.mcpr_child_mode.get(),
+            buf_limit: r.mcpr_buf_limit.map(|v| v.get()),
+        }
+    }
+
+    fn to_raw<O: ByteOrder>(&self) -> MdCreatePrepareReqRaw<O> {
+        MdCreatePrepareReqRaw {
+            mcpr_fid: self.fid.to_raw(),
+            mcpr_flags: U32::new(self.flags.0),
+            mcpr_fsuid: U32::new(self.fsuid),
+            mcpr_fsgid: U32::new(self.fsgid),
+            mcpr_umask: U32::new(self.umask),
+            mcpr_cap: U64::new(self.cap),
+            mcpr_child_mode: U32::new(self.child_mode),
+            mcpr_padding0: U32::ZERO,
+            mcpr_buf_limit: self.buf_limit.map(U32::new),
+            mcpr_padding1: U64::ZERO,
+        }
+    }
+}
+
+/// `struct md_create_prepare_rep`.
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct MdCreatePrepareRepRaw<O: ByteOrder> {
+    pub mcpp_status: I32<O>,
+    pub mcpp_flags: U32<O>,
+    pub mcpp_valid: U32<O>,
+    pub mcpp_truncated: U32<O>,
+    pub mcpp_fid: LuFidRaw<O>,
+    pub mcpp_child_mode: U32<O>,
+    pub mcpp_child_gid: U32<O>,
+    pub mcpp_child_projid: U32<O>,
+    pub mcpp_child_flags: U32<O>,
+    pub mcpp_buf_size: [U32<O>; MLI_BUF_MAX],
+    pub mcpp_padding: U64<O>,
+}
+check_layout!(MdCreatePrepareRepRaw<LittleEndian>, 80;
+    mcpp_status @ 0, mcpp_flags @ 4, mcpp_valid @ 8, mcpp_truncated @ 12, mcpp_fid @ 16,
+    mcpp_child_mode @ 32, mcpp_child_gid @ 36, mcpp_child_projid @ 40, mcpp_child_flags @ 44,
+    mcpp_buf_size @ 48, mcpp_padding @ 72);
+
+/// Offsets of `md_create_prepare_rep` fields, for error positions and the C header.
+pub mod rep_off {
+    #![allow(missing_docs)]
+    pub const STATUS: usize = 0;
+    pub const FLAGS: usize = 4;
+    pub const VALID: usize = 8;
+    pub const TRUNCATED: usize = 12;
+    pub const FID: usize = 16;
+    pub const CHILD_MODE: usize = 32;
+    pub const BUF_SIZE: usize = 48;
+}
+
+/// The reply body of a prepare intent: what the parent decided and which results it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MdCreatePrepareRep {
+    /// `mcpp_status`: 0 or the operation's negative errno.
+    pub status: i32,
+    /// `mcpp_flags`; unknown bits are kept.
+    pub flags: McppFlags,
+    /// `mcpp_valid`: results known (present or absent).
+    pub valid: ResultMask,
+    /// `mcpp_truncated`: results that exist but exceeded the limit.
+    pub truncated: ResultMask,
+    /// `mcpp_fid`: the entry the lookup found, zero otherwise.
+    pub fid: LuFid,
+    /// `mcpp_child_mode`.
+    pub child_mode: u32,
+    /// `mcpp_child_gid`.
+    pub child_gid: u32,
+    /// `mcpp_child_projid`.
+    pub child_projid: u32,
+    /// `mcpp_child_flags` (LUSTRE_*_FL).
+    pub child_flags: u32,
+    /// `mcpp_buf_size[MLI_BUF_MAX]`: each result's size as stored on the parent.
+    pub buf_size: [u32; MLI_BUF_MAX],
+}
+
+impl WireStruct for MdCreatePrepareRep {
+    const NAME: &'static str = "md_create_prepare_rep";
+    const SIZE: usize = PREPARE_REP_SIZE;
+    type Raw<O: ByteOrder> = MdCreatePrepareRepRaw<O>;
+
+    fn from_raw<O: ByteOrder>(r: &MdCreatePrepareRepRaw<O>) -> Self {
+        MdCreatePrepareRep {
+            status: r.mcpp_status.get(),
+            flags: McppFlags(r.mcpp_flags.get()),
+            valid: ResultMask(r.mcpp_valid.get()),
+            truncated: ResultMask(r.mcpp_truncated.get()),
+            fid: LuFid::from_raw(&r.mcpp_fid),
+            child_mode: r.mcpp_child_mode.get(),
+            child_gid: r.mcpp_child_gid.get(),
+            child_projid: r.mcpp_child_projid.get(),
+            child_flags: r.mcpp_child_flags.get(),
+            buf_size: r.mcpp_buf_size.map(|v| v.get()),
+        }
+    }
+
+    fn to_raw<O: ByteOrder>(&self) -> MdCreatePrepareRepRaw<O> {
+        MdCreatePrepareRepRaw {
+            mcpp_status: I32::new(self.status),
+            mcpp_flags: U32::new(self.flags.0),
+            mcpp_valid: U32::new(self.valid.0),
+            mcpp_truncated: U32::new(self.truncated.0),
+            mcpp_fid: self.fid.to_raw(),
+            mcpp_child_mode: U32::new(self.child_mode),
+            mcpp_child_gid: U32::new(self.child_gid),
+            mcpp_child_projid: U32::new(self.child_projid),
+            mcpp_child_flags: U32::new(self.child_flags),
+            mcpp_buf_size: self.buf_size.map(U32::new),
+            mcpp_padding: U64::ZERO,
+        }
+    }
+}

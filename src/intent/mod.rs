@@ -1,0 +1,24 @@
+//! The prepare intent: the new protocol of WIRE.md §4–§8.
+//!
+//! - [`opcodes`]: intent opcodes, the connect flag, and the operation they stand for;
+//! - [`mask`]: the optional results (`MLI_BUF_*`), their bitmask and their three states;
+//! - [`body`]: the fixed `md_create_prepare_req` and `md_create_prepare_rep`;
+//! - [`name`]: entry names and supplementary groups, the variable request buffers;
+//! - [`request`] and [`reply`]: the whole messages, as validated views and as owned values;
+//! - [`lock_intent`]: `md_lock_intent`, the internal interface the design hands to OSP.
+
+pub mod body;
+pub mod lock_intent;
+pub mod mask;
+pub mod name;
+pub mod opcodes;
+pub mod reply;
+pub mod request;
+
+pub use body::{McppFlags, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq};
+pub use lock_intent::{MdLockIntent, MdLockIntentRef, MliReplyBuf};
+pub use mask::{MliBuf, PrepResult, ResultMask, UnknownReason};
+pub use name::{EntryName, GroupList, GroupsView};
+pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
+pub use reply::{PrepareOutcome, PrepareReply, ReplyContext, ReplyMessage, ReplyView};
+pub use request::{PrepareRequest, RequestView, reply_size_for};

@@ -1,0 +1,254 @@
+//! The variable request buffers: the entry name (buffer 4) and the caller's supplementary
+//! groups (buffer 5).
+
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::{GROUPS_MAX, NAME_MAX};
+use core::fmt;
+
+const NAME_S: &str = "name";
+
+/// Checks an entry name (without its NUL) against WIRE.md §5. `base` is the name's offset in
+/// the input, for error positions.
+pub(crate) fn check_name(name: &[u8], base: usize) -> Result<(), DecodeError> {
+    let at = At::new(NAME_S, "", base);
+    if name.is_empty() {
+        return Err(DecodeError::new(at, ErrorKind::NameEmpty));
+    }
+    if name.len() > NAME_MAX {
+        return Err(DecodeError::new(
+            at,
+            ErrorKind::NameTooLong { len: name.len() },
+        ));
+    }
+    if let Some(index) = name.iter().position(|&b| b == b'/') {
+        return Err(DecodeError::new(
+            At::new(NAME_S, "", base + index),
+            ErrorKind::NameHasSlash { index },
+        ));
+    }
+    if let Some(index) = name.iter().position(|&b| b == 0) {
+        // Only reachable for names built by hand: in a buffer the first NUL ends the name.
+        return Err(DecodeError::new(
+            At::new(NAME_S, "", base + index),
+            ErrorKind::BadBufferLength {
+                len: name.len(),
+                expected: "no NUL inside the name",
+            },
+        ));
+    }
+    match name {
+        b"." => Err(DecodeError::new(at, ErrorKind::NameIsDot { dots: "." })),
+        b".." => Err(DecodeError::new(at, ErrorKind::NameIsDot { dots: ".." })),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the entry name out of a non-empty name buffer at offset `base`: the bytes before the
+/// first NUL, which must lie inside the buffer. Like Lustre's `lustre_msg_string`, bytes after
+/// the NUL are tolerated (and not kept).
+pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
+    let Some(nul) = buf.iter().position(|&b| b == 0) else {
+        return Err(DecodeError::new(
+            At::new(NAME_S, "", base),
+            ErrorKind::NameNotTerminated { len: buf.len() },
+        ));
+    };
+    let name = &buf[..nul];
+    check_name(name, base)?;
+    Ok(name)
+}
+
+/// A valid entry name, held inline (at most 255 bytes, no '/', no NUL, not "." or "..").
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EntryName {
+    len: u8,
+    bytes: [u8; NAME_MAX],
+}
+
+impl EntryName {
+    /// Validates and copies `name`.
+    pub fn new(name: &[u8]) -> Result<Self, DecodeError> {
+        check_name(name, 0)?;
+        let mut bytes = [0u8; NAME_MAX];
+        bytes[..name.len()].copy_from_slice(name);
+        Ok(EntryName {
+            len: name.len() as u8,
+            bytes,
+        })
+    }
+
+    /// The name's bytes (no NUL).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+
+    /// Its length on the wire: the name plus its NUL.
+    pub fn wire_len(&self) -> usize {
+        self.len as usize + 1
+    }
+}
+
+impl fmt::Debug for EntryName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EntryName(\"{}\")", self.as_bytes().escape_ascii())
+    }
+}
+
+impl fmt::Display for EntryName {
+    /// The name with non-printable bytes escaped.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.as_bytes().escape_ascii())
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for EntryName {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let len = u.int_in_range(1..=NAME_MAX)?;
+        let mut bytes = [0u8; NAME_MAX];
+        for b in &mut bytes[..len] {
+            *b = match u.arbitrary::<u8>()? {
+                0 | b'/' => b'x',
+                v => v,
+            };
+        }
+        EntryName::new(&bytes[..len])
+            .or_else(|_| EntryName::new(b"x"))
+            .map_err(|_| arbitrary::Error::IncorrectFormat)
+    }
+}
+
+/// A borrowed, validated groups buffer (u32 each, in the message's byte order).
+#[derive(Debug, Clone, Copy)]
+pub struct GroupsView<'a> {
+    bytes: &'a [u8],
+    order: Endian,
+}
+
+impl<'a> GroupsView<'a> {
+    /// Checks a groups buffer at offset `base`: a multiple of 4 bytes, at most 128 entries.
+    pub fn parse(bytes: &'a [u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
+        const S: &str = "groups";
+        if !bytes.len().is_multiple_of(4) {
+            return Err(DecodeError::new(
+                At::new(S, "", base),
+                ErrorKind::GroupsNotAligned { len: bytes.len() },
+            ));
+        }
+        if bytes.len() / 4 > GROUPS_MAX {
+            return Err(DecodeError::new(
+                At::new(S, "", base),
+                ErrorKind::OverLimit {
+                    value: (bytes.len() / 4) as u64,
+                    max: GROUPS_MAX as u64,
+                },
+            ));
+        }
+        Ok(GroupsView { bytes, order })
+    }
+
+    /// Number of groups.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / 4
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The groups in order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + 'a {
+        let order = self.order;
+        self.bytes
+            .chunks_exact(4)
+            .map(move |c| order.u32_from([c[0], c[1], c[2], c[3]]))
+    }
+
+    /// True when `gid` is among them.
+    pub fn contains(&self, gid: u32) -> bool {
+        self.iter().any(|g| g == gid)
+    }
+
+    /// An owned copy.
+    pub fn to_list(&self) -> GroupList {
+        let mut l = GroupList::new();
+        for g in self.iter() {
+            // Cannot fail: parse() bounded the count.
+            let _ = l.push(g);
+        }
+        l
+    }
+}
+
+/// Up to 128 supplementary groups, held inline.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GroupList {
+    len: u8,
+    ids: [u32; GROUPS_MAX],
+}
+
+impl GroupList {
+    /// No groups.
+    pub const fn new() -> Self {
+        GroupList {
+            len: 0,
+            ids: [0; GROUPS_MAX],
+        }
+    }
+
+    /// Groups from a slice; `None` past 128.
+    pub fn from_slice(ids: &[u32]) -> Option<Self> {
+        let mut l = GroupList::new();
+        for &g in ids {
+            l.push(g).ok()?;
+        }
+        Some(l)
+    }
+
+    /// Adds a group; `Err` when full.
+    pub fn push(&mut self, gid: u32) -> Result<(), u32> {
+        let i = self.len as usize;
+        if i == GROUPS_MAX {
+            return Err(gid);
+        }
+        self.ids[i] = gid;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// The groups.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.ids[..self.len as usize]
+    }
+
+    /// Bytes on the wire.
+    pub fn wire_len(&self) -> usize {
+        4 * self.len as usize
+    }
+}
+
+impl Default for GroupList {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for GroupList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for GroupList {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let n = u.int_in_range(0..=GROUPS_MAX)?;
+        let mut l = GroupList::new();
+        for _ in 0..n {
+            let _ = l.push(u.arbitrary()?);
+        }
+        Ok(l)
+    }
+}

@@ -1,0 +1,529 @@
+//! The prepare request message (WIRE.md §5): a validated view over received bytes, an owned
+//! value that encodes, and the one rule set both of them obey.
+//!
+//! | buffer | content |
+//! |---|---|
+//! | 0 | `ptlrpc_body_v3` |
+//! | 1 | `ldlm_request` |
+//! | 2 | `ldlm_intent` (a prepare opcode) |
+//! | 3 | `md_create_prepare_req` |
+//! | 4 | entry name with its NUL, or empty in object mode |
+//! | 5 | supplementary groups, u32 each |
+
+use super::body::req_off;
+use super::name::{GroupList, GroupsView, name_from_buffer};
+use super::{EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, ResultMask};
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+use crate::limits::{
+    LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
+    PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
+};
+use crate::mode;
+use crate::wire::msg::{encode_into_slice, msg_size_u32, put_header, put_padding, round8};
+use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::{
+    InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmResId,
+    LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct,
+};
+
+pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
+    "mcpr_buf_limit[0]",
+    "mcpr_buf_limit[1]",
+    "mcpr_buf_limit[2]",
+    "mcpr_buf_limit[3]",
+    "mcpr_buf_limit[4]",
+    "mcpr_buf_limit[5]",
+];
+const REQ: &str = "md_create_prepare_req";
+
+/// Size of the reply a request with these limits may receive: 9 buffers, result i at its limit.
+pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
+    let mut lens = [0u32; 3 + MLI_BUF_MAX];
+    lens[0] = PTLRPC_BODY_V3_SIZE as u32;
+    lens[1] = LDLM_REPLY_SIZE as u32;
+    lens[2] = PREPARE_REP_SIZE as u32;
+    lens[3..].copy_from_slice(limits);
+    msg_size_u32(&lens)
+}
+
+/// The facts the request rules look at, gathered from a view or from a value.
+struct Facts<'x> {
+    repsize: u32,
+    ptlrpc: &'x PtlrpcBody,
+    ldlm: &'x LdlmRequest,
+    opc: IntentOpc,
+    body: &'x MdCreatePrepareReq,
+    name_len: usize,
+    off: [usize; REQUEST_BUFCOUNT],
+}
+
+/// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
+/// the groups are checked where they are read.
+fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
+    let [o0, o1, o2, o3, o4, _] = f.off;
+    let p = f.ptlrpc;
+    if p.msg_type != PtlrpcMsgType::REQUEST {
+        return Err(wrong(
+            At::new("ptlrpc_body", "pb_type", o0 + 8),
+            p.msg_type.0.into(),
+            4711,
+        ));
+    }
+    if p.version != LUSTRE_DLM_MSG_VERSION {
+        return Err(wrong(
+            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            p.version.into(),
+            LUSTRE_DLM_MSG_VERSION.into(),
+        ));
+    }
+    if p.opc != LDLM_ENQUEUE {
+        return Err(wrong(
+            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            p.opc.into(),
+            LDLM_ENQUEUE.into(),
+        ));
+    }
+    let l = f.ldlm;
+    if !l.lock_flags.contains(LdlmFlags::HAS_INTENT) {
+        return Err(DecodeError::new(
+            At::new("ldlm_request", "lock_flags", o1),
+            ErrorKind::MissingBits {
+                got: l.lock_flags.0.into(),
+                required: LdlmFlags::HAS_INTENT.0.into(),
+            },
+        ));
+    }
+    if l.lock_desc.lr_type != LockType::IBITS {
+        return Err(wrong(
+            At::new("ldlm_request", "lock_desc.l_resource.lr_type", o1 + 8),
+            l.lock_desc.lr_type.0.into(),
+            13,
+        ));
+    }
+    if !l.lock_desc.policy.bits.contains(InodeBits::UPDATE) {
+        return Err(DecodeError::new(
+            At::new("ldlm_request", "lock_desc.l_policy_data.bits", o1 + 8 + 48),
+            ErrorKind::MissingBits {
+                got: l.lock_desc.policy.bits.0,
+                required: InodeBits::UPDATE.0,
+            },
+        ));
+    }
+    let Some(op) = Operation::of_opc(f.opc) else {
+        return Err(DecodeError::new(
+            At::new("ldlm_intent", "opc", o2),
+            ErrorKind::UnknownIntent { got: f.opc.0 },
+        ));
+    };
+    let b = f.body;
+    let resource = l.lock_desc.resource.fid();
+    if b.fid != resource {
+        return Err(DecodeError::new(
+            At::new(REQ, "mcpr_fid", o3 + req_off::FID),
+            ErrorKind::FidNotResource {
+                fid: b.fid,
+                resource,
+            },
+        ));
+    }
+    if b.umask & !0o777 != 0 {
+        return Err(DecodeError::new(
+            At::new(REQ, "mcpr_umask", o3 + req_off::UMASK),
+            ErrorKind::ForbiddenBits {
+                got: b.umask.into(),
+                forbidden: (b.umask & !0o777).into(),
+            },
+        ));
+    }
+    if b.object_mode() {
+        if op != Operation::Rename {
+            return Err(DecodeError::new(
+                At::new(REQ, "mcpr_flags", o3 + req_off::FLAGS),
+                ErrorKind::ObjectModeNotRename { op: op.opc_name() },
+            ));
+        }
+        if f.name_len != 0 {
+            return Err(DecodeError::new(
+                At::new("name", "", o4),
+                ErrorKind::NameInObjectMode { len: f.name_len },
+            ));
+        }
+    } else if f.name_len == 0 {
+        return Err(DecodeError::new(
+            At::new("name", "", o4),
+            ErrorKind::MissingName { op: op.opc_name() },
+        ));
+    }
+    let mode_at = At::new(REQ, "mcpr_child_mode", o3 + req_off::CHILD_MODE);
+    match op {
+        Operation::Create if !mode::is_valid_type(b.child_mode) => {
+            return Err(DecodeError::new(
+                mode_at,
+                ErrorKind::BadChildType {
+                    got: b.child_mode,
+                    fmt: b.child_mode & mode::S_IFMT,
+                },
+            ));
+        }
+        Operation::Rename | Operation::Unlink if b.child_mode != 0 => {
+            return Err(DecodeError::new(
+                mode_at,
+                ErrorKind::ChildModeNotZero {
+                    op: op.opc_name(),
+                    got: b.child_mode,
+                },
+            ));
+        }
+        _ => {}
+    }
+    for (i, &limit) in b.buf_limit.iter().enumerate() {
+        let at = At::new(REQ, BUF_LIMIT_FIELDS[i], o3 + req_off::BUF_LIMIT + 4 * i);
+        if limit as usize > XATTR_SIZE_MAX {
+            return Err(DecodeError::new(
+                at,
+                ErrorKind::OverLimit {
+                    value: limit.into(),
+                    max: XATTR_SIZE_MAX as u64,
+                },
+            ));
+        }
+        if i == 0 && limit != 0 && (limit as usize) < MDT_BODY_SIZE {
+            return Err(DecodeError::new(
+                at,
+                ErrorKind::PattrLimitTooSmall { got: limit },
+            ));
+        }
+    }
+    let need = reply_size_for(&b.buf_limit);
+    if (f.repsize as usize) < need {
+        return Err(DecodeError::new(
+            At::new("lustre_msg_v2", "lm_repsize", 12),
+            ErrorKind::RepsizeTooSmall {
+                got: f.repsize,
+                need,
+            },
+        ));
+    }
+    Ok(op)
+}
+
+fn wrong(at: At, got: u64, expected: u64) -> DecodeError {
+    DecodeError::new(at, ErrorKind::WrongValue { got, expected })
+}
+
+fn too_short(structure: &'static str, base: usize, len: usize, min: usize) -> DecodeError {
+    DecodeError::new(
+        At::new(structure, "", base),
+        ErrorKind::BufferTooShort { len, min },
+    )
+}
+
+/// A received prepare request, validated against every rule of WIRE.md §5 and §8. Fixed
+/// structures are decoded once; the name and the groups are borrowed from the input.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestView<'a> {
+    msg: MsgView<'a>,
+    ptlrpc: PtlrpcBody,
+    ldlm: LdlmRequest,
+    op: Operation,
+    body: MdCreatePrepareReq,
+    name: Option<&'a [u8]>,
+    groups: GroupsView<'a>,
+}
+
+impl<'a> RequestView<'a> {
+    /// Decodes and validates a request message in either byte order.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let msg = MsgView::parse(bytes)?;
+        let order = msg.order();
+        if msg.bufcount() < 4 {
+            return Err(DecodeError::new(
+                At::new("lustre_msg_v2", "lm_bufcount", 0),
+                ErrorKind::OutOfRange {
+                    value: msg.bufcount() as u64,
+                    min: 4,
+                    max: 32,
+                },
+            ));
+        }
+        let end = msg.wire_len();
+        let off: [usize; REQUEST_BUFCOUNT] = core::array::from_fn(|i| {
+            if i < msg.bufcount() {
+                msg.buffer_offset(i)
+            } else {
+                end
+            }
+        });
+        let ptlrpc = PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), order, off[0])?;
+        let ldlm = LdlmRequest::decode_buffer(msg.buffer_or_empty(1), order, off[1])?;
+        let it_buf = msg.buffer_or_empty(2);
+        if it_buf.len() < LDLM_INTENT_SIZE {
+            return Err(too_short(
+                "ldlm_intent",
+                off[2],
+                it_buf.len(),
+                LDLM_INTENT_SIZE,
+            ));
+        }
+        let opc = LdlmIntent::decode(it_buf, order)?.opc;
+        let body_buf = msg.buffer_or_empty(3);
+        if body_buf.len() < PREPARE_REQ_SIZE {
+            return Err(too_short(REQ, off[3], body_buf.len(), PREPARE_REQ_SIZE));
+        }
+        let body = MdCreatePrepareReq::decode(body_buf, order)?;
+        let name_buf = msg.buffer_or_empty(4);
+        let op = check(&Facts {
+            repsize: msg.header().repsize,
+            ptlrpc: &ptlrpc,
+            ldlm: &ldlm,
+            opc,
+            body: &body,
+            name_len: name_buf.len(),
+            off,
+        })?;
+        let name = if name_buf.is_empty() {
+            None
+        } else {
+            Some(name_from_buffer(name_buf, off[4])?)
+        };
+        let groups = GroupsView::parse(msg.buffer_or_empty(5), order, off[5])?;
+        Ok(RequestView {
+            msg,
+            ptlrpc,
+            ldlm,
+            op,
+            body,
+            name,
+            groups,
+        })
+    }
+
+    /// The framing (header, buffers, byte order).
+    pub fn msg(&self) -> &MsgView<'a> {
+        &self.msg
+    }
+    /// The byte order the sender used.
+    pub fn order(&self) -> Endian {
+        self.msg.order()
+    }
+    /// Buffer 0.
+    pub fn ptlrpc(&self) -> &PtlrpcBody {
+        &self.ptlrpc
+    }
+    /// Buffer 1.
+    pub fn ldlm(&self) -> &LdlmRequest {
+        &self.ldlm
+    }
+    /// The operation (from buffer 2's opcode).
+    pub fn operation(&self) -> Operation {
+        self.op
+    }
+    /// Buffer 2's opcode.
+    pub fn opc(&self) -> IntentOpc {
+        self.op.opc()
+    }
+    /// Buffer 3.
+    pub fn body(&self) -> &MdCreatePrepareReq {
+        &self.body
+    }
+    /// `mcpr_flags` bits this crate does not know: kept; a handler answers them with the empty
+    /// result.
+    pub fn unknown_flags(&self) -> McprFlags {
+        self.body.flags.unknown()
+    }
+    /// The entry name without its NUL; `None` in object mode.
+    pub fn name(&self) -> Option<&'a [u8]> {
+        self.name
+    }
+    /// The caller's supplementary groups (buffer 5).
+    pub fn groups(&self) -> GroupsView<'a> {
+        self.groups
+    }
+    /// The results the request asks for.
+    pub fn requested(&self) -> ResultMask {
+        self.body.requested()
+    }
+    /// What a reply to this request must agree with.
+    pub fn reply_context(&self) -> ReplyContext {
+        ReplyContext::new(
+            self.op,
+            &self.body,
+            &self.ldlm.lock_desc,
+            self.msg.header().repsize,
+        )
+    }
+
+    /// An owned copy, which encodes back to the same bytes when the input was canonical (zero
+    /// padding, a 184-byte body, the name buffer exactly name + NUL, all six buffers present).
+    pub fn to_value(&self) -> PrepareRequest {
+        PrepareRequest {
+            header: *self.msg.header(),
+            ptlrpc: self.ptlrpc,
+            ldlm: self.ldlm,
+            opc: self.op.opc(),
+            body: self.body,
+            // Validated by parse().
+            name: self.name.and_then(|n| EntryName::new(n).ok()),
+            groups: self.groups.to_list(),
+        }
+    }
+}
+
+pub use super::reply::ReplyContext;
+
+/// An owned prepare request: build it, validate it, encode it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrepareRequest {
+    /// Message header fields (`lm_repsize` matters: see [`PrepareRequest::required_repsize`]).
+    pub header: MsgHeader,
+    /// Buffer 0.
+    pub ptlrpc: PtlrpcBody,
+    /// Buffer 1: the lock asked for.
+    pub ldlm: LdlmRequest,
+    /// Buffer 2's opcode.
+    pub opc: IntentOpc,
+    /// Buffer 3.
+    pub body: MdCreatePrepareReq,
+    /// Buffer 4; `None` in object mode.
+    pub name: Option<EntryName>,
+    /// Buffer 5.
+    pub groups: GroupList,
+}
+
+impl PrepareRequest {
+    /// A request for `op` with the usual enqueue around it: an `LDLM_ENQUEUE` body, an IBITS
+    /// UPDATE lock in `mode` on `body.fid` with `name_hash` in `name[3]`, `HAS_INTENT`, and
+    /// `lm_repsize` just large enough for the limits.
+    pub fn new(
+        op: Operation,
+        body: MdCreatePrepareReq,
+        name: Option<EntryName>,
+        groups: GroupList,
+        mode: LockMode,
+        name_hash: u64,
+    ) -> Self {
+        let ldlm = LdlmRequest {
+            lock_flags: LdlmFlags::HAS_INTENT,
+            lock_count: 1,
+            lock_desc: LdlmLockDesc {
+                lr_type: LockType::IBITS,
+                resource: LdlmResId::of_fid(body.fid, name_hash),
+                req_mode: mode,
+                granted_mode: LockMode::NONE,
+                policy: LdlmInodebits {
+                    bits: InodeBits::UPDATE,
+                    ..Default::default()
+                },
+            },
+            handles: Default::default(),
+        };
+        let mut req = PrepareRequest {
+            header: MsgHeader::default(),
+            ptlrpc: PtlrpcBody::enqueue(PtlrpcMsgType::REQUEST),
+            ldlm,
+            opc: op.opc(),
+            body,
+            name,
+            groups,
+        };
+        req.header.repsize = req.required_repsize();
+        req
+    }
+
+    /// The smallest `lm_repsize` the limits allow (WIRE.md §8).
+    pub fn required_repsize(&self) -> u32 {
+        reply_size_for(&self.body.buf_limit) as u32
+    }
+
+    fn lens(&self) -> [u32; REQUEST_BUFCOUNT] {
+        [
+            self.ptlrpc.wire_len() as u32,
+            self.ldlm.wire_len() as u32,
+            LDLM_INTENT_SIZE as u32,
+            PREPARE_REQ_SIZE as u32,
+            self.name.map_or(0, |n| n.wire_len() as u32),
+            self.groups.wire_len() as u32,
+        ]
+    }
+
+    /// Size of the encoded message.
+    pub fn wire_len(&self) -> usize {
+        msg_size_u32(&self.lens())
+    }
+
+    /// Checks every rule a decoder would; `Ok` means the encoding decodes.
+    pub fn validate(&self) -> Result<Operation, DecodeError> {
+        let lens = self.lens();
+        let mut off = [0usize; REQUEST_BUFCOUNT];
+        let mut cursor = round8(32 + 4 * REQUEST_BUFCOUNT);
+        for (o, &l) in off.iter_mut().zip(&lens) {
+            *o = cursor;
+            cursor += round8(l as usize);
+        }
+        check(&Facts {
+            repsize: self.header.repsize,
+            ptlrpc: &self.ptlrpc,
+            ldlm: &self.ldlm,
+            opc: self.opc,
+            body: &self.body,
+            name_len: lens[4] as usize,
+            off,
+        })
+    }
+
+    /// Appends the message in `order` after validating it.
+    pub fn put<B: bytes::BufMut + ?Sized>(
+        &self,
+        order: Endian,
+        out: &mut B,
+    ) -> Result<(), EncodeError> {
+        self.validate()?;
+        self.put_unchecked(order, out);
+        Ok(())
+    }
+
+    fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+        let lens = self.lens();
+        put_header(order, &self.header, &lens, out);
+        self.ptlrpc.put_buffer(order, out);
+        put_padding(lens[0] as usize, out);
+        self.ldlm.put_buffer(order, out);
+        LdlmIntent { opc: self.opc }.put(order, out);
+        self.body.put(order, out);
+        if let Some(name) = &self.name {
+            out.put_slice(name.as_bytes());
+            out.put_u8(0);
+            put_padding(lens[4] as usize, out);
+        }
+        for &g in self.groups.as_slice() {
+            out.put_slice(&order.u32_to(g));
+        }
+        put_padding(lens[5] as usize, out);
+    }
+
+    /// Writes the message at the start of `out`; returns its size.
+    pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        self.validate()?;
+        encode_into_slice(self.wire_len(), out, |w| self.put_unchecked(order, w))
+    }
+
+    /// The message as a new buffer.
+    pub fn to_bytes(&self, order: Endian) -> Result<bytes::Bytes, EncodeError> {
+        self.validate()?;
+        let mut out = bytes::BytesMut::with_capacity(self.wire_len());
+        self.put_unchecked(order, &mut out);
+        Ok(out.freeze())
+    }
+
+    /// What a reply to this request must agree with.
+    pub fn reply_context(&self) -> Result<ReplyContext, DecodeError> {
+        let op = self.validate()?;
+        Ok(ReplyContext::new(
+            op,
+            &self.body,
+            &self.ldlm.lock_desc,
+            self.header.repsize,
+        ))
+    }
+}

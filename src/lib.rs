@@ -1,0 +1,63 @@
+//! # lustre-dne-intent
+//!
+//! The reference codec and reference model for the Lustre DNE *prepare intent*: an
+//! operation-aware intent (create, rename, unlink) carried on the remote name-hash lock enqueue,
+//! answered under that lock with the lookup, the permission checks, the inheritance and up to six
+//! optional results of the parent directory.
+//!
+//! Data flows one way: bytes → validated views ([`intent::RequestView`],
+//! [`intent::ReplyView`]) → owned values ([`intent::PrepareRequest`],
+//! [`intent::PrepareReply`]) → and back out through encoders that know their size in advance
+//! and write into a `&mut [u8]` or any [`bytes::BufMut`].
+//!
+//! ## Contract
+//! - No input makes a decoder panic. Every length, count and offset read from input is checked
+//!   against a bound in [`limits`] before use, and decoding allocates nothing.
+//! - Every rule of the wire specification has its own [`error::ErrorKind`]; a
+//!   [`DecodeError`] names the structure, the field and the byte offset.
+//! - Encoders validate with the decoders' own rules: what encodes, decodes.
+//! - Both byte orders decode (the order is detected from `lm_magic` and reported); encoders
+//!   write little-endian unless told otherwise.
+//!
+//! ## Example
+//! ```
+//! use lustre_dne_intent::intent::*;
+//! use lustre_dne_intent::wire::{LuFid, LockMode};
+//! use lustre_dne_intent::Endian;
+//!
+//! // A mkdir of "newdir" in [0x200000401:0x1:0x0], asking for the parent's attributes.
+//! let body = MdCreatePrepareReq {
+//!     fid: LuFid::new(0x200000401, 1, 0),
+//!     fsuid: 500, fsgid: 500, umask: 0o022,
+//!     child_mode: 0o040755,
+//!     buf_limit: [216, 0, 0, 0, 0, 0],
+//!     ..Default::default()
+//! };
+//! let name = EntryName::new(b"newdir")?;
+//! let req = PrepareRequest::new(Operation::Create, body, Some(name), GroupList::new(), LockMode::PW, 0x1234);
+//!
+//! let mut buf = [0u8; 512];
+//! let n = req.encode_into(Endian::Little, &mut buf)?;
+//! let view = RequestView::parse(&buf[..n])?;
+//! assert_eq!(view.name(), Some(&b"newdir"[..]));
+//! assert_eq!(view.operation(), Operation::Create);
+//! assert_eq!(view.to_value(), req);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+#[macro_use]
+mod flags;
+
+pub mod endian;
+pub mod errno;
+pub mod error;
+pub mod intent;
+pub mod limits;
+pub mod mode;
+pub mod wire;
+
+pub use endian::Endian;
+pub use error::{At, DecodeError, EncodeError, ErrorKind};

@@ -1,0 +1,578 @@
+//! LDLM enqueue structures (WIRE.md §3): resource names, inodebits policy, lock descriptors,
+//! `ldlm_request`, `ldlm_reply` and `ldlm_intent`.
+
+use super::{LuFid, WireStruct, check_layout};
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::{
+    LDLM_LOCKREQ_HANDLES, LDLM_REPLY_SIZE, LDLM_REQUEST_FIXED, LDLM_REQUEST_MAX_HANDLES,
+    LDLM_REQUEST_MIN,
+};
+use core::fmt;
+use zerocopy::byteorder::{U32, U64};
+use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+/// `struct lustre_handle`: an opaque cookie. It is never byte-swapped, so its value here is the
+/// 8 bytes read as little-endian whatever the message's order, and written back the same way.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LustreHandle(pub u64);
+
+impl LustreHandle {
+    /// The handle of raw bytes.
+    pub const fn from_bytes(b: [u8; 8]) -> Self {
+        LustreHandle(u64::from_le_bytes(b))
+    }
+    /// The raw bytes of the handle.
+    pub const fn to_bytes(self) -> [u8; 8] {
+        self.0.to_le_bytes()
+    }
+}
+
+impl fmt::Debug for LustreHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LustreHandle({:#x})", self.0)
+    }
+}
+
+wire_enum! {
+    /// `ldlm_type` (`lr_type`).
+    pub struct LockType(u32) {
+        /// `LDLM_PLAIN`.
+        const PLAIN = 10, "LDLM_PLAIN";
+        /// `LDLM_EXTENT`.
+        const EXTENT = 11, "LDLM_EXTENT";
+        /// `LDLM_FLOCK`.
+        const FLOCK = 12, "LDLM_FLOCK";
+        /// `LDLM_IBITS`: the only type a prepare intent uses.
+        const IBITS = 13, "LDLM_IBITS";
+    }
+}
+
+wire_enum! {
+    /// `ldlm_mode`.
+    pub struct LockMode(u32) {
+        /// No mode (`LCK_MODE_MIN`), e.g. not yet granted.
+        const NONE = 0, "LCK_MINMODE";
+        /// Exclusive.
+        const EX = 1, "LCK_EX";
+        /// Protected write.
+        const PW = 2, "LCK_PW";
+        /// Protected read.
+        const PR = 4, "LCK_PR";
+        /// Concurrent write.
+        const CW = 8, "LCK_CW";
+        /// Concurrent read.
+        const CR = 16, "LCK_CR";
+        /// Null.
+        const NL = 32, "LCK_NL";
+        /// Group.
+        const GROUP = 64, "LCK_GROUP";
+        /// Commit-on-sharing.
+        const COS = 128, "LCK_COS";
+        /// Transaction.
+        const TXN = 256, "LCK_TXN";
+    }
+}
+
+wire_flags! {
+    /// The low 32 bits of the LDLM lock flags, as they go on the wire.
+    pub struct LdlmFlags(u32) {
+        /// `LDLM_FL_LOCK_CHANGED`.
+        const LOCK_CHANGED = 0x1, "LOCK_CHANGED";
+        /// `LDLM_FL_BLOCK_GRANTED`.
+        const BLOCK_GRANTED = 0x2, "BLOCK_GRANTED";
+        /// `LDLM_FL_BLOCK_WAIT`.
+        const BLOCK_WAIT = 0x8, "BLOCK_WAIT";
+        /// `LDLM_FL_SPECULATIVE`.
+        const SPECULATIVE = 0x10, "SPECULATIVE";
+        /// `LDLM_FL_AST_SENT`.
+        const AST_SENT = 0x20, "AST_SENT";
+        /// `LDLM_FL_REPLAY`.
+        const REPLAY = 0x100, "REPLAY";
+        /// `LDLM_FL_INTENT_ONLY`.
+        const INTENT_ONLY = 0x200, "INTENT_ONLY";
+        /// `LDLM_FL_HAS_INTENT`: buffer 2 holds an `ldlm_intent`.
+        const HAS_INTENT = 0x1000, "HAS_INTENT";
+        /// `LDLM_FL_FLOCK_DEADLOCK`.
+        const FLOCK_DEADLOCK = 0x8000, "FLOCK_DEADLOCK";
+        /// `LDLM_FL_DISCARD_DATA`.
+        const DISCARD_DATA = 0x10000, "DISCARD_DATA";
+        /// `LDLM_FL_BLOCK_NOWAIT`.
+        const BLOCK_NOWAIT = 0x40000, "BLOCK_NOWAIT";
+        /// `LDLM_FL_TEST_LOCK`.
+        const TEST_LOCK = 0x80000, "TEST_LOCK";
+        /// `LDLM_FL_CANCEL_ON_BLOCK`.
+        const CANCEL_ON_BLOCK = 0x800000, "CANCEL_ON_BLOCK";
+        /// `LDLM_FL_NO_EXPANSION`.
+        const NO_EXPANSION = 0x20000000, "NO_EXPANSION";
+        /// `LDLM_FL_DENY_ON_CONTENTION`.
+        const DENY_ON_CONTENTION = 0x40000000, "DENY_ON_CONTENTION";
+        /// `LDLM_FL_AST_DISCARD_DATA`.
+        const AST_DISCARD_DATA = 0x80000000, "AST_DISCARD_DATA";
+    }
+}
+
+wire_flags! {
+    /// `MDS_INODELOCK_*` inode bits.
+    pub struct InodeBits(u64) {
+        /// `MDS_INODELOCK_LOOKUP`.
+        const LOOKUP = 0x1, "LOOKUP";
+        /// `MDS_INODELOCK_UPDATE`: required for a prepare intent.
+        const UPDATE = 0x2, "UPDATE";
+        /// `MDS_INODELOCK_OPEN`.
+        const OPEN = 0x4, "OPEN";
+        /// `MDS_INODELOCK_LAYOUT`.
+        const LAYOUT = 0x8, "LAYOUT";
+        /// `MDS_INODELOCK_PERM`.
+        const PERM = 0x10, "PERM";
+        /// `MDS_INODELOCK_XATTR`.
+        const XATTR = 0x20, "XATTR";
+        /// `MDS_INODELOCK_DOM`.
+        const DOM = 0x40, "DOM";
+    }
+}
+
+wire_flags! {
+    /// `enum lustre_disposition`, carried in `ldlm_reply.lock_policy_res1`.
+    pub struct DispFlags(u64) {
+        /// `DISP_IT_EXECD`: the intent was executed.
+        const IT_EXECD = 0x1, "DISP_IT_EXECD";
+        /// `DISP_LOOKUP_EXECD`: a lookup ran.
+        const LOOKUP_EXECD = 0x2, "DISP_LOOKUP_EXECD";
+        /// `DISP_LOOKUP_NEG`: the name was not found.
+        const LOOKUP_NEG = 0x4, "DISP_LOOKUP_NEG";
+        /// `DISP_LOOKUP_POS`: the name was found.
+        const LOOKUP_POS = 0x8, "DISP_LOOKUP_POS";
+        /// `DISP_OPEN_CREATE`.
+        const OPEN_CREATE = 0x10, "DISP_OPEN_CREATE";
+        /// `DISP_OPEN_OPEN`.
+        const OPEN_OPEN = 0x20, "DISP_OPEN_OPEN";
+    }
+}
+
+/// `struct ldlm_res_id` (32 bytes).
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct LdlmResIdRaw<O: ByteOrder> {
+    /// `name[4]`.
+    pub name: [U64<O>; 4],
+}
+check_layout!(LdlmResIdRaw<LittleEndian>, 32; name @ 0);
+
+/// An LDLM resource name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmResId {
+    /// `name[4]`: FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock).
+    pub name: [u64; 4],
+}
+
+impl LdlmResId {
+    /// The resource of a FID, with an optional name hash (`name[3]`).
+    pub const fn of_fid(fid: LuFid, name_hash: u64) -> Self {
+        let [a, b] = fid.res_name();
+        LdlmResId {
+            name: [a, b, 0, name_hash],
+        }
+    }
+    /// The FID this resource names.
+    pub const fn fid(&self) -> LuFid {
+        LuFid::from_res_name(self.name[0], self.name[1])
+    }
+}
+
+impl WireStruct for LdlmResId {
+    const NAME: &'static str = "ldlm_res_id";
+    const SIZE: usize = 32;
+    type Raw<O: ByteOrder> = LdlmResIdRaw<O>;
+    fn from_raw<O: ByteOrder>(r: &LdlmResIdRaw<O>) -> Self {
+        LdlmResId {
+            name: r.name.map(|v| v.get()),
+        }
+    }
+    fn to_raw<O: ByteOrder>(&self) -> LdlmResIdRaw<O> {
+        LdlmResIdRaw {
+            name: self.name.map(U64::new),
+        }
+    }
+}
+
+/// `struct ldlm_inodebits` (32 bytes), the policy of an IBITS lock.
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct LdlmInodebitsRaw<O: ByteOrder> {
+    pub bits: U64<O>,
+    pub try_bits: U64<O>,
+    pub li_gid: U64<O>,
+    pub li_padding: U32<O>,
+    pub li_initiator_id: U32<O>,
+}
+check_layout!(LdlmInodebitsRaw<LittleEndian>, 32;
+    bits @ 0, try_bits @ 8, li_gid @ 16, li_padding @ 24, li_initiator_id @ 28);
+
+/// The inodebits policy of a lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmInodebits {
+    /// Bits to lock.
+    pub bits: InodeBits,
+    /// Optional bits to try (`cancel_bits` in a convert).
+    pub try_bits: InodeBits,
+    /// `li_gid`: group lock id.
+    pub gid: u64,
+    /// `li_initiator_id`: index of the MDT that started the lock.
+    pub initiator_id: u32,
+}
+
+impl WireStruct for LdlmInodebits {
+    const NAME: &'static str = "ldlm_inodebits";
+    const SIZE: usize = 32;
+    type Raw<O: ByteOrder> = LdlmInodebitsRaw<O>;
+    fn from_raw<O: ByteOrder>(r: &LdlmInodebitsRaw<O>) -> Self {
+        LdlmInodebits {
+            bits: InodeBits(r.bits.get()),
+            try_bits: InodeBits(r.try_bits.get()),
+            gid: r.li_gid.get(),
+            initiator_id: r.li_initiator_id.get(),
+        }
+    }
+    fn to_raw<O: ByteOrder>(&self) -> LdlmInodebitsRaw<O> {
+        LdlmInodebitsRaw {
+            bits: U64::new(self.bits.0),
+            try_bits: U64::new(self.try_bits.0),
+            li_gid: U64::new(self.gid),
+            li_padding: U32::ZERO,
+            li_initiator_id: U32::new(self.initiator_id),
+        }
+    }
+}
+
+/// `struct ldlm_lock_desc` (80 bytes), with `ldlm_resource_desc` inlined.
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct LdlmLockDescRaw<O: ByteOrder> {
+    pub lr_type: U32<O>,
+    pub lr_pad: U32<O>,
+    pub lr_name: LdlmResIdRaw<O>,
+    pub l_req_mode: U32<O>,
+    pub l_granted_mode: U32<O>,
+    pub l_policy_data: LdlmInodebitsRaw<O>,
+}
+check_layout!(LdlmLockDescRaw<LittleEndian>, 80;
+    lr_type @ 0, lr_pad @ 4, lr_name @ 8, l_req_mode @ 40, l_granted_mode @ 44, l_policy_data @ 48);
+
+/// A lock descriptor: resource, modes and (inodebits) policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmLockDesc {
+    /// `l_resource.lr_type`.
+    pub lr_type: LockType,
+    /// `l_resource.lr_name`.
+    pub resource: LdlmResId,
+    /// `l_req_mode`.
+    pub req_mode: LockMode,
+    /// `l_granted_mode`.
+    pub granted_mode: LockMode,
+    /// `l_policy_data`, read as inodebits (the union's three members share this layout).
+    pub policy: LdlmInodebits,
+}
+
+impl WireStruct for LdlmLockDesc {
+    const NAME: &'static str = "ldlm_lock_desc";
+    const SIZE: usize = 80;
+    type Raw<O: ByteOrder> = LdlmLockDescRaw<O>;
+    fn from_raw<O: ByteOrder>(r: &LdlmLockDescRaw<O>) -> Self {
+        LdlmLockDesc {
+            lr_type: LockType(r.lr_type.get()),
+            resource: LdlmResId::from_raw(&r.lr_name),
+            req_mode: LockMode(r.l_req_mode.get()),
+            granted_mode: LockMode(r.l_granted_mode.get()),
+            policy: LdlmInodebits::from_raw(&r.l_policy_data),
+        }
+    }
+    fn to_raw<O: ByteOrder>(&self) -> LdlmLockDescRaw<O> {
+        LdlmLockDescRaw {
+            lr_type: U32::new(self.lr_type.0),
+            lr_pad: U32::ZERO,
+            lr_name: self.resource.to_raw(),
+            l_req_mode: U32::new(self.req_mode.0),
+            l_granted_mode: U32::new(self.granted_mode.0),
+            l_policy_data: self.policy.to_raw(),
+        }
+    }
+}
+
+/// The fixed part of `struct ldlm_request` (88 bytes); `lock_handle[]` follows.
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct LdlmRequestRaw<O: ByteOrder> {
+    pub lock_flags: U32<O>,
+    pub lock_count: U32<O>,
+    pub lock_desc: LdlmLockDescRaw<O>,
+}
+check_layout!(LdlmRequestRaw<LittleEndian>, 88; lock_flags @ 0, lock_count @ 4, lock_desc @ 8);
+
+/// The lock handles of an `ldlm_request`: at least [`LDLM_LOCKREQ_HANDLES`] on the wire, at most
+/// [`LDLM_REQUEST_MAX_HANDLES`] here. Stored inline, so a request value never allocates.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LockHandles {
+    len: u8,
+    items: [LustreHandle; LDLM_REQUEST_MAX_HANDLES],
+}
+
+impl LockHandles {
+    /// The two zero handles of a fresh enqueue.
+    pub const fn new() -> Self {
+        LockHandles {
+            len: LDLM_LOCKREQ_HANDLES as u8,
+            items: [LustreHandle(0); LDLM_REQUEST_MAX_HANDLES],
+        }
+    }
+
+    /// Handles from a slice; `None` when there are fewer than 2 or more than the bound.
+    pub fn from_slice(handles: &[LustreHandle]) -> Option<Self> {
+        if !(LDLM_LOCKREQ_HANDLES..=LDLM_REQUEST_MAX_HANDLES).contains(&handles.len()) {
+            return None;
+        }
+        let mut h = LockHandles::new();
+        h.items[..handles.len()].copy_from_slice(handles);
+        h.len = handles.len() as u8;
+        Some(h)
+    }
+
+    /// The handles.
+    pub fn as_slice(&self) -> &[LustreHandle] {
+        &self.items[..self.len as usize]
+    }
+}
+
+impl Default for LockHandles {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for LockHandles {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for LockHandles {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let n = u.int_in_range(LDLM_LOCKREQ_HANDLES..=4)?;
+        let mut h = LockHandles::new();
+        for i in 0..n {
+            h.items[i] = LustreHandle(u.arbitrary()?);
+        }
+        h.len = n as u8;
+        Ok(h)
+    }
+}
+
+/// `struct ldlm_request`: an enqueue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmRequest {
+    /// `lock_flags`.
+    pub lock_flags: LdlmFlags,
+    /// `lock_count`: handles in use (the requester's own plus early cancels).
+    pub lock_count: u32,
+    /// `lock_desc`.
+    pub lock_desc: LdlmLockDesc,
+    /// `lock_handle[]`.
+    pub handles: LockHandles,
+}
+
+impl LdlmRequest {
+    /// Bytes on the wire: 88 + 8 per handle.
+    pub fn wire_len(&self) -> usize {
+        LDLM_REQUEST_FIXED + 8 * self.handles.as_slice().len()
+    }
+
+    /// Decodes buffer 1 of a request at offset `base` of the message.
+    pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
+        const S: &str = "ldlm_request";
+        if buf.len() < LDLM_REQUEST_MIN {
+            return Err(DecodeError::new(
+                At::new(S, "", base),
+                ErrorKind::BufferTooShort {
+                    len: buf.len(),
+                    min: LDLM_REQUEST_MIN,
+                },
+            ));
+        }
+        let tail = buf.len() - LDLM_REQUEST_FIXED;
+        if !tail.is_multiple_of(8) {
+            return Err(DecodeError::new(
+                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
+                ErrorKind::BadBufferLength {
+                    len: buf.len(),
+                    expected: "88 + 8 per lock handle",
+                },
+            ));
+        }
+        let nhandles = tail / 8;
+        if nhandles > LDLM_REQUEST_MAX_HANDLES {
+            return Err(DecodeError::new(
+                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
+                ErrorKind::OverLimit {
+                    value: nhandles as u64,
+                    max: LDLM_REQUEST_MAX_HANDLES as u64,
+                },
+            ));
+        }
+        let (lock_flags, lock_count, lock_desc) = match order {
+            Endian::Little => fixed::<LittleEndian>(buf),
+            Endian::Big => fixed::<zerocopy::BigEndian>(buf),
+        }
+        .ok_or(DecodeError::new(
+            At::new(S, "", base),
+            ErrorKind::Truncated {
+                need: LDLM_REQUEST_FIXED,
+                have: buf.len(),
+            },
+        ))?;
+        if lock_count as usize > nhandles {
+            return Err(DecodeError::new(
+                At::new(S, "lock_count", base + 4),
+                ErrorKind::OverLimit {
+                    value: lock_count.into(),
+                    max: nhandles as u64,
+                },
+            ));
+        }
+        let mut handles = LockHandles::new();
+        for (slot, chunk) in handles
+            .items
+            .iter_mut()
+            .zip(buf[LDLM_REQUEST_FIXED..].chunks_exact(8))
+        {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            *slot = LustreHandle::from_bytes(b);
+        }
+        handles.len = nhandles as u8;
+        Ok(LdlmRequest {
+            lock_flags: LdlmFlags(lock_flags),
+            lock_count,
+            lock_desc,
+            handles,
+        })
+    }
+
+    /// Appends the request: the fixed part, then every handle.
+    pub fn put_buffer<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+        let raw_flags = order.u32_to(self.lock_flags.0);
+        out.put_slice(&raw_flags);
+        out.put_slice(&order.u32_to(self.lock_count));
+        self.lock_desc.put(order, out);
+        for h in self.handles.as_slice() {
+            out.put_slice(&h.to_bytes());
+        }
+    }
+}
+
+fn fixed<O: ByteOrder>(buf: &[u8]) -> Option<(u32, u32, LdlmLockDesc)> {
+    let (r, _) = LdlmRequestRaw::<O>::ref_from_prefix(buf).ok()?;
+    Some((
+        r.lock_flags.get(),
+        r.lock_count.get(),
+        LdlmLockDesc::from_raw(&r.lock_desc),
+    ))
+}
+
+/// `struct ldlm_reply` (112 bytes).
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct LdlmReplyRaw<O: ByteOrder> {
+    pub lock_flags: U32<O>,
+    pub lock_padding: U32<O>,
+    pub lock_desc: LdlmLockDescRaw<O>,
+    pub lock_handle: [u8; 8],
+    pub lock_policy_res1: U64<O>,
+    pub lock_policy_res2: U64<O>,
+}
+check_layout!(LdlmReplyRaw<LittleEndian>, 112;
+    lock_flags @ 0, lock_padding @ 4, lock_desc @ 8, lock_handle @ 88,
+    lock_policy_res1 @ 96, lock_policy_res2 @ 104);
+
+/// `struct ldlm_reply`: the granted lock and the intent's dispositions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmReply {
+    /// `lock_flags`.
+    pub lock_flags: LdlmFlags,
+    /// `lock_desc`: the granted lock.
+    pub lock_desc: LdlmLockDesc,
+    /// `lock_handle`: the server's handle of the granted lock (opaque).
+    pub lock_handle: LustreHandle,
+    /// `lock_policy_res1`: dispositions.
+    pub policy_res1: DispFlags,
+    /// `lock_policy_res2`: the intent status (0 for a prepare intent).
+    pub policy_res2: u64,
+}
+
+impl WireStruct for LdlmReply {
+    const NAME: &'static str = "ldlm_reply";
+    const SIZE: usize = LDLM_REPLY_SIZE;
+    type Raw<O: ByteOrder> = LdlmReplyRaw<O>;
+    fn from_raw<O: ByteOrder>(r: &LdlmReplyRaw<O>) -> Self {
+        LdlmReply {
+            lock_flags: LdlmFlags(r.lock_flags.get()),
+            lock_desc: LdlmLockDesc::from_raw(&r.lock_desc),
+            lock_handle: LustreHandle::from_bytes(r.lock_handle),
+            policy_res1: DispFlags(r.lock_policy_res1.get()),
+            policy_res2: r.lock_policy_res2.get(),
+        }
+    }
+    fn to_raw<O: ByteOrder>(&self) -> LdlmReplyRaw<O> {
+        LdlmReplyRaw {
+            lock_flags: U32::new(self.lock_flags.0),
+            lock_padding: U32::ZERO,
+            lock_desc: self.lock_desc.to_raw(),
+            lock_handle: self.lock_handle.to_bytes(),
+            lock_policy_res1: U64::new(self.policy_res1.0),
+            lock_policy_res2: U64::new(self.policy_res2),
+        }
+    }
+}
+
+/// `struct ldlm_intent` (8 bytes).
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct LdlmIntentRaw<O: ByteOrder> {
+    /// `opc`.
+    pub opc: U64<O>,
+}
+check_layout!(LdlmIntentRaw<LittleEndian>, 8; opc @ 0);
+
+/// `struct ldlm_intent`: which intent buffer 3 onwards carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmIntent {
+    /// The intent opcode (`enum ldlm_intent_flags`).
+    pub opc: crate::intent::IntentOpc,
+}
+
+impl WireStruct for LdlmIntent {
+    const NAME: &'static str = "ldlm_intent";
+    const SIZE: usize = 8;
+    type Raw<O: ByteOrder> = LdlmIntentRaw<O>;
+    fn from_raw<O: ByteOrder>(r: &LdlmIntentRaw<O>) -> Self {
+        LdlmIntent {
+            opc: crate::intent::IntentOpc(r.opc.get()),
+        }
+    }
+    fn to_raw<O: ByteOrder>(&self) -> LdlmIntentRaw<O> {
+        LdlmIntentRaw {
+            opc: U64::new(self.opc.0),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Existing Lustre structures the prepare intent travels in: FIDs, the `lustre_msg_v2` framing,
+//! `ptlrpc_body`, the LDLM enqueue structures and `mdt_body` (WIRE.md §2–§3).
+//!
+//! Each fixed structure has two faces, side by side in its module:
+//! - a *raw layout*, generic over the byte order, derived with zerocopy and checked at compile
+//!   time against Lustre's `wiretest` sizes and offsets (the `const _` items);
+//! - a plain *value* type with native integers and named flags, which is what callers read and
+//!   build. [`WireStruct`] connects the two in both byte orders.
+
+mod fid;
+mod ldlm;
+mod mdt_body;
+pub(crate) mod msg;
+pub(crate) mod ptlrpc;
+
+pub use fid::{FidParseError, LuFid};
+pub use ldlm::{
+    DispFlags, InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
+    LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LustreHandle,
+};
+pub use mdt_body::{MdtBody, MdtValid};
+pub use msg::{
+    LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MsgBuilder, MsgHeader, MsgView, msg_size,
+};
+pub use ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION, MsgFlags, PtlrpcBody, PtlrpcMsgType};
+
+/// The raw zerocopy layouts, for callers who want to overlay them on their own buffers.
+pub mod raw {
+    pub use super::fid::LuFidRaw;
+    pub use super::ldlm::{
+        LdlmInodebitsRaw, LdlmIntentRaw, LdlmLockDescRaw, LdlmReplyRaw, LdlmRequestRaw,
+        LdlmResIdRaw,
+    };
+    pub use super::mdt_body::MdtBodyRaw;
+    pub use super::msg::MsgHeaderRaw;
+    pub use super::ptlrpc::PtlrpcBodyRaw;
+}
+
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, ErrorKind};
+use zerocopy::{
+    BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
+};
+
+/// A fixed-size Lustre structure: its raw layout in either byte order and its value type.
+pub trait WireStruct: Sized {
+    /// The Lustre name of the structure.
+    const NAME: &'static str;
+    /// Its size on the wire.
+    const SIZE: usize;
+    /// The raw layout in byte order `O`.
+    type Raw<O: ByteOrder>: FromBytes + IntoBytes + KnownLayout + Immutable + Unaligned;
+
+    /// The value of a raw layout.
+    fn from_raw<O: ByteOrder>(raw: &Self::Raw<O>) -> Self;
+    /// The raw layout of a value.
+    fn to_raw<O: ByteOrder>(&self) -> Self::Raw<O>;
+
+    /// Decodes the first [`Self::SIZE`] bytes of `bytes`, written in `order`.
+    fn decode(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
+        let short = || {
+            DecodeError::new(
+                At::new(Self::NAME, "", 0),
+                ErrorKind::Truncated {
+                    need: Self::SIZE,
+                    have: bytes.len(),
+                },
+            )
+        };
+        match order {
+            Endian::Little => Self::Raw::<LittleEndian>::ref_from_prefix(bytes)
+                .map(|(r, _)| Self::from_raw(r))
+                .map_err(|_| short()),
+            Endian::Big => Self::Raw::<BigEndian>::ref_from_prefix(bytes)
+                .map(|(r, _)| Self::from_raw(r))
+                .map_err(|_| short()),
+        }
+    }
+
+    /// Appends the structure in `order` ([`Self::SIZE`] bytes).
+    fn put<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+        match order {
+            Endian::Little => out.put_slice(self.to_raw::<LittleEndian>().as_bytes()),
+            Endian::Big => out.put_slice(self.to_raw::<BigEndian>().as_bytes()),
+        }
+    }
+}
+
+/// Compile-time layout assertions: the Rust form of Lustre's `wiretest`.
+///
+/// `check_layout!(Raw, SIZE; field @ OFFSET, ...)` fails the build when a size or offset drifts.
+macro_rules! check_layout {
+    ($raw:ty, $size:expr; $($field:ident @ $off:expr),* $(,)?) => {
+        const _: () = {
+            assert!(core::mem::size_of::<$raw>() == $size);
+            assert!(core::mem::align_of::<$raw>() == 1);
+            $( assert!(core::mem::offset_of!($raw, $field) == $off); )*
+        };
+    };
+}
+pub(crate) use check_layout;

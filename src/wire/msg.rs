@@ -1,0 +1,437 @@
+//! `lustre_msg_v2` framing: a header, `lm_buflens[]`, then buffers padded to 8 bytes.
+
+use super::check_layout;
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN};
+use nom::Parser;
+use zerocopy::byteorder::U32;
+use zerocopy::{
+    BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
+};
+
+/// `LUSTRE_MSG_MAGIC_V2`.
+pub const LUSTRE_MSG_MAGIC_V2: u32 = 0x0BD0_0BD3;
+/// `LUSTRE_MSG_MAGIC_V2` as a little-endian reader sees a big-endian message.
+pub const LUSTRE_MSG_MAGIC_V2_SWABBED: u32 = 0xD30B_D00B;
+
+const S: &str = "lustre_msg_v2";
+pub(crate) const BUFLEN_FIELDS: [&str; MSG_MAX_BUFCOUNT] = [
+    "lm_buflens[0]",
+    "lm_buflens[1]",
+    "lm_buflens[2]",
+    "lm_buflens[3]",
+    "lm_buflens[4]",
+    "lm_buflens[5]",
+    "lm_buflens[6]",
+    "lm_buflens[7]",
+    "lm_buflens[8]",
+    "lm_buflens[9]",
+    "lm_buflens[10]",
+    "lm_buflens[11]",
+    "lm_buflens[12]",
+    "lm_buflens[13]",
+    "lm_buflens[14]",
+    "lm_buflens[15]",
+    "lm_buflens[16]",
+    "lm_buflens[17]",
+    "lm_buflens[18]",
+    "lm_buflens[19]",
+    "lm_buflens[20]",
+    "lm_buflens[21]",
+    "lm_buflens[22]",
+    "lm_buflens[23]",
+    "lm_buflens[24]",
+    "lm_buflens[25]",
+    "lm_buflens[26]",
+    "lm_buflens[27]",
+    "lm_buflens[28]",
+    "lm_buflens[29]",
+    "lm_buflens[30]",
+    "lm_buflens[31]",
+];
+pub(crate) const BUFFER_FIELDS: [&str; MSG_MAX_BUFCOUNT] = [
+    "buffer[0]",
+    "buffer[1]",
+    "buffer[2]",
+    "buffer[3]",
+    "buffer[4]",
+    "buffer[5]",
+    "buffer[6]",
+    "buffer[7]",
+    "buffer[8]",
+    "buffer[9]",
+    "buffer[10]",
+    "buffer[11]",
+    "buffer[12]",
+    "buffer[13]",
+    "buffer[14]",
+    "buffer[15]",
+    "buffer[16]",
+    "buffer[17]",
+    "buffer[18]",
+    "buffer[19]",
+    "buffer[20]",
+    "buffer[21]",
+    "buffer[22]",
+    "buffer[23]",
+    "buffer[24]",
+    "buffer[25]",
+    "buffer[26]",
+    "buffer[27]",
+    "buffer[28]",
+    "buffer[29]",
+    "buffer[30]",
+    "buffer[31]",
+];
+
+/// The fixed 32 bytes of `struct lustre_msg_v2`.
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct MsgHeaderRaw<O: ByteOrder> {
+    pub lm_bufcount: U32<O>,
+    pub lm_secflvr: U32<O>,
+    pub lm_magic: U32<O>,
+    pub lm_repsize: U32<O>,
+    pub lm_cksum: U32<O>,
+    pub lm_flags: U32<O>,
+    pub lm_opc: U32<O>,
+    pub lm_padding_3: U32<O>,
+}
+check_layout!(MsgHeaderRaw<LittleEndian>, 32;
+    lm_bufcount @ 0, lm_secflvr @ 4, lm_magic @ 8, lm_repsize @ 12, lm_cksum @ 16,
+    lm_flags @ 20, lm_opc @ 24, lm_padding_3 @ 28);
+
+/// The header fields of a message that are not derived from its buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MsgHeader {
+    /// `lm_secflvr`: 0 for the null flavour.
+    pub secflvr: u32,
+    /// `lm_repsize`: reply space the sender preallocated.
+    pub repsize: u32,
+    /// `lm_cksum`.
+    pub cksum: u32,
+    /// `lm_flags` (`MSGHDR_*`).
+    pub flags: u32,
+    /// `lm_opc`.
+    pub opc: u32,
+}
+
+/// Rounds a buffer length up to the 8-byte boundary.
+#[inline]
+pub(crate) const fn round8(len: usize) -> usize {
+    (len + (MSG_ALIGN - 1)) & !(MSG_ALIGN - 1)
+}
+
+/// Size of a message whose buffers have these lengths: round_up(32 + 4n, 8) + Σ round_up(len, 8).
+pub fn msg_size(lens: &[usize]) -> usize {
+    round8(MSG_HEADER_FIXED + 4 * lens.len()) + lens.iter().map(|&l| round8(l)).sum::<usize>()
+}
+
+/// A validated view of a `lustre_msg_v2`: the header is decoded, every buffer is known to lie
+/// inside the input and within [`MSG_MAX_BUFLEN`]. Buffers are borrowed, never copied.
+#[derive(Debug, Clone, Copy)]
+pub struct MsgView<'a> {
+    bytes: &'a [u8],
+    order: Endian,
+    header: MsgHeader,
+    count: usize,
+    offsets: [u32; MSG_MAX_BUFCOUNT],
+    lens: [u32; MSG_MAX_BUFCOUNT],
+}
+
+impl<'a> MsgView<'a> {
+    /// Checks the framing of `bytes` and detects the byte order from `lm_magic`.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        if bytes.len() < MSG_HEADER_FIXED {
+            return Err(DecodeError::new(
+                At::new(S, "", 0),
+                ErrorKind::Truncated {
+                    need: MSG_HEADER_FIXED,
+                    have: bytes.len(),
+                },
+            ));
+        }
+        let magic = [bytes[8], bytes[9], bytes[10], bytes[11]];
+        let order = if u32::from_le_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
+            Endian::Little
+        } else if u32::from_be_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
+            Endian::Big
+        } else {
+            return Err(DecodeError::new(
+                At::new(S, "lm_magic", 8),
+                ErrorKind::BadMagic {
+                    got: u32::from_le_bytes(magic),
+                },
+            ));
+        };
+        let (header, count) = match order {
+            Endian::Little => read_header::<LittleEndian>(bytes),
+            Endian::Big => read_header::<BigEndian>(bytes),
+        };
+        if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
+            return Err(DecodeError::new(
+                At::new(S, "lm_bufcount", 0),
+                ErrorKind::OutOfRange {
+                    value: count.into(),
+                    min: 1,
+                    max: MSG_MAX_BUFCOUNT as u64,
+                },
+            ));
+        }
+        let count = count as usize;
+        let hdr_len = round8(MSG_HEADER_FIXED + 4 * count);
+        let mut lens = [0u32; MSG_MAX_BUFCOUNT];
+        let lens_bytes = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count);
+        let walked = lens_bytes.is_some_and(|input| {
+            let word = nom::number::complete::u32::<&[u8], nom::error::Error<&[u8]>>(match order {
+                Endian::Little => nom::number::Endianness::Little,
+                Endian::Big => nom::number::Endianness::Big,
+            });
+            nom::multi::fill(word, &mut lens[..count])
+                .parse(input)
+                .is_ok()
+        });
+        if !walked {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::Truncated {
+                    need: 4 * count,
+                    have: bytes.len() - MSG_HEADER_FIXED,
+                },
+            ));
+        }
+        let mut offsets = [0u32; MSG_MAX_BUFCOUNT];
+        let mut cursor = hdr_len;
+        for i in 0..count {
+            let len = lens[i] as usize;
+            if len > MSG_MAX_BUFLEN {
+                return Err(DecodeError::new(
+                    At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
+                    ErrorKind::OverLimit {
+                        value: len as u64,
+                        max: MSG_MAX_BUFLEN as u64,
+                    },
+                ));
+            }
+            if len > 0 && bytes.len() < cursor + len {
+                return Err(DecodeError::new(
+                    At::new(S, BUFFER_FIELDS[i], cursor),
+                    ErrorKind::Truncated {
+                        need: len,
+                        have: bytes.len().saturating_sub(cursor),
+                    },
+                ));
+            }
+            // Offsets fit in u32: 32 buffers of at most 1 MiB each.
+            offsets[i] = cursor as u32;
+            cursor += round8(len);
+        }
+        Ok(MsgView {
+            bytes,
+            order,
+            header,
+            count,
+            offsets,
+            lens,
+        })
+    }
+
+    /// The byte order the sender wrote.
+    pub fn order(&self) -> Endian {
+        self.order
+    }
+
+    /// The header fields.
+    pub fn header(&self) -> &MsgHeader {
+        &self.header
+    }
+
+    /// `lm_bufcount`.
+    pub fn bufcount(&self) -> usize {
+        self.count
+    }
+
+    /// Buffer `i`, or `None` past `lm_bufcount`. A buffer of length 0 is "absent".
+    pub fn buffer(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.count {
+            return None;
+        }
+        let start = self.offsets[i] as usize;
+        let len = self.lens[i] as usize;
+        // parse() proved every non-empty buffer lies inside the input.
+        Some(self.bytes.get(start..start + len).unwrap_or(&[]))
+    }
+
+    /// Buffer `i`, with a missing buffer (past `lm_bufcount`) read as empty.
+    pub fn buffer_or_empty(&self, i: usize) -> &'a [u8] {
+        self.buffer(i).unwrap_or(&[])
+    }
+
+    /// Offset of buffer `i` from the start of the message (0 past `lm_bufcount`).
+    pub fn buffer_offset(&self, i: usize) -> usize {
+        if i < self.count {
+            self.offsets[i] as usize
+        } else {
+            0
+        }
+    }
+
+    /// `lm_buflens[..bufcount]`.
+    pub fn buflens(&self) -> &[u32] {
+        &self.lens[..self.count]
+    }
+
+    /// The canonical size of this message (with the last buffer padded).
+    pub fn wire_len(&self) -> usize {
+        msg_size_u32(self.buflens())
+    }
+
+    /// The bytes the view was parsed from.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+pub(crate) fn msg_size_u32(lens: &[u32]) -> usize {
+    round8(MSG_HEADER_FIXED + 4 * lens.len())
+        + lens.iter().map(|&l| round8(l as usize)).sum::<usize>()
+}
+
+fn read_header<O: ByteOrder>(bytes: &[u8]) -> (MsgHeader, u32) {
+    match MsgHeaderRaw::<O>::ref_from_prefix(bytes) {
+        Ok((r, _)) => (
+            MsgHeader {
+                secflvr: r.lm_secflvr.get(),
+                repsize: r.lm_repsize.get(),
+                cksum: r.lm_cksum.get(),
+                flags: r.lm_flags.get(),
+                opc: r.lm_opc.get(),
+            },
+            r.lm_bufcount.get(),
+        ),
+        // Unreachable after the caller's length check; 0 buffers is then rejected.
+        Err(_) => (MsgHeader::default(), 0),
+    }
+}
+
+/// Writes the header and `lm_buflens[]` (with the header's padding) of a message.
+pub(crate) fn put_header<B: bytes::BufMut + ?Sized>(
+    order: Endian,
+    header: &MsgHeader,
+    lens: &[u32],
+    out: &mut B,
+) {
+    let raw_words = [
+        lens.len() as u32,
+        header.secflvr,
+        LUSTRE_MSG_MAGIC_V2,
+        header.repsize,
+        header.cksum,
+        header.flags,
+        header.opc,
+        0,
+    ];
+    for w in raw_words.iter().chain(lens) {
+        out.put_slice(&order.u32_to(*w));
+    }
+    put_padding(MSG_HEADER_FIXED + 4 * lens.len(), out);
+}
+
+/// Pads a buffer of `len` bytes to the 8-byte boundary.
+pub(crate) fn put_padding<B: bytes::BufMut + ?Sized>(len: usize, out: &mut B) {
+    out.put_bytes(0, round8(len) - len);
+}
+
+/// Writes a message into `out`, checking its size first; returns the bytes written.
+pub(crate) fn encode_into_slice(
+    size: usize,
+    out: &mut [u8],
+    put: impl FnOnce(&mut &mut [u8]),
+) -> Result<usize, EncodeError> {
+    let have = out.len();
+    let Some(mut window) = out.get_mut(..size) else {
+        return Err(EncodeError::BufferTooSmall { need: size, have });
+    };
+    put(&mut window);
+    Ok(size)
+}
+
+/// Builds a message from raw buffers: for tools and tests that frame arbitrary content.
+#[derive(Debug, Clone)]
+pub struct MsgBuilder<'a> {
+    /// Header fields.
+    pub header: MsgHeader,
+    /// Byte order to write.
+    pub order: Endian,
+    bufs: [&'a [u8]; MSG_MAX_BUFCOUNT],
+    lens: [u32; MSG_MAX_BUFCOUNT],
+    count: usize,
+}
+
+impl<'a> MsgBuilder<'a> {
+    /// An empty builder.
+    pub fn new(order: Endian, header: MsgHeader) -> Self {
+        MsgBuilder {
+            header,
+            order,
+            bufs: [&[]; MSG_MAX_BUFCOUNT],
+            lens: [0; MSG_MAX_BUFCOUNT],
+            count: 0,
+        }
+    }
+
+    /// Appends a buffer; fails past 32 buffers or 1 MiB.
+    pub fn push(&mut self, buf: &'a [u8]) -> Result<&mut Self, EncodeError> {
+        if self.count == MSG_MAX_BUFCOUNT {
+            return Err(DecodeError::new(
+                At::new(S, "lm_bufcount", 0),
+                ErrorKind::OutOfRange {
+                    value: 33,
+                    min: 1,
+                    max: MSG_MAX_BUFCOUNT as u64,
+                },
+            )
+            .into());
+        }
+        if buf.len() > MSG_MAX_BUFLEN {
+            return Err(DecodeError::new(
+                At::new(
+                    S,
+                    BUFLEN_FIELDS[self.count],
+                    MSG_HEADER_FIXED + 4 * self.count,
+                ),
+                ErrorKind::OverLimit {
+                    value: buf.len() as u64,
+                    max: MSG_MAX_BUFLEN as u64,
+                },
+            )
+            .into());
+        }
+        self.bufs[self.count] = buf;
+        self.lens[self.count] = buf.len() as u32;
+        self.count += 1;
+        Ok(self)
+    }
+
+    /// Size of the encoded message.
+    pub fn wire_len(&self) -> usize {
+        msg_size_u32(&self.lens[..self.count])
+    }
+
+    /// Appends the message to `out`.
+    pub fn put<B: bytes::BufMut + ?Sized>(&self, out: &mut B) {
+        put_header(self.order, &self.header, &self.lens[..self.count], out);
+        for b in &self.bufs[..self.count] {
+            out.put_slice(b);
+            put_padding(b.len(), out);
+        }
+    }
+
+    /// Writes the message at the start of `out`; returns its size.
+    pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, EncodeError> {
+        encode_into_slice(self.wire_len(), out, |w| self.put(w))
+    }
+}

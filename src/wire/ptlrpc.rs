@@ -1,0 +1,242 @@
+//! `ptlrpc_body_v3` (buffer 0 of every message), accepting the 152-byte v2 on input.
+
+use super::ldlm::LustreHandle;
+use super::{WireStruct, check_layout};
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::{JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE};
+use zerocopy::byteorder::{I32, U16, U32, U64};
+use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+wire_enum! {
+    /// `pb_type`: what kind of message this is.
+    pub struct PtlrpcMsgType(u32) {
+        /// `PTL_RPC_MSG_REQUEST`.
+        const REQUEST = 4711, "PTL_RPC_MSG_REQUEST";
+        /// `PTL_RPC_MSG_ERR`: a reply that carries only an error status.
+        const ERR = 4712, "PTL_RPC_MSG_ERR";
+        /// `PTL_RPC_MSG_REPLY`.
+        const REPLY = 4713, "PTL_RPC_MSG_REPLY";
+    }
+}
+
+wire_flags! {
+    /// `pb_flags`.
+    pub struct MsgFlags(u32) {
+        /// `MSG_RESENT`: a resend of a request whose reply was lost.
+        const RESENT = 0x2, "MSG_RESENT";
+        /// `MSG_REPLAY`: a replay during recovery; never carries an intent.
+        const REPLAY = 0x4, "MSG_REPLAY";
+        /// `MSG_REQ_REPLAY_DONE`.
+        const REQ_REPLAY_DONE = 0x40, "MSG_REQ_REPLAY_DONE";
+        /// `MSG_LOCK_REPLAY_DONE`.
+        const LOCK_REPLAY_DONE = 0x80, "MSG_LOCK_REPLAY_DONE";
+        /// `MSG_CLIENT_BANNED`.
+        const CLIENT_BANNED = 0x100, "MSG_CLIENT_BANNED";
+        /// `MSG_PACK_UID_GID`: pb_uid and pb_gid are valid.
+        const PACK_UID_GID = 0x200, "MSG_PACK_UID_GID";
+        /// `MSG_PACK_PROJID`: pb_projid is valid.
+        const PACK_PROJID = 0x400, "MSG_PACK_PROJID";
+    }
+}
+
+/// `LDLM_ENQUEUE`, the opcode of every prepare-intent message.
+pub const LDLM_ENQUEUE: u32 = 101;
+/// `LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION`, the `pb_version` of an LDLM message.
+pub const LUSTRE_DLM_MSG_VERSION: u32 = 0x0004_0003;
+
+/// `struct ptlrpc_body_v3` (184 bytes).
+#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+#[allow(missing_docs)]
+pub struct PtlrpcBodyRaw<O: ByteOrder> {
+    pub pb_handle: [u8; 8],
+    pub pb_type: U32<O>,
+    pub pb_version: U32<O>,
+    pub pb_opc: U32<O>,
+    pub pb_status: I32<O>,
+    pub pb_last_xid: U64<O>,
+    pub pb_tag: U16<O>,
+    pub pb_padding0: U16<O>,
+    pub pb_projid: U32<O>,
+    pub pb_last_committed: U64<O>,
+    pub pb_transno: U64<O>,
+    pub pb_flags: U32<O>,
+    pub pb_op_flags: U32<O>,
+    pub pb_conn_cnt: U32<O>,
+    pub pb_timeout: U32<O>,
+    pub pb_service_time: U32<O>,
+    pub pb_limit: U32<O>,
+    pub pb_slv: U64<O>,
+    pub pb_pre_versions: [U64<O>; 4],
+    pub pb_mbits: U64<O>,
+    pub pb_padding64_0: U64<O>,
+    pub pb_padding64_1: U64<O>,
+    pub pb_uid: U32<O>,
+    pub pb_gid: U32<O>,
+    pub pb_jobid: [u8; JOBID_SIZE],
+}
+check_layout!(PtlrpcBodyRaw<LittleEndian>, 184;
+    pb_handle @ 0, pb_type @ 8, pb_version @ 12, pb_opc @ 16, pb_status @ 20, pb_last_xid @ 24,
+    pb_tag @ 32, pb_padding0 @ 34, pb_projid @ 36, pb_last_committed @ 40, pb_transno @ 48,
+    pb_flags @ 56, pb_op_flags @ 60, pb_conn_cnt @ 64, pb_timeout @ 68, pb_service_time @ 72,
+    pb_limit @ 76, pb_slv @ 80, pb_pre_versions @ 88, pb_mbits @ 120, pb_padding64_0 @ 128,
+    pb_padding64_1 @ 136, pb_uid @ 144, pb_gid @ 148, pb_jobid @ 152);
+
+/// `ptlrpc_body`: the RPC header every message starts with. Padding is not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[allow(missing_docs)]
+pub struct PtlrpcBody {
+    /// `pb_handle`: opaque, never byte-swapped.
+    pub handle: LustreHandle,
+    pub msg_type: PtlrpcMsgType,
+    pub version: u32,
+    pub opc: u32,
+    /// `pb_status`: 0 or a negative errno.
+    pub status: i32,
+    pub last_xid: u64,
+    pub tag: u16,
+    pub projid: u32,
+    pub last_committed: u64,
+    pub transno: u64,
+    pub flags: MsgFlags,
+    pub op_flags: u32,
+    pub conn_cnt: u32,
+    pub timeout: u32,
+    pub service_time: u32,
+    pub limit: u32,
+    pub slv: u64,
+    pub pre_versions: [u64; 4],
+    pub mbits: u64,
+    pub uid: u32,
+    pub gid: u32,
+    /// `pb_jobid` (never byte-swapped); `None` for a 152-byte `ptlrpc_body_v2`.
+    pub jobid: Option<[u8; JOBID_SIZE]>,
+}
+
+impl PtlrpcBody {
+    /// A body for an `LDLM_ENQUEUE` message of the given type, every other field zero.
+    pub fn enqueue(msg_type: PtlrpcMsgType) -> Self {
+        PtlrpcBody {
+            msg_type,
+            version: LUSTRE_DLM_MSG_VERSION,
+            opc: LDLM_ENQUEUE,
+            jobid: Some([0; JOBID_SIZE]),
+            ..Default::default()
+        }
+    }
+
+    /// The encoded length: 184, or 152 for a v2 body.
+    pub const fn wire_len(&self) -> usize {
+        if self.jobid.is_some() {
+            PTLRPC_BODY_V3_SIZE
+        } else {
+            PTLRPC_BODY_V2_SIZE
+        }
+    }
+
+    /// The job id up to its first NUL.
+    pub fn jobid_bytes(&self) -> &[u8] {
+        match &self.jobid {
+            Some(j) => {
+                let end = j.iter().position(|&b| b == 0).unwrap_or(j.len());
+                &j[..end]
+            }
+            None => &[],
+        }
+    }
+
+    /// Decodes buffer 0 of a message: 184 bytes (v3), or at least 152 (v2, no job id).
+    /// `base` is the buffer's offset in the message, for error positions.
+    pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
+        if buf.len() >= PTLRPC_BODY_V3_SIZE {
+            return Self::decode(buf, order).map_err(|e| e.shifted(base));
+        }
+        if buf.len() < PTLRPC_BODY_V2_SIZE {
+            return Err(DecodeError::new(
+                At::new("ptlrpc_body", "", base),
+                ErrorKind::BufferTooShort {
+                    len: buf.len(),
+                    min: PTLRPC_BODY_V2_SIZE,
+                },
+            ));
+        }
+        let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
+        v3[..PTLRPC_BODY_V2_SIZE].copy_from_slice(&buf[..PTLRPC_BODY_V2_SIZE]);
+        let mut body = Self::decode(&v3, order).map_err(|e| e.shifted(base))?;
+        body.jobid = None;
+        Ok(body)
+    }
+
+    /// Appends the body: 184 bytes, or 152 for a v2 body.
+    pub fn put_buffer<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+        let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
+        let mut w: &mut [u8] = &mut v3;
+        self.put(order, &mut w);
+        out.put_slice(&v3[..self.wire_len()]);
+    }
+}
+
+impl WireStruct for PtlrpcBody {
+    const NAME: &'static str = "ptlrpc_body";
+    const SIZE: usize = PTLRPC_BODY_V3_SIZE;
+    type Raw<O: ByteOrder> = PtlrpcBodyRaw<O>;
+
+    fn from_raw<O: ByteOrder>(r: &PtlrpcBodyRaw<O>) -> Self {
+        PtlrpcBody {
+            handle: LustreHandle::from_bytes(r.pb_handle),
+            msg_type: PtlrpcMsgType(r.pb_type.get()),
+            version: r.pb_version.get(),
+            opc: r.pb_opc.get(),
+            status: r.pb_status.get(),
+            last_xid: r.pb_last_xid.get(),
+            tag: r.pb_tag.get(),
+            projid: r.pb_projid.get(),
+            last_committed: r.pb_last_committed.get(),
+            transno: r.pb_transno.get(),
+            flags: MsgFlags(r.pb_flags.get()),
+            op_flags: r.pb_op_flags.get(),
+            conn_cnt: r.pb_conn_cnt.get(),
+            timeout: r.pb_timeout.get(),
+            service_time: r.pb_service_time.get(),
+            limit: r.pb_limit.get(),
+            slv: r.pb_slv.get(),
+            pre_versions: r.pb_pre_versions.map(|v| v.get()),
+            mbits: r.pb_mbits.get(),
+            uid: r.pb_uid.get(),
+            gid: r.pb_gid.get(),
+            jobid: Some(r.pb_jobid),
+        }
+    }
+
+    fn to_raw<O: ByteOrder>(&self) -> PtlrpcBodyRaw<O> {
+        PtlrpcBodyRaw {
+            pb_handle: self.handle.to_bytes(),
+            pb_type: U32::new(self.msg_type.0),
+            pb_version: U32::new(self.version),
+            pb_opc: U32::new(self.opc),
+            pb_status: I32::new(self.status),
+            pb_last_xid: U64::new(self.last_xid),
+            pb_tag: U16::new(self.tag),
+            pb_padding0: U16::ZERO,
+            pb_projid: U32::new(self.projid),
+            pb_last_committed: U64::new(self.last_committed),
+            pb_transno: U64::new(self.transno),
+            pb_flags: U32::new(self.flags.0),
+            pb_op_flags: U32::new(self.op_flags),
+            pb_conn_cnt: U32::new(self.conn_cnt),
+            pb_timeout: U32::new(self.timeout),
+            pb_service_time: U32::new(self.service_time),
+            pb_limit: U32::new(self.limit),
+            pb_slv: U64::new(self.slv),
+            pb_pre_versions: self.pre_versions.map(U64::new),
+            pb_mbits: U64::new(self.mbits),
+            pb_padding64_0: U64::ZERO,
+            pb_padding64_1: U64::ZERO,
+            pb_uid: U32::new(self.uid),
+            pb_gid: U32::new(self.gid),
+            pb_jobid: self.jobid.unwrap_or([0; JOBID_SIZE]),
+        }
+    }
+}
