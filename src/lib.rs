@@ -61,3 +61,8 @@ pub mod wire;
 
 pub use endian::Endian;
 pub use error::{At, DecodeError, EncodeError, ErrorKind};
+
+/// The README's example runs as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
