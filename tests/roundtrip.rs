@@ -193,7 +193,7 @@ fn reply_for(req: PrepareRequest) -> impl Strategy<Value = (PrepareRequest, Prep
                     } else if lookup == 2 {
                         ftype
                     } else {
-                        child[0] & mode::S_IFMT & 0
+                        0
                     };
                     let mut o = PrepareOutcome::new(MdCreatePrepareRep {
                         status,

@@ -1,2 +1,0 @@
-//! `dne-intent`: decode, encode and inspect DNE prepare-intent messages.
-fn main() {}
