@@ -59,6 +59,10 @@ pub mod limits;
 pub mod mode;
 pub mod wire;
 
+#[doc(hidden)]
+#[cfg(feature = "std")]
+pub mod fuzzing;
+
 pub use endian::Endian;
 pub use error::{At, DecodeError, EncodeError, ErrorKind};
 

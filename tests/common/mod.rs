@@ -218,3 +218,31 @@ impl RepParts {
         out
     }
 }
+
+/// Built messages in both byte orders, plus every golden vector of testdata/.
+pub fn messages() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for order in [Endian::Little, Endian::Big] {
+        let mut req = ReqParts::mkdir();
+        req.order = order;
+        out.push((format!("built mkdir request {order}"), req.encode()));
+        let mut rep = RepParts::mkdir();
+        rep.order = order;
+        out.push((format!("built mkdir reply {order}"), rep.encode()));
+    }
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.ends_with(".bin") && !name.starts_with("xattr_") {
+                out.push((name, std::fs::read(&p).expect("readable vector")));
+            }
+        }
+    }
+    out
+}

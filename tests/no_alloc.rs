@@ -1,0 +1,41 @@
+//! Decoding allocates nothing: views, masks and results borrow from the input. This test is
+//! alone in its binary so that no other test's allocations are counted.
+
+mod common;
+
+use common::*;
+use lustre_dne_intent::intent::*;
+use lustre_dne_intent::wire::MsgView;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use std::alloc::System;
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[test]
+fn decoding_allocates_nothing() {
+    let msgs = messages();
+    let ctx = mkdir_request().reply_context().expect("valid");
+    let region = Region::new(GLOBAL);
+    let mut decoded = 0usize;
+    for (_, bytes) in &msgs {
+        if let Ok(v) = RequestView::parse(bytes) {
+            decoded += v.name().map_or(0, <[u8]>::len) + v.groups().iter().count();
+            let _ = v.reply_context();
+        }
+        if let Ok(v) = ReplyView::parse(bytes) {
+            for b in MliBuf::ALL {
+                decoded += match v.result(b) {
+                    PrepResult::Present(s) => s.len(),
+                    _ => 1,
+                };
+            }
+            let _ = ReplyView::parse_for(bytes, &ctx);
+        }
+        let _ = MsgView::parse(bytes);
+    }
+    let stats = region.change();
+    assert!(decoded > 0, "something was decoded");
+    assert_eq!(stats.allocations, 0, "decoding allocated: {stats:?}");
+    assert_eq!(stats.reallocations, 0, "decoding reallocated: {stats:?}");
+}
