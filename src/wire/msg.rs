@@ -216,7 +216,11 @@ impl<'a> MsgView<'a> {
                     },
                 ));
             }
-            if len > 0 && bytes.len() < cursor + len {
+            // Every buffer, an empty one included, must start inside the input: only the *last*
+            // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
+            // requires all of it). Skipping empty buffers here accepted a message that lacked
+            // the padding of a buffer followed only by empty ones.
+            if bytes.len() < cursor + len {
                 return Err(DecodeError::new(
                     At::new(S, BUFFER_FIELDS[i], cursor),
                     ErrorKind::Truncated {
