@@ -1415,7 +1415,6 @@ fn arb_lov() -> impl Strategy<Value = Lov> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn acl_round_trip(a in arb_acl()) {

@@ -8,9 +8,9 @@
 //!   allocates nor panics;
 //! - an owned *value* (with the `alloc` feature): [`Acl`], [`Pin`], [`Lmv`], [`DefaultLmv`],
 //!   [`Lov`];
-//! - an *encoder* on the value: `wire_len()`, `put()`, `encode_into()`, `to_bytes()`, which
-//!   refuses anything its own decoder would refuse, including a payload over
-//!   [`XATTR_SIZE_MAX`].
+//! - an *encoder* on the value, the [`XattrEncode`] trait: `wire_len()`, `put()`,
+//!   `encode_into()`, `to_bytes()`, which refuses anything its own decoder would refuse,
+//!   including a payload over [`XATTR_SIZE_MAX`].
 //!
 //! Payloads are always little-endian whatever the host (WIRE.md §1); a magic that reads
 //! byte-swapped is rejected with [`ErrorKind::SwabbedMagic`], apart from an unknown magic.
@@ -18,6 +18,28 @@
 //! Text renderers resembling `getfacl`, `lfs getdirstripe` and `lfs getstripe` are the
 //! `Display` implementations returned by the views' `getfacl()`, `getdirstripe()` and
 //! `getstripe()` methods.
+//!
+//! ## Example
+//! ```
+//! use lustre_dne_intent::xattr::{AclKind, AclView, XattrEncode};
+//!
+//! // The access ACL of a file with mode 0640 and `user:1000:r-x` (as the kernel stores it).
+//! let bytes = [
+//!     2, 0, 0, 0, // a_version
+//!     0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, // user::rw-
+//!     0x02, 0, 5, 0, 0xe8, 0x03, 0, 0, // user:1000:r-x
+//!     0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, // group::r--
+//!     0x10, 0, 5, 0, 0xff, 0xff, 0xff, 0xff, // mask::r-x
+//!     0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, // other::---
+//! ];
+//! let acl = AclView::parse(&bytes)?;
+//! assert_eq!(
+//!     acl.getfacl(AclKind::Access).to_string(),
+//!     "user::rw-\nuser:1000:r-x\ngroup::r--\nmask::r-x\nother::---\n"
+//! );
+//! assert_eq!(acl.to_value().to_bytes()?, &bytes[..]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod acl;
 pub mod dmv;
