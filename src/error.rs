@@ -360,6 +360,154 @@ pub enum ErrorKind {
         /// Request's `lm_repsize`.
         repsize: u32,
     },
+
+    // ---- xattr payloads (WIRE.md §9) ----
+    /// A payload magic reads byte-swapped: xattr payloads are always little-endian.
+    #[error("magic {got:#010x} is a known magic byte-swapped; xattr payloads are always LE")]
+    SwabbedMagic {
+        /// The value read as little-endian.
+        got: u32,
+    },
+    /// A payload magic is not one the structure allows.
+    #[error("unknown magic {got:#010x}")]
+    UnknownMagic {
+        /// The value read as little-endian.
+        got: u32,
+    },
+    /// The payload length differs from the size its header implies.
+    #[error("payload is {len} bytes, its header implies {expected}")]
+    PayloadSizeMismatch {
+        /// The payload length.
+        len: usize,
+        /// The size the header implies (the smallest one when several are allowed).
+        expected: usize,
+    },
+    /// A pool name fills its 16-byte field without a NUL (more than 15 bytes).
+    #[error("pool name has no NUL within its 16 bytes")]
+    PoolNameNotTerminated,
+    /// A POSIX ACL `a_version` other than 2: unsupported (EOPNOTSUPP), not malformed.
+    #[error("ACL version {got:#x} is unsupported, expected 2")]
+    AclUnsupportedVersion {
+        /// `a_version`.
+        got: u32,
+    },
+    /// A POSIX ACL whose length is not 4 + 8·n.
+    #[error("ACL is {len} bytes, expected 4 + 8·n")]
+    AclBadLength {
+        /// Its length.
+        len: usize,
+    },
+    /// An ACL entry with an unknown `e_tag`.
+    #[error("ACL entry {index} has unknown tag {tag:#x}")]
+    AclBadTag {
+        /// Entry index.
+        index: usize,
+        /// The tag.
+        tag: u16,
+    },
+    /// An ACL entry with permission bits beyond rwx.
+    #[error("ACL entry {index} has permission {perm:#o}, expected at most 7")]
+    AclBadPerm {
+        /// Entry index.
+        index: usize,
+        /// The permission bits.
+        perm: u16,
+    },
+    /// An ACL entry out of the order USER_OBJ, USER*, GROUP_OBJ, GROUP*, MASK?, OTHER, or a second
+    /// USER_OBJ, GROUP_OBJ, MASK or OTHER.
+    #[error("ACL entry {index} ({tag}) is out of order")]
+    AclOrder {
+        /// Entry index.
+        index: usize,
+        /// Its tag name.
+        tag: &'static str,
+    },
+    /// A non-empty ACL lacks one of USER_OBJ, GROUP_OBJ and OTHER.
+    #[error("ACL has no {tag} entry")]
+    AclMissingEntry {
+        /// The missing tag's name.
+        tag: &'static str,
+    },
+    /// An ACL with named USER or GROUP entries and no MASK.
+    #[error("ACL has named entries but no MASK")]
+    AclMissingMask,
+    /// Named ids are not strictly increasing within USER or GROUP entries.
+    #[error("ACL entry {index}: id {id} follows {prev}, ids must increase")]
+    AclIdsNotIncreasing {
+        /// Entry index.
+        index: usize,
+        /// The previous entry's id.
+        prev: u32,
+        /// This entry's id.
+        id: u32,
+    },
+    /// Two USER (or two GROUP) entries with the same id.
+    #[error("ACL entry {index} repeats id {id}")]
+    AclDuplicateEntry {
+        /// Entry index.
+        index: usize,
+        /// The repeated id.
+        id: u32,
+    },
+    /// A stripe count of a default LMV outside −5..=2000 (or negative with the SPECIFIC magic).
+    #[error("lum_stripe_count {got} is outside {min}..=2000")]
+    LmvBadStripeCount {
+        /// `lum_stripe_count`.
+        got: i32,
+        /// Smallest allowed for this magic.
+        min: i32,
+    },
+    /// A composite layout with `lcm_entry_count` 0.
+    #[error("composite layout has no component")]
+    LovCompNoEntries,
+    /// The composite entry table runs past the payload.
+    #[error("entry table of {count} entries ends at {end}, past the {len}-byte payload")]
+    LovEntryTableOutside {
+        /// `lcm_entry_count`.
+        count: u16,
+        /// End of the table.
+        end: usize,
+        /// Payload length.
+        len: usize,
+    },
+    /// A component's `[lcme_offset, lcme_offset + lcme_size)` runs past the payload.
+    #[error("component {index} at {offset}+{size} runs past the {len}-byte payload")]
+    LovComponentOutside {
+        /// Component index.
+        index: usize,
+        /// `lcme_offset`.
+        offset: u32,
+        /// `lcme_size`.
+        size: u32,
+        /// Payload length.
+        len: usize,
+    },
+    /// A component blob overlaps the composite header or the entry table.
+    #[error(
+        "component {index} at {offset} overlaps the header or entry table (ending at {table_end})"
+    )]
+    LovComponentOverlapsTable {
+        /// Component index.
+        index: usize,
+        /// `lcme_offset`.
+        offset: u32,
+        /// End of the entry table.
+        table_end: usize,
+    },
+    /// Two component blobs overlap.
+    #[error("component {index} overlaps component {other}")]
+    LovComponentOverlap {
+        /// Component index.
+        index: usize,
+        /// The earlier component it overlaps.
+        other: usize,
+    },
+    /// A component blob is itself a composite layout.
+    #[error("component {index} is a composite layout; components must be v1, v3 or foreign")]
+    LovNestedComposite {
+        /// Component index.
+        index: usize,
+    },
 }
 
 /// Why a value could not be encoded.

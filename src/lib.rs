@@ -48,6 +48,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 #[macro_use]
 mod flags;
 
@@ -58,6 +61,7 @@ pub mod intent;
 pub mod limits;
 pub mod mode;
 pub mod wire;
+pub mod xattr;
 
 #[doc(hidden)]
 #[cfg(feature = "std")]

@@ -1,0 +1,368 @@
+//! A directory's default striping, `trusted.dmv` (WIRE.md §9, lustre-wire.md §6):
+//! `lmv_user_md_v1`, exactly 48 bytes with LMV_USER_MAGIC, or 48 + 24·count with
+//! LMV_USER_MAGIC_SPECIFIC; and the inheritance steps of `lum_max_inherit` and
+//! `lum_max_inherit_rr` (MODEL.md §2).
+
+use super::lmv::LmvHashType;
+use super::{Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
+use crate::error::{DecodeError, ErrorKind};
+use crate::limits::LMV_MAX_STRIPE_COUNT;
+use crate::wire::raw::LuFidRaw;
+use crate::wire::{LuFid, WireStruct};
+use core::fmt;
+use zerocopy::byteorder::{I32, U16};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+const DMV_S: &str = "lmv_user_md_v1";
+
+/// `LMV_USER_MAGIC`: a default LMV.
+pub const LMV_USER_MAGIC: u32 = 0x0CD3_0CD0;
+/// `LMV_USER_MAGIC_SPECIFIC`: a default LMV with an explicit MDT list.
+pub const LMV_USER_MAGIC_SPECIFIC: u32 = 0x0CD4_0CD0;
+/// Most MDT stripes per MDT (`LMV_MAX_STRIPES_PER_MDT`): overstriping counts go down to −5.
+pub const LMV_MAX_STRIPES_PER_MDT: i32 = 5;
+
+/// `LMV_INHERIT_UNLIMITED` (also `LMV_INHERIT_DEFAULT_PLAIN`).
+pub const LMV_INHERIT_UNLIMITED: u8 = 0;
+/// `LMV_INHERIT_END`: the last level that inherits.
+pub const LMV_INHERIT_END: u8 = 1;
+/// `LMV_INHERIT_MAX`.
+pub const LMV_INHERIT_MAX: u8 = 250;
+/// `LMV_INHERIT_NONE`: not inherited.
+pub const LMV_INHERIT_NONE: u8 = 255;
+/// `LMV_INHERIT_RR_NONE` (also the default).
+pub const LMV_INHERIT_RR_NONE: u8 = 0;
+/// `LMV_INHERIT_RR_MAX`.
+pub const LMV_INHERIT_RR_MAX: u8 = 250;
+/// `LMV_INHERIT_RR_UNLIMITED`.
+pub const LMV_INHERIT_RR_UNLIMITED: u8 = 255;
+
+/// One inheritance step of `lum_max_inherit`: END (1) and NONE (255) become NONE; UNLIMITED (0)
+/// and the reserved 251–254 stay; 2–250 lose one.
+pub const fn step_max_inherit(v: u8) -> u8 {
+    match v {
+        LMV_INHERIT_END | LMV_INHERIT_NONE => LMV_INHERIT_NONE,
+        LMV_INHERIT_UNLIMITED => v,
+        v if v > LMV_INHERIT_MAX => v,
+        v => v - 1,
+    }
+}
+
+/// One inheritance step of `lum_max_inherit_rr`: NONE (0), UNLIMITED (255) and the reserved
+/// 251–254 stay (Lustre's `lmv_inherit_rr_next`); 1–250 lose one.
+pub const fn step_max_inherit_rr(v: u8) -> u8 {
+    match v {
+        LMV_INHERIT_RR_NONE | LMV_INHERIT_RR_UNLIMITED => v,
+        v if v > LMV_INHERIT_RR_MAX => v,
+        v => v - 1,
+    }
+}
+
+/// True when a new subdirectory stores a copy of a parent default LMV with this
+/// `lum_max_inherit`: not for END (1) or NONE (255).
+pub const fn inherits_default_lmv(max_inherit: u8) -> bool {
+    !matches!(max_inherit, LMV_INHERIT_END | LMV_INHERIT_NONE)
+}
+
+/// `struct lmv_user_md_v1` (48 bytes, packed; `lum_objects` follow for SPECIFIC).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LmvUserMdV1Raw {
+    /// `lum_magic`.
+    pub lum_magic: Le32,
+    /// `lum_stripe_count` (signed: −1..−5 ask for overstriping).
+    pub lum_stripe_count: I32<LittleEndian>,
+    /// `lum_stripe_offset` (0xffffffff: any MDT).
+    pub lum_stripe_offset: Le32,
+    /// `lum_hash_type`.
+    pub lum_hash_type: Le32,
+    /// `lum_type` (LMV_TYPE_DEFAULT 0, RAW 1).
+    pub lum_type: Le32,
+    /// `lum_max_inherit`.
+    pub lum_max_inherit: u8,
+    /// `lum_max_inherit_rr`.
+    pub lum_max_inherit_rr: u8,
+    /// `lum_padding1`.
+    pub lum_padding1: U16<LittleEndian>,
+    /// `lum_padding2`.
+    pub lum_padding2: Le32,
+    /// `lum_padding3`.
+    pub lum_padding3: Le32,
+    /// `lum_pool_name`.
+    pub lum_pool_name: PoolName,
+}
+crate::wire::check_layout!(LmvUserMdV1Raw, 48;
+    lum_magic @ 0, lum_stripe_count @ 4, lum_stripe_offset @ 8, lum_hash_type @ 12,
+    lum_type @ 16, lum_max_inherit @ 20, lum_max_inherit_rr @ 21, lum_padding1 @ 22,
+    lum_padding2 @ 24, lum_padding3 @ 28, lum_pool_name @ 32);
+
+/// `struct lmv_user_mds_data` (24 bytes).
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct LmvUserMdsDataRaw {
+    /// `lum_fid`.
+    pub lum_fid: LuFidRaw<LittleEndian>,
+    /// `lum_padding`.
+    pub lum_padding: Le32,
+    /// `lum_mds`.
+    pub lum_mds: Le32,
+}
+crate::wire::check_layout!(LmvUserMdsDataRaw, 24; lum_fid @ 0, lum_padding @ 16, lum_mds @ 20);
+
+/// One MDT of a SPECIFIC default LMV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LmvUserMdsData {
+    /// `lum_fid`.
+    pub fid: LuFid,
+    /// `lum_mds`: the MDT index.
+    pub mds: u32,
+}
+
+/// A validated `trusted.dmv`, borrowing the input.
+#[derive(Debug, Clone, Copy)]
+pub struct DefaultLmvView<'a> {
+    raw: &'a LmvUserMdV1Raw,
+    objects: &'a [LmvUserMdsDataRaw],
+}
+
+impl<'a> DefaultLmvView<'a> {
+    /// Decodes and validates a `trusted.dmv` payload (WIRE.md §9).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        check_xattr_size(DMV_S, bytes.len())?;
+        let magic = super::read_magic(DMV_S, bytes)?;
+        if magic != LMV_USER_MAGIC && magic != LMV_USER_MAGIC_SPECIFIC {
+            return Err(bad_magic(
+                DMV_S,
+                "lum_magic",
+                magic,
+                &[LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC],
+            ));
+        }
+        let Ok((raw, rest)) = LmvUserMdV1Raw::ref_from_prefix(bytes) else {
+            return Err(truncated(DMV_S, 48, bytes.len()));
+        };
+        let count = raw.lum_stripe_count.get();
+        let specific = magic == LMV_USER_MAGIC_SPECIFIC;
+        let min = if specific {
+            0
+        } else {
+            -LMV_MAX_STRIPES_PER_MDT
+        };
+        if count < min {
+            return Err(err(
+                DMV_S,
+                "lum_stripe_count",
+                4,
+                ErrorKind::LmvBadStripeCount { got: count, min },
+            ));
+        }
+        if count > LMV_MAX_STRIPE_COUNT as i32 {
+            return Err(err(
+                DMV_S,
+                "lum_stripe_count",
+                4,
+                ErrorKind::OverLimit {
+                    value: count as u64,
+                    max: LMV_MAX_STRIPE_COUNT as u64,
+                },
+            ));
+        }
+        let n = if specific { count as usize } else { 0 };
+        let expected = 48 + 24 * n;
+        if bytes.len() != expected {
+            return Err(err(
+                DMV_S,
+                if specific {
+                    "lum_stripe_count"
+                } else {
+                    "lum_magic"
+                },
+                if specific { 4 } else { 0 },
+                ErrorKind::PayloadSizeMismatch {
+                    len: bytes.len(),
+                    expected,
+                },
+            ));
+        }
+        raw.lum_pool_name.check(DMV_S, "lum_pool_name", 32)?;
+        let Ok(objects) = <[LmvUserMdsDataRaw]>::ref_from_bytes(rest) else {
+            return Err(truncated(DMV_S, expected, bytes.len()));
+        };
+        Ok(DefaultLmvView { raw, objects })
+    }
+
+    /// `lum_magic`.
+    pub fn magic(&self) -> u32 {
+        self.raw.lum_magic.get()
+    }
+    /// `lum_stripe_count`.
+    pub fn stripe_count(&self) -> i32 {
+        self.raw.lum_stripe_count.get()
+    }
+    /// `lum_stripe_offset`.
+    pub fn stripe_offset(&self) -> u32 {
+        self.raw.lum_stripe_offset.get()
+    }
+    /// `lum_hash_type`.
+    pub fn hash_type(&self) -> LmvHashType {
+        LmvHashType(self.raw.lum_hash_type.get())
+    }
+    /// `lum_type`.
+    pub fn lum_type(&self) -> u32 {
+        self.raw.lum_type.get()
+    }
+    /// `lum_max_inherit`.
+    pub fn max_inherit(&self) -> u8 {
+        self.raw.lum_max_inherit
+    }
+    /// `lum_max_inherit_rr`.
+    pub fn max_inherit_rr(&self) -> u8 {
+        self.raw.lum_max_inherit_rr
+    }
+    /// `lum_pool_name`.
+    pub fn pool_name(&self) -> &'a PoolName {
+        &self.raw.lum_pool_name
+    }
+    /// The MDT list of a SPECIFIC default LMV (empty otherwise).
+    pub fn objects(&self) -> impl ExactSizeIterator<Item = LmvUserMdsData> + Clone + 'a {
+        self.objects.iter().map(|o| LmvUserMdsData {
+            fid: LuFid::from_raw(&o.lum_fid),
+            mds: o.lum_mds.get(),
+        })
+    }
+    /// True when a new subdirectory stores a copy ([`inherits_default_lmv`]).
+    pub fn is_inherited(&self) -> bool {
+        inherits_default_lmv(self.max_inherit())
+    }
+    /// Size on the wire.
+    pub fn wire_len(&self) -> usize {
+        48 + 24 * self.objects.len()
+    }
+    /// The raw header.
+    pub fn raw(&self) -> &'a LmvUserMdV1Raw {
+        self.raw
+    }
+
+    /// An owned copy.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> DefaultLmv {
+        DefaultLmv {
+            magic: self.magic(),
+            stripe_count: self.stripe_count(),
+            stripe_offset: self.stripe_offset(),
+            hash_type: self.hash_type(),
+            lum_type: self.lum_type(),
+            max_inherit: self.max_inherit(),
+            max_inherit_rr: self.max_inherit_rr(),
+            pool_name: *self.pool_name(),
+            objects: self.objects().collect(),
+        }
+    }
+
+    /// An `lfs getdirstripe -D`-style text renderer.
+    pub fn getdirstripe(&self) -> GetDefaultDirStripe<'a> {
+        GetDefaultDirStripe(*self)
+    }
+}
+
+/// `lfs getdirstripe -D`-style text of a `trusted.dmv`.
+#[derive(Debug, Clone, Copy)]
+pub struct GetDefaultDirStripe<'a>(DefaultLmvView<'a>);
+
+impl fmt::Display for GetDefaultDirStripe<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = &self.0;
+        write!(
+            f,
+            "lmv_stripe_count: {} lmv_stripe_offset: {} lmv_hash_type: {} lmv_max_inherit: {} lmv_max_inherit_rr: {}",
+            v.stripe_count(),
+            v.stripe_offset() as i32,
+            v.hash_type(),
+            v.max_inherit(),
+            v.max_inherit_rr()
+        )?;
+        if !v.pool_name().is_empty() {
+            write!(f, " lmv_pool: {}", v.pool_name())?;
+        }
+        writeln!(f)?;
+        if !v.objects.is_empty() {
+            writeln!(f, "mdtidx\t\t FID[seq:oid:ver]")?;
+            for o in v.objects() {
+                writeln!(f, "{:>6}\t\t {}", o.mds, o.fid)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An owned `lmv_user_md_v1` (a default LMV).
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct DefaultLmv {
+    /// [`LMV_USER_MAGIC`] or [`LMV_USER_MAGIC_SPECIFIC`].
+    pub magic: u32,
+    /// `lum_stripe_count`; with SPECIFIC, equals `objects.len()`.
+    pub stripe_count: i32,
+    /// `lum_stripe_offset`.
+    pub stripe_offset: u32,
+    /// `lum_hash_type`.
+    pub hash_type: LmvHashType,
+    /// `lum_type`.
+    pub lum_type: u32,
+    /// `lum_max_inherit`.
+    pub max_inherit: u8,
+    /// `lum_max_inherit_rr`.
+    pub max_inherit_rr: u8,
+    /// `lum_pool_name`.
+    pub pool_name: PoolName,
+    /// `lum_objects` (SPECIFIC only).
+    pub objects: alloc::vec::Vec<LmvUserMdsData>,
+}
+
+#[cfg(feature = "alloc")]
+impl DefaultLmv {
+    /// The copy a new subdirectory stores, with both inherit counters stepped, or `None` when
+    /// the parent's `max_inherit` is END or NONE (MODEL.md §2).
+    pub fn inherited(&self) -> Option<DefaultLmv> {
+        inherits_default_lmv(self.max_inherit).then(|| DefaultLmv {
+            max_inherit: step_max_inherit(self.max_inherit),
+            max_inherit_rr: step_max_inherit_rr(self.max_inherit_rr),
+            ..self.clone()
+        })
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl super::XattrEncode for DefaultLmv {
+    const STRUCTURE: &'static str = DMV_S;
+
+    fn wire_len(&self) -> usize {
+        self.objects.len().saturating_mul(24).saturating_add(48)
+    }
+
+    fn put_raw(&self, out: &mut dyn bytes::BufMut) {
+        out.put_u32_le(self.magic);
+        out.put_i32_le(self.stripe_count);
+        out.put_u32_le(self.stripe_offset);
+        out.put_u32_le(self.hash_type.0);
+        out.put_u32_le(self.lum_type);
+        out.put_u8(self.max_inherit);
+        out.put_u8(self.max_inherit_rr);
+        out.put_u16_le(0);
+        out.put_u32_le(0);
+        out.put_u32_le(0);
+        out.put_slice(&self.pool_name.0);
+        for o in &self.objects {
+            out.put_slice(o.fid.to_raw::<LittleEndian>().as_bytes());
+            out.put_u32_le(0);
+            out.put_u32_le(o.mds);
+        }
+    }
+
+    fn check_encoded(bytes: &[u8]) -> Result<(), DecodeError> {
+        DefaultLmvView::parse(bytes).map(|_| ())
+    }
+}

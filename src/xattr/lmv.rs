@@ -1,0 +1,427 @@
+//! A directory's own striping, `trusted.lmv` (WIRE.md §9, lustre-wire.md §6): `lmv_mds_md_v1`
+//! on a striped directory (LMV_MAGIC_V1, with one FID per stripe) or on one of its stripes
+//! (LMV_MAGIC_STRIPE), or `lmv_foreign_md`.
+//!
+//! A stripe object's LMV is accepted either with its FID table (56 + 16·count bytes) or, as
+//! Lustre's LOD writes it (`sizeof(struct lmv_mds_md_v1)`), without one (56 bytes,
+//! `lmv_stripe_count` still the directory's stripe count).
+
+use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
+use crate::error::{DecodeError, ErrorKind};
+use crate::limits::LMV_MAX_STRIPE_COUNT;
+use crate::wire::LuFid;
+use crate::wire::WireStruct;
+use crate::wire::raw::LuFidRaw;
+use core::fmt;
+use zerocopy::byteorder::U64;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+const LMV_S: &str = "lmv_mds_md_v1";
+const LMV_FOREIGN_S: &str = "lmv_foreign_md";
+
+/// `LMV_MAGIC_V1`: a striped directory's master object.
+pub const LMV_MAGIC_V1: u32 = 0x0CD2_0CD0;
+/// `LMV_MAGIC_STRIPE`: one stripe of a striped directory.
+pub const LMV_MAGIC_STRIPE: u32 = 0x0CD4_0CD0;
+/// `LMV_MAGIC_FOREIGN`.
+pub const LMV_MAGIC_FOREIGN: u32 = 0x0CD5_0CD0;
+
+wire_enum! {
+    /// The hash function in the low 16 bits of a hash type (`LMV_HASH_TYPE_*`), by `lfs` name.
+    pub struct LmvHashFn(u32) {
+        /// `LMV_HASH_TYPE_UNKNOWN`.
+        const UNKNOWN = 0, "none";
+        /// `LMV_HASH_TYPE_ALL_CHARS`.
+        const ALL_CHARS = 1, "all_char";
+        /// `LMV_HASH_TYPE_FNV_1A_64` (the default).
+        const FNV_1A_64 = 2, "fnv_1a_64";
+        /// `LMV_HASH_TYPE_CRUSH`.
+        const CRUSH = 3, "crush";
+        /// `LMV_HASH_TYPE_CRUSH2`.
+        const CRUSH2 = 4, "crush2";
+    }
+}
+
+wire_flags! {
+    /// The flags in the high bits of a hash type (`LMV_HASH_FLAG_*`), by `lfs` name.
+    pub struct LmvHashFlags(u32) {
+        /// `LMV_HASH_FLAG_OVERSTRIPED`.
+        const OVERSTRIPED = 0x0100_0000, "overstriped";
+        /// `LMV_HASH_FLAG_FIXED`.
+        const FIXED = 0x0200_0000, "fixed";
+        /// `LMV_HASH_FLAG_MERGE`.
+        const MERGE = 0x0400_0000, "merge";
+        /// `LMV_HASH_FLAG_SPLIT`.
+        const SPLIT = 0x0800_0000, "split";
+        /// `LMV_HASH_FLAG_LOST_LMV`.
+        const LOST_LMV = 0x1000_0000, "lost_lmv";
+        /// `LMV_HASH_FLAG_BAD_TYPE`.
+        const BAD_TYPE = 0x2000_0000, "bad_type";
+        /// `LMV_HASH_FLAG_MIGRATION`.
+        const MIGRATION = 0x8000_0000, "migrating";
+    }
+}
+
+/// `lmv_hash_type` / `lum_hash_type`: a hash function (low 16 bits) and flags (high bits).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LmvHashType(pub u32);
+
+impl LmvHashType {
+    /// `LMV_HASH_TYPE_MASK`.
+    pub const TYPE_MASK: u32 = 0xffff;
+    /// The hash function.
+    pub const fn hash_fn(self) -> LmvHashFn {
+        LmvHashFn(self.0 & Self::TYPE_MASK)
+    }
+    /// The flags.
+    pub const fn flags(self) -> LmvHashFlags {
+        LmvHashFlags(self.0 & !Self::TYPE_MASK)
+    }
+}
+
+impl fmt::Display for LmvHashType {
+    /// As `lfs` prints it: `fnv_1a_64`, `crush,migrating`, unknown parts in hex.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.hash_fn())?;
+        let mut rest = self.flags().0;
+        for &(name, v) in LmvHashFlags::NAMED {
+            if rest & v == v {
+                write!(f, ",{name}")?;
+                rest &= !v;
+            }
+        }
+        if rest != 0 {
+            write!(f, ",{rest:#x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for LmvHashType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LmvHashType({self})")
+    }
+}
+
+/// `struct lmv_mds_md_v1` (56 bytes; stripe FIDs follow).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LmvMdsMdV1Raw {
+    /// `lmv_magic`.
+    pub lmv_magic: Le32,
+    /// `lmv_stripe_count`.
+    pub lmv_stripe_count: Le32,
+    /// `lmv_master_mdt_index` (on a stripe: that stripe's index).
+    pub lmv_master_mdt_index: Le32,
+    /// `lmv_hash_type`.
+    pub lmv_hash_type: Le32,
+    /// `lmv_layout_version`.
+    pub lmv_layout_version: Le32,
+    /// `lmv_migrate_offset`.
+    pub lmv_migrate_offset: Le32,
+    /// `lmv_migrate_hash`.
+    pub lmv_migrate_hash: Le32,
+    /// `lmv_padding2`.
+    pub lmv_padding2: Le32,
+    /// `lmv_padding3`.
+    pub lmv_padding3: U64<LittleEndian>,
+    /// `lmv_pool_name`.
+    pub lmv_pool_name: PoolName,
+}
+crate::wire::check_layout!(LmvMdsMdV1Raw, 56;
+    lmv_magic @ 0, lmv_stripe_count @ 4, lmv_master_mdt_index @ 8, lmv_hash_type @ 12,
+    lmv_layout_version @ 16, lmv_migrate_offset @ 20, lmv_migrate_hash @ 24, lmv_padding2 @ 28,
+    lmv_padding3 @ 32, lmv_pool_name @ 40);
+
+/// A validated `lmv_mds_md_v1`, borrowing the input.
+#[derive(Debug, Clone, Copy)]
+pub struct LmvMdView<'a> {
+    raw: &'a LmvMdsMdV1Raw,
+    fids: &'a [LuFidRaw<LittleEndian>],
+}
+
+impl<'a> LmvMdView<'a> {
+    fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let Ok((raw, rest)) = LmvMdsMdV1Raw::ref_from_prefix(bytes) else {
+            return Err(truncated(LMV_S, 56, bytes.len()));
+        };
+        let magic = raw.lmv_magic.get();
+        let count = raw.lmv_stripe_count.get() as usize;
+        if count > LMV_MAX_STRIPE_COUNT {
+            return Err(err(
+                LMV_S,
+                "lmv_stripe_count",
+                4,
+                ErrorKind::OverLimit {
+                    value: count as u64,
+                    max: LMV_MAX_STRIPE_COUNT as u64,
+                },
+            ));
+        }
+        raw.lmv_pool_name.check(LMV_S, "lmv_pool_name", 40)?;
+        let expected = 56 + 16 * count;
+        let fids = if bytes.len() == expected {
+            count
+        } else if magic == LMV_MAGIC_STRIPE && rest.is_empty() {
+            0
+        } else {
+            return Err(err(
+                LMV_S,
+                "lmv_stripe_count",
+                4,
+                ErrorKind::PayloadSizeMismatch {
+                    len: bytes.len(),
+                    expected,
+                },
+            ));
+        };
+        let Ok(fids) = <[LuFidRaw<LittleEndian>]>::ref_from_bytes(&rest[..16 * fids]) else {
+            return Err(truncated(LMV_S, expected, bytes.len()));
+        };
+        Ok(LmvMdView { raw, fids })
+    }
+
+    /// `lmv_magic`: [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
+    pub fn magic(&self) -> u32 {
+        self.raw.lmv_magic.get()
+    }
+    /// True for a stripe object's LMV.
+    pub fn is_stripe(&self) -> bool {
+        self.magic() == LMV_MAGIC_STRIPE
+    }
+    /// `lmv_stripe_count`.
+    pub fn stripe_count(&self) -> u32 {
+        self.raw.lmv_stripe_count.get()
+    }
+    /// `lmv_master_mdt_index` (on a stripe: that stripe's index).
+    pub fn master_mdt_index(&self) -> u32 {
+        self.raw.lmv_master_mdt_index.get()
+    }
+    /// `lmv_hash_type`.
+    pub fn hash_type(&self) -> LmvHashType {
+        LmvHashType(self.raw.lmv_hash_type.get())
+    }
+    /// `lmv_layout_version`.
+    pub fn layout_version(&self) -> u32 {
+        self.raw.lmv_layout_version.get()
+    }
+    /// `lmv_migrate_offset`.
+    pub fn migrate_offset(&self) -> u32 {
+        self.raw.lmv_migrate_offset.get()
+    }
+    /// `lmv_migrate_hash`.
+    pub fn migrate_hash(&self) -> LmvHashType {
+        LmvHashType(self.raw.lmv_migrate_hash.get())
+    }
+    /// `lmv_pool_name`.
+    pub fn pool_name(&self) -> &'a PoolName {
+        &self.raw.lmv_pool_name
+    }
+    /// The stripe FIDs (empty on a stripe object stored without its table).
+    pub fn stripe_fids(&self) -> impl ExactSizeIterator<Item = LuFid> + Clone + 'a {
+        self.fids.iter().map(LuFid::from_raw)
+    }
+    /// Size on the wire.
+    pub fn wire_len(&self) -> usize {
+        56 + 16 * self.fids.len()
+    }
+    /// The raw header.
+    pub fn raw(&self) -> &'a LmvMdsMdV1Raw {
+        self.raw
+    }
+
+    /// An owned copy.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> LmvMd {
+        LmvMd {
+            magic: self.magic(),
+            stripe_count: self.stripe_count(),
+            master_mdt_index: self.master_mdt_index(),
+            hash_type: self.hash_type(),
+            layout_version: self.layout_version(),
+            migrate_offset: self.migrate_offset(),
+            migrate_hash: self.migrate_hash(),
+            pool_name: *self.pool_name(),
+            stripe_fids: self.stripe_fids().collect(),
+        }
+    }
+}
+
+/// A validated `trusted.lmv`, borrowing the input.
+#[derive(Debug, Clone, Copy)]
+pub enum LmvView<'a> {
+    /// `lmv_mds_md_v1` (LMV_MAGIC_V1 or LMV_MAGIC_STRIPE).
+    Md(LmvMdView<'a>),
+    /// `lmv_foreign_md`.
+    Foreign(ForeignView<'a>),
+}
+
+impl<'a> LmvView<'a> {
+    /// Decodes and validates a `trusted.lmv` payload (WIRE.md §9).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        check_xattr_size(LMV_S, bytes.len())?;
+        match super::read_magic(LMV_S, bytes)? {
+            LMV_MAGIC_V1 | LMV_MAGIC_STRIPE => LmvMdView::parse(bytes).map(LmvView::Md),
+            LMV_MAGIC_FOREIGN => ForeignView::parse(LMV_FOREIGN_S, bytes).map(LmvView::Foreign),
+            m => Err(bad_magic(
+                LMV_S,
+                "lmv_magic",
+                m,
+                &[LMV_MAGIC_V1, LMV_MAGIC_STRIPE, LMV_MAGIC_FOREIGN],
+            )),
+        }
+    }
+
+    /// The magic.
+    pub fn magic(&self) -> u32 {
+        match self {
+            LmvView::Md(m) => m.magic(),
+            LmvView::Foreign(f) => f.magic(),
+        }
+    }
+    /// Size on the wire.
+    pub fn wire_len(&self) -> usize {
+        match self {
+            LmvView::Md(m) => m.wire_len(),
+            LmvView::Foreign(f) => f.wire_len(),
+        }
+    }
+
+    /// An owned copy.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> Lmv {
+        match self {
+            LmvView::Md(m) => Lmv::Md(m.to_value()),
+            LmvView::Foreign(f) => Lmv::Foreign(f.to_value()),
+        }
+    }
+
+    /// An `lfs getdirstripe`-style text renderer.
+    pub fn getdirstripe(&self) -> GetDirStripe<'a> {
+        GetDirStripe(*self)
+    }
+}
+
+/// `lfs getdirstripe`-style text of a `trusted.lmv`.
+#[derive(Debug, Clone, Copy)]
+pub struct GetDirStripe<'a>(LmvView<'a>);
+
+impl fmt::Display for GetDirStripe<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            LmvView::Foreign(v) => write!(f, "{v}"),
+            LmvView::Md(m) => {
+                write!(
+                    f,
+                    "lmv_stripe_count: {} lmv_stripe_offset: {} lmv_hash_type: {}",
+                    m.stripe_count(),
+                    m.master_mdt_index(),
+                    m.hash_type()
+                )?;
+                if m.hash_type().flags().contains(LmvHashFlags::MIGRATION) {
+                    write!(
+                        f,
+                        " lmv_migrate_offset: {} lmv_migrate_hash: {}",
+                        m.migrate_offset(),
+                        m.migrate_hash()
+                    )?;
+                }
+                write!(f, " lmv_layout_version: {}", m.layout_version())?;
+                if !m.pool_name().is_empty() {
+                    write!(f, " lmv_pool: {}", m.pool_name())?;
+                }
+                if m.is_stripe() {
+                    f.write_str(" (stripe object)")?;
+                }
+                writeln!(f)?;
+                if m.fids.is_empty() {
+                    return Ok(());
+                }
+                writeln!(f, "stripe\t\t FID[seq:oid:ver]")?;
+                for (i, fid) in m.stripe_fids().enumerate() {
+                    writeln!(f, "{i:>6}\t\t {fid}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// An owned `lmv_mds_md_v1`.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct LmvMd {
+    /// [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
+    pub magic: u32,
+    /// `lmv_stripe_count`: equals `stripe_fids.len()`, except on a stripe object stored without
+    /// its FID table.
+    pub stripe_count: u32,
+    /// `lmv_master_mdt_index`.
+    pub master_mdt_index: u32,
+    /// `lmv_hash_type`.
+    pub hash_type: LmvHashType,
+    /// `lmv_layout_version`.
+    pub layout_version: u32,
+    /// `lmv_migrate_offset`.
+    pub migrate_offset: u32,
+    /// `lmv_migrate_hash`.
+    pub migrate_hash: LmvHashType,
+    /// `lmv_pool_name`.
+    pub pool_name: PoolName,
+    /// `lmv_stripe_fids`.
+    pub stripe_fids: alloc::vec::Vec<LuFid>,
+}
+
+/// An owned `trusted.lmv`.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Lmv {
+    /// `lmv_mds_md_v1`.
+    Md(LmvMd),
+    /// `lmv_foreign_md`.
+    Foreign(super::ForeignMd),
+}
+
+#[cfg(feature = "alloc")]
+impl super::XattrEncode for Lmv {
+    const STRUCTURE: &'static str = LMV_S;
+
+    fn wire_len(&self) -> usize {
+        match self {
+            Lmv::Md(m) => m.stripe_fids.len().saturating_mul(16).saturating_add(56),
+            Lmv::Foreign(f) => f.wire_len(),
+        }
+    }
+
+    fn put_raw(&self, out: &mut dyn bytes::BufMut) {
+        match self {
+            Lmv::Md(m) => {
+                for v in [
+                    m.magic,
+                    m.stripe_count,
+                    m.master_mdt_index,
+                    m.hash_type.0,
+                    m.layout_version,
+                    m.migrate_offset,
+                    m.migrate_hash.0,
+                    0,
+                ] {
+                    out.put_u32_le(v);
+                }
+                out.put_u64_le(0);
+                out.put_slice(&m.pool_name.0);
+                for fid in &m.stripe_fids {
+                    out.put_slice(fid.to_raw::<LittleEndian>().as_bytes());
+                }
+            }
+            Lmv::Foreign(f) => f.put_unchecked(LMV_MAGIC_FOREIGN, out),
+        }
+    }
+
+    fn check_encoded(bytes: &[u8]) -> Result<(), DecodeError> {
+        LmvView::parse(bytes).map(|_| ())
+    }
+}

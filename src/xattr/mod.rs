@@ -1,0 +1,471 @@
+//! The bounded xattr payloads a prepare reply carries (WIRE.md §9): POSIX ACLs, the pin, the
+//! directory's striping (LMV), its default striping (default LMV) and its default file layout
+//! (LOV).
+//!
+//! Every payload has the same three faces:
+//! - a validated zero-copy *view* borrowing the input ([`AclView`], [`PinView`], [`LmvView`],
+//!   [`DefaultLmvView`], [`LovView`]): `parse` checks every rule, counts before use, and never
+//!   allocates nor panics;
+//! - an owned *value* (with the `alloc` feature): [`Acl`], [`Pin`], [`Lmv`], [`DefaultLmv`],
+//!   [`Lov`];
+//! - an *encoder* on the value, the [`XattrEncode`] trait: `wire_len()`, `put()`,
+//!   `encode_into()`, `to_bytes()`, which refuses anything its own decoder would refuse,
+//!   including a payload over [`XATTR_SIZE_MAX`].
+//!
+//! Payloads are always little-endian whatever the host (WIRE.md §1); a magic that reads
+//! byte-swapped is rejected with [`ErrorKind::SwabbedMagic`], apart from an unknown magic.
+//!
+//! Text renderers resembling `getfacl`, `lfs getdirstripe` and `lfs getstripe` are the
+//! `Display` implementations returned by the views' `getfacl()`, `getdirstripe()` and
+//! `getstripe()` methods.
+//!
+//! ## Example
+//! ```
+//! use lustre_dne_intent::xattr::{AclKind, AclView, XattrEncode};
+//!
+//! // The access ACL of a file with mode 0640 and `user:1000:r-x` (as the kernel stores it).
+//! let bytes = [
+//!     2, 0, 0, 0, // a_version
+//!     0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, // user::rw-
+//!     0x02, 0, 5, 0, 0xe8, 0x03, 0, 0, // user:1000:r-x
+//!     0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, // group::r--
+//!     0x10, 0, 5, 0, 0xff, 0xff, 0xff, 0xff, // mask::r-x
+//!     0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, // other::---
+//! ];
+//! let acl = AclView::parse(&bytes)?;
+//! assert_eq!(
+//!     acl.getfacl(AclKind::Access).to_string(),
+//!     "user::rw-\nuser:1000:r-x\ngroup::r--\nmask::r-x\nother::---\n"
+//! );
+//! assert_eq!(acl.to_value().to_bytes()?, &bytes[..]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod acl;
+pub mod dmv;
+pub mod lmv;
+pub mod lov;
+pub mod pin;
+mod reply;
+
+#[cfg(feature = "alloc")]
+pub use acl::{Acl, AclCreated, posix_acl_create};
+pub use acl::{
+    AclClass, AclEntry, AclEntryIter, AclKind, AclPerm, AclPermission, AclTag, AclView,
+    Credentials, EquivMode, Getfacl, generic_permission,
+};
+#[cfg(feature = "alloc")]
+pub use dmv::DefaultLmv;
+pub use dmv::{
+    DefaultLmvView, GetDefaultDirStripe, LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC, LmvUserMdsData,
+    inherits_default_lmv, step_max_inherit, step_max_inherit_rr,
+};
+pub use lmv::{
+    GetDirStripe, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvHashFlags, LmvHashFn,
+    LmvHashType, LmvMdView, LmvView,
+};
+#[cfg(feature = "alloc")]
+pub use lmv::{Lmv, LmvMd};
+pub use lov::{
+    GetStripe, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1,
+    LOV_MAGIC_V3, LcmFlags, LcmeFlags, LovBlobView, LovCompEntry, LovCompView, LovComponentView,
+    LovMdView, LovOstData, LovPattern, LovView, OstId, stripe_objects,
+};
+#[cfg(feature = "alloc")]
+pub use lov::{Lov, LovBlob, LovComp, LovComponent, LovMd};
+#[cfg(feature = "alloc")]
+pub use pin::Pin;
+pub use pin::{PinEntry, PinEntryIter, PinSyntaxError, PinSyntaxKind, PinValue, PinView};
+
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
+use core::fmt;
+use zerocopy::byteorder::U32;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+pub(crate) type Le32 = U32<LittleEndian>;
+
+/// The error at `structure.field`, offset `offset`.
+pub(crate) const fn err(
+    structure: &'static str,
+    field: &'static str,
+    offset: usize,
+    kind: ErrorKind,
+) -> DecodeError {
+    DecodeError::new(At::new(structure, field, offset), kind)
+}
+
+/// Refuses an input over `XATTR_SIZE_MAX` (reported as "larger than the limit", not malformed).
+pub(crate) fn check_xattr_size(structure: &'static str, len: usize) -> Result<(), DecodeError> {
+    if len > XATTR_SIZE_MAX {
+        return Err(err(
+            structure,
+            "",
+            0,
+            ErrorKind::OverLimit {
+                value: len as u64,
+                max: XATTR_SIZE_MAX as u64,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the little-endian u32 magic at the start of `bytes`, or reports a truncation.
+pub(crate) fn read_magic(structure: &'static str, bytes: &[u8]) -> Result<u32, DecodeError> {
+    match bytes.first_chunk::<4>() {
+        Some(m) => Ok(u32::from_le_bytes(*m)),
+        None => Err(err(
+            structure,
+            "",
+            0,
+            ErrorKind::Truncated {
+                need: 4,
+                have: bytes.len(),
+            },
+        )),
+    }
+}
+
+/// The error for a magic that is none of `known`: swabbed when its byte-swapped form is one.
+pub(crate) fn bad_magic(
+    structure: &'static str,
+    field: &'static str,
+    got: u32,
+    known: &[u32],
+) -> DecodeError {
+    let kind = if known.contains(&got.swap_bytes()) {
+        ErrorKind::SwabbedMagic { got }
+    } else {
+        ErrorKind::UnknownMagic { got }
+    };
+    err(structure, field, 0, kind)
+}
+
+/// A truncation of a fixed header of `need` bytes.
+pub(crate) fn truncated(structure: &'static str, need: usize, have: usize) -> DecodeError {
+    err(structure, "", 0, ErrorKind::Truncated { need, have })
+}
+
+/// A pool name field (`lmm_pool_name`, `lmv_pool_name`, `lum_pool_name`): 16 bytes holding a
+/// NUL-terminated name of at most [`POOL_NAME_MAX`] bytes. The whole field is kept, so bytes
+/// after the NUL survive a round trip.
+#[derive(
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    FromBytes,
+    IntoBytes,
+    KnownLayout,
+    Immutable,
+    Unaligned,
+)]
+#[repr(transparent)]
+pub struct PoolName(pub [u8; POOL_NAME_MAX + 1]);
+
+impl PoolName {
+    /// The empty name (no pool).
+    pub const EMPTY: PoolName = PoolName([0; POOL_NAME_MAX + 1]);
+
+    /// A pool name from its bytes; `None` when longer than 15 bytes or containing a NUL.
+    pub fn new(name: &[u8]) -> Option<Self> {
+        if name.len() > POOL_NAME_MAX || name.contains(&0) {
+            return None;
+        }
+        let mut f = [0u8; POOL_NAME_MAX + 1];
+        f[..name.len()].copy_from_slice(name);
+        Some(PoolName(f))
+    }
+
+    /// The name: the bytes before the first NUL (the whole field when there is none, which a
+    /// validated payload never has).
+    pub fn as_bytes(&self) -> &[u8] {
+        let end = self.0.iter().position(|&b| b == 0).unwrap_or(self.0.len());
+        &self.0[..end]
+    }
+
+    /// True when the name is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0[0] == 0
+    }
+
+    /// True when the field holds a NUL (the rule every decoder checks).
+    pub fn is_terminated(&self) -> bool {
+        self.0.contains(&0)
+    }
+
+    pub(crate) fn check(
+        &self,
+        structure: &'static str,
+        field: &'static str,
+        offset: usize,
+    ) -> Result<(), DecodeError> {
+        if self.is_terminated() {
+            Ok(())
+        } else {
+            Err(err(
+                structure,
+                field,
+                offset,
+                ErrorKind::PoolNameNotTerminated,
+            ))
+        }
+    }
+}
+
+impl fmt::Display for PoolName {
+    /// The name, non-printable bytes escaped as `\xNN`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_escaped(f, self.as_bytes())
+    }
+}
+
+impl fmt::Debug for PoolName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PoolName(\"{self}\")")
+    }
+}
+
+/// Writes bytes as text, escaping anything but printable ASCII.
+pub(crate) fn write_escaped(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
+    for &b in bytes {
+        if (0x20..0x7f).contains(&b) && b != b'\\' {
+            write!(f, "{}", b as char)?;
+        } else {
+            write!(f, "\\x{b:02x}")?;
+        }
+    }
+    Ok(())
+}
+
+wire_enum! {
+    /// `lfm_type` of a foreign layout (`LU_FOREIGN_TYPE_*`).
+    pub struct ForeignType(u32) {
+        /// No type.
+        const NONE = 0, "none";
+        /// POSIX.
+        const POSIX = 1, "posix";
+        /// PCC read-write.
+        const PCCRW = 2, "pccrw";
+        /// PCC read-only.
+        const PCCRO = 3, "pccro";
+        /// S3.
+        const S3 = 4, "s3";
+        /// Symlink.
+        const SYMLINK = 0xda05, "symlink";
+        /// Unknown.
+        const UNKNOWN = 0xffff_ffff, "unknown";
+    }
+}
+
+/// `struct lov_foreign_md` / `struct lmv_foreign_md` header (16 bytes, LE).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct ForeignMdRaw {
+    /// `lfm_magic`.
+    pub lfm_magic: Le32,
+    /// `lfm_length`: bytes of `lfm_value`.
+    pub lfm_length: Le32,
+    /// `lfm_type`.
+    pub lfm_type: Le32,
+    /// `lfm_flags`.
+    pub lfm_flags: Le32,
+}
+crate::wire::check_layout!(ForeignMdRaw, 16; lfm_magic @ 0, lfm_length @ 4, lfm_type @ 8, lfm_flags @ 12);
+
+/// A validated foreign layout (LOV or LMV): header plus `lfm_length` opaque bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignView<'a> {
+    raw: &'a ForeignMdRaw,
+    value: &'a [u8],
+}
+
+impl<'a> ForeignView<'a> {
+    /// Parses a foreign layout whose magic the caller has already matched: exactly
+    /// 16 + `lfm_length` bytes.
+    pub(crate) fn parse(structure: &'static str, bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let Ok((raw, rest)) = ForeignMdRaw::ref_from_prefix(bytes) else {
+            return Err(truncated(structure, 16, bytes.len()));
+        };
+        let length = raw.lfm_length.get() as usize;
+        if length > XATTR_SIZE_MAX - 16 {
+            return Err(err(
+                structure,
+                "lfm_length",
+                4,
+                ErrorKind::OverLimit {
+                    value: length as u64,
+                    max: (XATTR_SIZE_MAX - 16) as u64,
+                },
+            ));
+        }
+        if rest.len() != length {
+            return Err(err(
+                structure,
+                "lfm_length",
+                4,
+                ErrorKind::PayloadSizeMismatch {
+                    len: bytes.len(),
+                    expected: 16 + length,
+                },
+            ));
+        }
+        Ok(ForeignView { raw, value: rest })
+    }
+
+    /// `lfm_magic`.
+    pub fn magic(&self) -> u32 {
+        self.raw.lfm_magic.get()
+    }
+    /// `lfm_type`.
+    pub fn foreign_type(&self) -> ForeignType {
+        ForeignType(self.raw.lfm_type.get())
+    }
+    /// `lfm_flags`.
+    pub fn flags(&self) -> u32 {
+        self.raw.lfm_flags.get()
+    }
+    /// `lfm_value`: the opaque foreign bytes.
+    pub fn value(&self) -> &'a [u8] {
+        self.value
+    }
+    /// Size on the wire.
+    pub fn wire_len(&self) -> usize {
+        16 + self.value.len()
+    }
+
+    /// An owned copy.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> ForeignMd {
+        ForeignMd {
+            foreign_type: self.foreign_type(),
+            flags: self.flags(),
+            value: bytes::Bytes::copy_from_slice(self.value),
+        }
+    }
+}
+
+impl fmt::Display for ForeignView<'_> {
+    /// `lfm_magic`, `lfm_length`, `lfm_type`, `lfm_flags` and `lfm_value` lines, as `lfs` prints.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "lfm_magic:         {:#010x}", self.magic())?;
+        writeln!(f, "lfm_length:        {}", self.value.len())?;
+        writeln!(
+            f,
+            "lfm_type:          {:#010x} ({})",
+            self.raw.lfm_type.get(),
+            self.foreign_type()
+        )?;
+        writeln!(f, "lfm_flags:         {:#010x}", self.flags())?;
+        f.write_str("lfm_value:         '")?;
+        write_escaped(f, self.value)?;
+        writeln!(f, "'")
+    }
+}
+
+/// An owned foreign layout (the magic is given by where it is used).
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ForeignMd {
+    /// `lfm_type`.
+    pub foreign_type: ForeignType,
+    /// `lfm_flags`.
+    pub flags: u32,
+    /// `lfm_value`.
+    pub value: bytes::Bytes,
+}
+
+#[cfg(feature = "alloc")]
+impl ForeignMd {
+    /// Size on the wire: 16 + the value.
+    pub fn wire_len(&self) -> usize {
+        16usize.saturating_add(self.value.len())
+    }
+
+    pub(crate) fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, magic: u32, out: &mut B) {
+        out.put_u32_le(magic);
+        out.put_u32_le(self.value.len() as u32);
+        out.put_u32_le(self.foreign_type.0);
+        out.put_u32_le(self.flags);
+        out.put_slice(&self.value);
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use encode::XattrEncode;
+
+#[cfg(feature = "alloc")]
+mod encode {
+    use crate::error::{EncodeError, ErrorKind};
+    use crate::limits::XATTR_SIZE_MAX;
+
+    /// The encoder shared by every owned payload: a size known in advance, an unchecked writer,
+    /// and validation by the payload's own decoder.
+    pub trait XattrEncode {
+        /// Name used in errors.
+        const STRUCTURE: &'static str;
+
+        /// Size of the encoding.
+        fn wire_len(&self) -> usize;
+
+        /// Writes the encoding without checking it.
+        #[doc(hidden)]
+        fn put_raw(&self, out: &mut dyn bytes::BufMut);
+
+        /// Decodes `bytes` with the payload's own decoder (validation of an encoding).
+        #[doc(hidden)]
+        fn check_encoded(bytes: &[u8]) -> Result<(), crate::DecodeError>;
+
+        /// Checks every rule a decoder would, and the `XATTR_SIZE_MAX` bound.
+        fn validate(&self) -> Result<(), EncodeError> {
+            let n = self.wire_len();
+            if n > XATTR_SIZE_MAX {
+                return Err(EncodeError::Invalid(super::err(
+                    Self::STRUCTURE,
+                    "",
+                    0,
+                    ErrorKind::OverLimit {
+                        value: n as u64,
+                        max: XATTR_SIZE_MAX as u64,
+                    },
+                )));
+            }
+            let mut v = alloc::vec::Vec::with_capacity(n);
+            self.put_raw(&mut v);
+            Self::check_encoded(&v)?;
+            Ok(())
+        }
+
+        /// Appends the payload after validating it.
+        fn put<B: bytes::BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+            self.validate()?;
+            self.put_raw(out);
+            Ok(())
+        }
+
+        /// Writes the payload at the start of `out`; returns its size.
+        fn encode_into(&self, out: &mut [u8]) -> Result<usize, EncodeError> {
+            self.validate()?;
+            let need = self.wire_len();
+            let have = out.len();
+            let Some(mut window) = out.get_mut(..need) else {
+                return Err(EncodeError::BufferTooSmall { need, have });
+            };
+            self.put_raw(&mut window);
+            Ok(need)
+        }
+
+        /// The payload as a new buffer.
+        fn to_bytes(&self) -> Result<bytes::Bytes, EncodeError> {
+            self.validate()?;
+            let mut v = alloc::vec::Vec::with_capacity(self.wire_len());
+            self.put_raw(&mut v);
+            Ok(bytes::Bytes::from(v))
+        }
+    }
+}
