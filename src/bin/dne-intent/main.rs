@@ -12,6 +12,7 @@ mod args;
 mod input;
 mod json;
 mod text;
+mod xattr;
 
 use args::Args;
 use lustre_dne_intent::DecodeError;
@@ -76,6 +77,20 @@ are recomputed; a \"bufcount\" smaller than the full message drops trailing empt
 
   --hex     write hex text (`xxd -p` style, 60 digits a line) instead of binary",
         run: cmd_encode,
+    },
+    Command {
+        name: "xattr",
+        summary: "decode an xattr payload (ACL, pin, LMV, default LMV, LOV) or getfattr -e hex output",
+        usage: "\
+usage: dne-intent xattr [--name NAME] [FILE|-]
+
+Reads one xattr payload (raw bytes or hex text; its kind from --name, or guessed from its
+magic), or the output of `getfattr -e hex [-m -] FILE...` (`# file:` lines and name=0x...
+pairs, several per input), and prints each payload the way getfacl, lfs getdirstripe and
+lfs getstripe do. With getfattr input, --name keeps only that attribute.
+
+  --name NAME   the xattr name, e.g. system.posix_acl_default, trusted.lov, trusted.dmv",
+        run: xattr::cmd_xattr,
     },
 ];
 

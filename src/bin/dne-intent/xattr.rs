@@ -1,0 +1,184 @@
+//! `dne-intent xattr`: decode one xattr payload, or every attribute in `getfattr -e hex` output.
+
+use crate::CliError;
+use crate::args::Args;
+use crate::input::{decode_hex, looks_hex, read_input};
+use lustre_dne_intent::xattr::{AclKind, AclView, DefaultLmvView, LmvView, LovView, PinView};
+use std::fmt::Write as _;
+
+/// The payload kinds this command decodes, by xattr name (client-visible `lustre.*` aliases
+/// included).
+fn kind_of(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "system.posix_acl_access" => "acl_access",
+        "system.posix_acl_default" => "acl_default",
+        "trusted.pin" | "lustre.pin" => "pin",
+        "trusted.lmv" | "lustre.lmv" => "lmv",
+        "trusted.dmv" | "lustre.dmv" => "dmv",
+        "trusted.lov" | "lustre.lov" => "lov",
+        _ => return None,
+    })
+}
+
+/// Renders one payload the way the Lustre and ACL tools print it.
+fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
+    let mut out = String::new();
+    let err = |e: lustre_dne_intent::DecodeError| format!("{name}: {e}");
+    match kind_of(name) {
+        Some("acl_access") => {
+            let _ = write!(
+                out,
+                "{}",
+                AclView::parse(bytes).map_err(err)?.getfacl(AclKind::Access)
+            );
+        }
+        Some("acl_default") => {
+            let _ = write!(
+                out,
+                "{}",
+                AclView::parse(bytes)
+                    .map_err(err)?
+                    .getfacl(AclKind::Default)
+            );
+        }
+        Some("pin") => {
+            let _ = write!(out, "{}", PinView::parse(bytes).map_err(err)?);
+        }
+        Some("lmv") => {
+            let _ = write!(
+                out,
+                "{}",
+                LmvView::parse(bytes).map_err(err)?.getdirstripe()
+            );
+        }
+        Some("dmv") => {
+            let _ = write!(
+                out,
+                "{}",
+                DefaultLmvView::parse(bytes).map_err(err)?.getdirstripe()
+            );
+        }
+        Some("lov") => {
+            let _ = write!(out, "{}", LovView::parse(bytes).map_err(err)?.getstripe());
+        }
+        _ => {
+            let _ = write!(
+                out,
+                "({} bytes, not a payload this tool decodes)",
+                bytes.len()
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Guesses a lone payload's kind from its first bytes.
+fn guess_name(bytes: &[u8]) -> Option<&'static str> {
+    let magic = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+    Some(match magic {
+        2 => "system.posix_acl_access",
+        0x0CD2_0CD0 | 0x0CD4_0CD0 | 0x0CD5_0CD0 => "trusted.lmv",
+        0x0CD3_0CD0 => "trusted.dmv",
+        m if m & 0xffff == 0x0BD0 => "trusted.lov",
+        _ if bytes.first() == Some(&b'[') => "trusted.pin",
+        _ => return None,
+    })
+}
+
+/// `getfattr -e hex` output: `# file: PATH` lines and `name=0xHEX` pairs.
+fn is_getfattr(text: &[u8]) -> bool {
+    let Ok(s) = std::str::from_utf8(text) else {
+        return false;
+    };
+    s.lines().any(|l| {
+        l.starts_with("# file:") || l.split_once("=0x").is_some_and(|(n, _)| !n.contains(' '))
+    })
+}
+
+pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
+    let args = Args::parse(argv, &[], &["--name"], 1)?;
+    let raw = read_input(args.positional(0))?;
+    let mut out = String::new();
+    let mut failures = Vec::new();
+    if is_getfattr(&raw) {
+        let text = String::from_utf8_lossy(&raw);
+        let mut found = 0usize;
+        for line in text.lines() {
+            if let Some(file) = line.strip_prefix("# file:") {
+                let _ = writeln!(out, "# file: {}", file.trim());
+                continue;
+            }
+            let Some((name, value)) = line.split_once('=') else {
+                // `getfattr -m -` without `-d` lists names only.
+                if !line.trim().is_empty() && !line.starts_with('#') {
+                    let _ = writeln!(
+                        out,
+                        "{}: (name only: dump values with getfattr -d -e hex)",
+                        line.trim()
+                    );
+                }
+                continue;
+            };
+            if args.value("--name").is_some_and(|n| n != name) {
+                continue;
+            }
+            let Some(hex) = value.strip_prefix("0x") else {
+                let _ = writeln!(out, "{name}: (not hex: run getfattr with -e hex)");
+                continue;
+            };
+            found += 1;
+            match decode_hex(hex.as_bytes())
+                .map_err(|e| format!("{name}: {e}"))
+                .and_then(|b| render(name, &b))
+            {
+                Ok(text) => {
+                    let _ = writeln!(out, "{name}:\n{text}");
+                }
+                Err(e) => failures.push(e),
+            }
+        }
+        if found == 0 {
+            print!("{out}");
+            return Err(CliError::invalid(
+                "no name=0x… value in the getfattr output (use getfattr -d -e hex -m - FILE)",
+            ));
+        }
+    } else {
+        let bytes = if looks_hex(&raw) {
+            decode_hex(&raw).map_err(CliError::invalid)?
+        } else {
+            raw
+        };
+        let name = match args.value("--name") {
+            Some(n) => n.to_string(),
+            None => guess_name(&bytes)
+                .ok_or_else(|| {
+                    CliError::invalid("cannot tell the payload kind: give --name XATTR")
+                })?
+                .to_string(),
+        };
+        // LMV_MAGIC_STRIPE and LMV_USER_MAGIC_SPECIFIC share 0x0CD40CD0: without --name, a
+        // payload that is not a stripe LMV is tried as a SPECIFIC default LMV.
+        let rendered = match render(&name, &bytes) {
+            Err(_)
+                if args.value("--name").is_none()
+                    && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) =>
+            {
+                render("trusted.dmv", &bytes).map(|t| (String::from("trusted.dmv"), t))
+            }
+            other => other.map(|t| (name.clone(), t)),
+        };
+        match rendered {
+            Ok((name, text)) => {
+                let _ = writeln!(out, "{name}:\n{text}");
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    print!("{out}");
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::invalid(failures.join("; ")))
+    }
+}
