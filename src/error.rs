@@ -56,6 +56,14 @@ impl DecodeError {
         DecodeError { at, kind }
     }
 
+    /// A buffer at offset `base` that is `len` bytes, shorter than the `min` its structure needs.
+    pub const fn too_short(structure: &'static str, base: usize, len: usize, min: usize) -> Self {
+        DecodeError::new(
+            At::new(structure, "", base),
+            ErrorKind::BufferTooShort { len, min },
+        )
+    }
+
     /// The same error with its offset moved by `base` (a structure decoded inside a larger input).
     #[must_use]
     pub const fn shifted(mut self, base: usize) -> Self {
@@ -215,6 +223,12 @@ pub enum ErrorKind {
     #[error("entry name contains '/' at byte {index}")]
     NameHasSlash {
         /// Index of the slash within the name.
+        index: usize,
+    },
+    /// A name built by hand holds a NUL (in a buffer, the first NUL ends the name).
+    #[error("entry name holds a NUL at byte {index}")]
+    NameHasNul {
+        /// Index of the NUL within the name.
         index: usize,
     },
     /// The name is "." or "..".

@@ -1002,20 +1002,25 @@ fn mkdir_intent_body() -> MdCreatePrepareReq {
     }
 }
 
+/// A create intent for "newdir" whose six result buffers are `store`'s.
+fn mkdir_intent(store: &mut [Vec<u8>]) -> MdLockIntent<'static, '_> {
+    let [b0, b1, b2, b3, b4, b5] = store else {
+        panic!("six result buffers, got {}", store.len());
+    };
+    MdLockIntent::new(
+        Operation::Create,
+        mkdir_intent_body(),
+        Some(b"newdir"),
+        [b0, b1, b2, b3, b4, b5],
+    )
+}
+
 #[test]
 fn lock_intent_builds_the_mkdir_request() {
     let bytes = load("mkdir_request");
     let view = RequestView::parse(&bytes).expect("mkdir_request parses");
     let mut store: Vec<Vec<u8>> = LIMITS_ALL.iter().map(|&l| vec![0u8; l as usize]).collect();
-    let [b0, b1, b2, b3, b4, b5] = &mut store[..] else {
-        unreachable!()
-    };
-    let intent = MdLockIntent::new(
-        Operation::Create,
-        mkdir_intent_body(),
-        Some(b"newdir"),
-        [b0, b1, b2, b3, b4, b5],
-    );
+    let intent = mkdir_intent(&mut store);
     assert_eq!(intent.limits().expect("limits fit"), LIMITS_ALL);
     let built = intent
         .to_request(&GROUPS, LockMode::PW, HASH_NEWDIR)
@@ -1064,15 +1069,7 @@ fn lock_intent_fills_from_the_complete_reply() {
     let bytes = load("mkdir_reply_complete");
     let view = reply_view(&bytes, "mkdir_reply_complete");
     let mut store: Vec<Vec<u8>> = LIMITS_ALL.iter().map(|&l| vec![0xAA; l as usize]).collect();
-    let [b0, b1, b2, b3, b4, b5] = &mut store[..] else {
-        unreachable!()
-    };
-    let mut intent = MdLockIntent::new(
-        Operation::Create,
-        mkdir_intent_body(),
-        Some(b"newdir"),
-        [b0, b1, b2, b3, b4, b5],
-    );
+    let mut intent = mkdir_intent(&mut store);
     intent.fill(&view);
     assert!(intent.replied);
     assert_eq!(intent.reply.as_ref(), view.body());
@@ -1105,15 +1102,7 @@ fn lock_intent_fills_from_the_truncated_and_empty_replies() {
     let view = reply_view(&bytes, "mkdir_reply_lov_truncated");
     let mut store: Vec<Vec<u8>> = LIMITS_ALL.iter().map(|&l| vec![0xAA; l as usize]).collect();
     {
-        let [b0, b1, b2, b3, b4, b5] = &mut store[..] else {
-            unreachable!()
-        };
-        let mut intent = MdLockIntent::new(
-            Operation::Create,
-            mkdir_intent_body(),
-            Some(b"newdir"),
-            [b0, b1, b2, b3, b4, b5],
-        );
+        let mut intent = mkdir_intent(&mut store);
         intent.fill(&view);
         assert!(intent.replied);
         let lov = &intent.reply_buf[MliBuf::Lov.index()];
@@ -1134,15 +1123,7 @@ fn lock_intent_fills_from_the_truncated_and_empty_replies() {
 
     let bytes = load("mkdir_reply_empty");
     let view = reply_view(&bytes, "mkdir_reply_empty");
-    let [b0, b1, b2, b3, b4, b5] = &mut store[..] else {
-        unreachable!()
-    };
-    let mut intent = MdLockIntent::new(
-        Operation::Create,
-        mkdir_intent_body(),
-        Some(b"newdir"),
-        [b0, b1, b2, b3, b4, b5],
-    );
+    let mut intent = mkdir_intent(&mut store);
     intent.fill(&view);
     assert!(!intent.replied);
     assert_eq!(intent.reply, None);

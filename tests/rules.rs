@@ -1006,3 +1006,36 @@ fn encoders_refuse_what_decoders_reject() {
         }
     );
 }
+
+#[test]
+fn hand_built_names_obey_the_same_rules() {
+    let e = EntryName::new(b"a\0b").unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::NameHasNul { index: 1 }), "{e}");
+    assert!(matches!(
+        EntryName::new(b"..").unwrap_err().kind,
+        ErrorKind::NameIsDot { dots: ".." }
+    ));
+    assert!(matches!(
+        EntryName::new(b"").unwrap_err().kind,
+        ErrorKind::NameEmpty
+    ));
+}
+
+#[test]
+fn lock_intent_limit_past_its_buffer_names_the_buffer() {
+    let mut bufs = [[0u8; 8]; 6];
+    let [a, b, c, d, e, f] = &mut bufs;
+    let mut intent = MdLockIntent::new(
+        Operation::Create,
+        mkdir_body(),
+        Some(b"x"),
+        [a, b, c, d, e, f],
+    );
+    intent.reply_buf[MliBuf::Lov.index()].len = 9;
+    let err = intent.limits().unwrap_err();
+    assert_eq!(err.at.field, "mli_reply_buf[MLI_BUF_LOV].lb_len");
+    assert!(
+        matches!(err.kind, ErrorKind::OverLimit { value: 9, max: 8 }),
+        "{err}"
+    );
+}

@@ -14,6 +14,15 @@ use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{GROUPS_MAX, MLI_BUF_MAX};
 use crate::wire::LockMode;
 
+const LB_LEN_FIELDS: [&str; MLI_BUF_MAX] = [
+    "mli_reply_buf[MLI_BUF_PATTR].lb_len",
+    "mli_reply_buf[MLI_BUF_DEF_ACL].lb_len",
+    "mli_reply_buf[MLI_BUF_PIN].lb_len",
+    "mli_reply_buf[MLI_BUF_LMV].lb_len",
+    "mli_reply_buf[MLI_BUF_LOV].lb_len",
+    "mli_reply_buf[MLI_BUF_DEF_LMV].lb_len",
+];
+
 /// One of `mli_reply_buf[]`: a caller-owned destination (`struct lu_buf`) and the state of its
 /// result.
 #[derive(Debug)]
@@ -86,8 +95,9 @@ impl<'n, 'b> MdLockIntent<'n, 'b> {
         let mut out = [0u32; MLI_BUF_MAX];
         for (i, rb) in self.reply_buf.iter().enumerate() {
             if rb.len > rb.buf.len() {
+                // Not a wire structure: the "offset" is the buffer's MLI_BUF index.
                 return Err(DecodeError::new(
-                    At::new("md_lock_intent", "mli_reply_buf.lb_len", i),
+                    At::new("md_lock_intent", LB_LEN_FIELDS[i], i),
                     ErrorKind::OverLimit {
                         value: rb.len as u64,
                         max: rb.buf.len() as u64,

@@ -31,10 +31,7 @@ pub(crate) fn check_name(name: &[u8], base: usize) -> Result<(), DecodeError> {
         // Only reachable for names built by hand: in a buffer the first NUL ends the name.
         return Err(DecodeError::new(
             At::new(NAME_S, "", base + index),
-            ErrorKind::BadBufferLength {
-                len: name.len(),
-                expected: "no NUL inside the name",
-            },
+            ErrorKind::NameHasNul { index },
         ));
     }
     match name {

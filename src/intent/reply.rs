@@ -20,7 +20,7 @@ use crate::limits::{
     LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::msg::{encode_into_slice, msg_size_u32, put_header, put_padding, round8};
+use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::{
     DispFlags, LdlmLockDesc, LdlmReply, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType,
@@ -36,14 +36,6 @@ const BUF_SIZE_FIELDS: [&str; MLI_BUF_MAX] = [
     "mcpp_buf_size[3]",
     "mcpp_buf_size[4]",
     "mcpp_buf_size[5]",
-];
-const RESULT_STRUCTS: [&str; MLI_BUF_MAX] = [
-    "MLI_BUF_PATTR",
-    "MLI_BUF_DEF_ACL",
-    "MLI_BUF_PIN",
-    "MLI_BUF_LMV",
-    "MLI_BUF_LOV",
-    "MLI_BUF_DEF_LMV",
 ];
 
 /// What a reply must agree with when its request is known: the operation, the limits, the lock
@@ -229,7 +221,7 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
             ));
         }
     }
-    let result_at = |i: usize| At::new(RESULT_STRUCTS[i], "", f.off[3 + i]);
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
     let Some(b) = f.body else {
         // The empty result: no result buffer may carry anything.
         if let Some(i) = f.result_lens.iter().position(|&len| len != 0) {
@@ -391,13 +383,6 @@ struct Parts {
     results: [Span; MLI_BUF_MAX],
 }
 
-fn too_short(structure: &'static str, base: usize, len: usize, min: usize) -> DecodeError {
-    DecodeError::new(
-        At::new(structure, "", base),
-        ErrorKind::BufferTooShort { len, min },
-    )
-}
-
 fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
     let msg = MsgView::parse(bytes)?;
     let order = msg.order();
@@ -423,13 +408,20 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
     check_status(&ptlrpc, off[0])?;
     let lbuf = msg.buffer_or_empty(1);
     if lbuf.len() < LDLM_REPLY_SIZE {
-        return Err(too_short("ldlm_reply", off[1], lbuf.len(), LDLM_REPLY_SIZE));
+        return Err(DecodeError::too_short(
+            "ldlm_reply",
+            off[1],
+            lbuf.len(),
+            LDLM_REPLY_SIZE,
+        ));
     }
     let ldlm = LdlmReply::decode(lbuf, order)?;
     let bbuf = msg.buffer_or_empty(2);
     let body = match bbuf.len() {
         0 => None,
-        n if n < PREPARE_REP_SIZE => return Err(too_short(REP, off[2], n, PREPARE_REP_SIZE)),
+        n if n < PREPARE_REP_SIZE => {
+            return Err(DecodeError::too_short(REP, off[2], n, PREPARE_REP_SIZE));
+        }
         _ => Some(MdCreatePrepareRep::decode(bbuf, order)?),
     };
     let results: [Span; MLI_BUF_MAX] = core::array::from_fn(|i| Span {
@@ -738,12 +730,7 @@ impl PrepareReply {
     /// Checks every rule a decoder would (with `ctx`, also those that need the request).
     pub fn validate(&self, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
         let lens = self.lens();
-        let mut off = [0usize; REPLY_BUFCOUNT];
-        let mut cursor = round8(32 + 4 * REPLY_BUFCOUNT);
-        for (o, &l) in off.iter_mut().zip(&lens) {
-            *o = cursor;
-            cursor += round8(l as usize);
-        }
+        let (off, wire_len) = buffer_offsets(&lens);
         let mut result_lens = [0usize; MLI_BUF_MAX];
         for (r, &l) in result_lens.iter_mut().zip(&lens[3..]) {
             *r = l as usize;
@@ -756,7 +743,7 @@ impl PrepareReply {
                 body: self.outcome.as_ref().map(|o| &o.body),
                 result_lens,
                 off,
-                wire_len: cursor,
+                wire_len,
             },
             ctx,
         )

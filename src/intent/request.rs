@@ -20,7 +20,7 @@ use crate::limits::{
     PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::msg::{encode_into_slice, msg_size_u32, put_header, put_padding, round8};
+use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmResId,
@@ -212,13 +212,6 @@ fn wrong(at: At, got: u64, expected: u64) -> DecodeError {
     DecodeError::new(at, ErrorKind::WrongValue { got, expected })
 }
 
-fn too_short(structure: &'static str, base: usize, len: usize, min: usize) -> DecodeError {
-    DecodeError::new(
-        At::new(structure, "", base),
-        ErrorKind::BufferTooShort { len, min },
-    )
-}
-
 /// A received prepare request, validated against every rule of WIRE.md §5 and §8. Fixed
 /// structures are decoded once; the name and the groups are borrowed from the input.
 #[derive(Debug, Clone, Copy)]
@@ -259,7 +252,7 @@ impl<'a> RequestView<'a> {
         let ldlm = LdlmRequest::decode_buffer(msg.buffer_or_empty(1), order, off[1])?;
         let it_buf = msg.buffer_or_empty(2);
         if it_buf.len() < LDLM_INTENT_SIZE {
-            return Err(too_short(
+            return Err(DecodeError::too_short(
                 "ldlm_intent",
                 off[2],
                 it_buf.len(),
@@ -269,7 +262,12 @@ impl<'a> RequestView<'a> {
         let opc = LdlmIntent::decode(it_buf, order)?.opc;
         let body_buf = msg.buffer_or_empty(3);
         if body_buf.len() < PREPARE_REQ_SIZE {
-            return Err(too_short(REQ, off[3], body_buf.len(), PREPARE_REQ_SIZE));
+            return Err(DecodeError::too_short(
+                REQ,
+                off[3],
+                body_buf.len(),
+                PREPARE_REQ_SIZE,
+            ));
         }
         let body = MdCreatePrepareReq::decode(body_buf, order)?;
         let name_buf = msg.buffer_or_empty(4);
@@ -370,7 +368,7 @@ impl<'a> RequestView<'a> {
     }
 }
 
-pub use super::reply::ReplyContext;
+use super::reply::ReplyContext;
 
 /// An owned prepare request: build it, validate it, encode it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -455,12 +453,7 @@ impl PrepareRequest {
     /// Checks every rule a decoder would; `Ok` means the encoding decodes.
     pub fn validate(&self) -> Result<Operation, DecodeError> {
         let lens = self.lens();
-        let mut off = [0usize; REQUEST_BUFCOUNT];
-        let mut cursor = round8(32 + 4 * REQUEST_BUFCOUNT);
-        for (o, &l) in off.iter_mut().zip(&lens) {
-            *o = cursor;
-            cursor += round8(l as usize);
-        }
+        let (off, _) = buffer_offsets(&lens);
         check(&Facts {
             repsize: self.header.repsize,
             ptlrpc: &self.ptlrpc,

@@ -399,13 +399,7 @@ impl LdlmRequest {
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
         const S: &str = "ldlm_request";
         if buf.len() < LDLM_REQUEST_MIN {
-            return Err(DecodeError::new(
-                At::new(S, "", base),
-                ErrorKind::BufferTooShort {
-                    len: buf.len(),
-                    min: LDLM_REQUEST_MIN,
-                },
-            ));
+            return Err(DecodeError::too_short(S, base, buf.len(), LDLM_REQUEST_MIN));
         }
         let tail = buf.len() - LDLM_REQUEST_FIXED;
         if !tail.is_multiple_of(8) {

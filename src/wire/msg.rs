@@ -299,6 +299,18 @@ impl<'a> MsgView<'a> {
     }
 }
 
+/// Where each buffer of a message with these lengths starts, and the message's total size: the
+/// layout every encoder writes and the rules use for error offsets.
+pub(crate) fn buffer_offsets<const N: usize>(lens: &[u32; N]) -> ([usize; N], usize) {
+    let mut off = [0usize; N];
+    let mut cursor = round8(MSG_HEADER_FIXED + 4 * N);
+    for (o, &l) in off.iter_mut().zip(lens) {
+        *o = cursor;
+        cursor += round8(l as usize);
+    }
+    (off, cursor)
+}
+
 pub(crate) fn msg_size_u32(lens: &[u32]) -> usize {
     round8(MSG_HEADER_FIXED + 4 * lens.len())
         + lens.iter().map(|&l| round8(l as usize)).sum::<usize>()

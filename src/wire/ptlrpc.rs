@@ -3,7 +3,7 @@
 use super::ldlm::LustreHandle;
 use super::{WireStruct, check_layout};
 use crate::endian::Endian;
-use crate::error::{At, DecodeError, ErrorKind};
+use crate::error::DecodeError;
 use crate::limits::{JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE};
 use zerocopy::byteorder::{I32, U16, U32, U64};
 use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
@@ -154,12 +154,11 @@ impl PtlrpcBody {
             return Self::decode(buf, order).map_err(|e| e.shifted(base));
         }
         if buf.len() < PTLRPC_BODY_V2_SIZE {
-            return Err(DecodeError::new(
-                At::new("ptlrpc_body", "", base),
-                ErrorKind::BufferTooShort {
-                    len: buf.len(),
-                    min: PTLRPC_BODY_V2_SIZE,
-                },
+            return Err(DecodeError::too_short(
+                "ptlrpc_body",
+                base,
+                buf.len(),
+                PTLRPC_BODY_V2_SIZE,
             ));
         }
         let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
