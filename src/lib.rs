@@ -60,6 +60,8 @@ pub mod error;
 pub mod intent;
 pub mod limits;
 pub mod mode;
+#[cfg(feature = "std")]
+pub mod model;
 pub mod wire;
 pub mod xattr;
 

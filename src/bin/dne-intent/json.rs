@@ -120,6 +120,41 @@ impl J {
         s
     }
 
+    /// Compact JSON on one line (no newline): `{"a": 1, "b": [2, 3]}`.
+    pub fn to_compact(&self) -> String {
+        let mut s = String::new();
+        self.write_compact(&mut s);
+        s
+    }
+
+    fn write_compact(&self, s: &mut String) {
+        match self {
+            J::A(items) => {
+                s.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    item.write_compact(s);
+                }
+                s.push(']');
+            }
+            J::O(fields) => {
+                s.push('{');
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    s.push_str(&Value::from(*k).to_string());
+                    s.push_str(": ");
+                    v.write_compact(s);
+                }
+                s.push('}');
+            }
+            scalar => scalar.write(s, 0),
+        }
+    }
+
     fn write(&self, s: &mut String, indent: usize) {
         match self {
             J::Null => s.push_str("null"),
@@ -167,19 +202,19 @@ fn push_indent(s: &mut String, n: usize) {
     s.extend(std::iter::repeat_n(' ', n));
 }
 
-fn u(v: impl Into<u64>) -> J {
+pub(crate) fn u(v: impl Into<u64>) -> J {
     J::U(v.into())
 }
 
-fn us(v: usize) -> J {
+pub(crate) fn us(v: usize) -> J {
     J::U(v as u64)
 }
 
-fn i(v: impl Into<i64>) -> J {
+pub(crate) fn i(v: impl Into<i64>) -> J {
     J::I(v.into())
 }
 
-fn fid(f: LuFid) -> J {
+pub(crate) fn fid(f: LuFid) -> J {
     J::S(f.to_string())
 }
 
@@ -187,7 +222,7 @@ fn arr<T: Copy>(items: &[T], f: impl Fn(T) -> J) -> J {
     J::A(items.iter().map(|&x| f(x)).collect())
 }
 
-fn hex_obj(bytes: &[u8]) -> J {
+pub(crate) fn hex_obj(bytes: &[u8]) -> J {
     J::O(vec![("hex", J::S(to_hex(bytes)))])
 }
 
@@ -425,7 +460,7 @@ pub fn reply_json(msg: &MsgView<'_>, view: &ReplyView<'_>) -> J {
 // ---------------------------------------------------------------------------------------------
 // JSON → message.
 
-fn describe(v: &Value) -> String {
+pub(crate) fn describe(v: &Value) -> String {
     let s = match v {
         Value::Null => return "null".into(),
         Value::Bool(_) => "a boolean ".to_string() + &v.to_string(),
@@ -442,7 +477,7 @@ fn describe(v: &Value) -> String {
 }
 
 /// An integer of type `T` (range-checked).
-fn int<T: TryFrom<i128>>(path: &str, v: &Value) -> Result<T, String> {
+pub(crate) fn int<T: TryFrom<i128>>(path: &str, v: &Value) -> Result<T, String> {
     let n = match v {
         Value::Number(n) => n
             .as_u64()
@@ -479,7 +514,7 @@ fn int_array<T: TryFrom<i128>, const N: usize>(path: &str, v: &Value) -> Result<
 }
 
 /// Bytes given as a string (its UTF-8) or as `{"hex": "..."}`.
-fn bytes_of(path: &str, v: Value) -> Result<Vec<u8>, String> {
+pub(crate) fn bytes_of(path: &str, v: Value) -> Result<Vec<u8>, String> {
     match v {
         Value::String(s) => Ok(s.into_bytes()),
         Value::Object(map) => {
@@ -500,13 +535,13 @@ fn bytes_of(path: &str, v: Value) -> Result<Vec<u8>, String> {
 
 /// A JSON object being read: keys are taken out as they are read, so that what is left at
 /// the end is unknown.
-struct Obj {
+pub(crate) struct Obj {
     path: String,
     map: Map<String, Value>,
 }
 
 impl Obj {
-    fn new(path: &str, v: Value) -> Result<Self, String> {
+    pub(crate) fn new(path: &str, v: Value) -> Result<Self, String> {
         match v {
             Value::Object(map) => Ok(Obj {
                 path: path.to_string(),
@@ -520,7 +555,7 @@ impl Obj {
         }
     }
 
-    fn path_of(&self, key: &str) -> String {
+    pub(crate) fn path_of(&self, key: &str) -> String {
         if self.path.is_empty() {
             key.to_string()
         } else {
@@ -528,13 +563,18 @@ impl Obj {
         }
     }
 
-    fn take(&mut self, key: &str) -> Result<Value, String> {
+    pub(crate) fn take(&mut self, key: &str) -> Result<Value, String> {
         self.map
             .remove(key)
             .ok_or_else(|| format!("{}: missing", self.path_of(key)))
     }
 
-    fn int<T: TryFrom<i128>>(&mut self, key: &str) -> Result<T, String> {
+    /// Takes `key` out when present.
+    pub(crate) fn take_opt(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key)
+    }
+
+    pub(crate) fn int<T: TryFrom<i128>>(&mut self, key: &str) -> Result<T, String> {
         let v = self.take(key)?;
         int(&self.path_of(key), &v)
     }
@@ -544,12 +584,12 @@ impl Obj {
         int_array(&self.path_of(key), &v)
     }
 
-    fn obj(&mut self, key: &str) -> Result<Obj, String> {
+    pub(crate) fn obj(&mut self, key: &str) -> Result<Obj, String> {
         let v = self.take(key)?;
         Obj::new(&self.path_of(key), v)
     }
 
-    fn string(&mut self, key: &str) -> Result<String, String> {
+    pub(crate) fn string(&mut self, key: &str) -> Result<String, String> {
         match self.take(key)? {
             Value::String(s) => Ok(s),
             other => Err(format!(
@@ -560,14 +600,14 @@ impl Obj {
         }
     }
 
-    fn fid(&mut self, key: &str) -> Result<LuFid, String> {
+    pub(crate) fn fid(&mut self, key: &str) -> Result<LuFid, String> {
         let s = self.string(key)?;
         s.parse()
             .map_err(|e| format!("{}: {e}, got {s:?}", self.path_of(key)))
     }
 
     /// Fails on a key that was not read and is not in `ignored`.
-    fn finish(self, ignored: &[&str]) -> Result<(), String> {
+    pub(crate) fn finish(self, ignored: &[&str]) -> Result<(), String> {
         match self.map.keys().find(|k| !ignored.contains(&k.as_str())) {
             Some(k) => Err(format!("{}: unknown field", self.path_of(k))),
             None => Ok(()),
@@ -855,6 +895,12 @@ fn shorten(full: Vec<u8>, want: Option<usize>) -> Result<Vec<u8>, String> {
 pub fn encode(value: Value) -> Result<Vec<u8>, String> {
     let mut top = Obj::new("", value)?;
     let kind = top.string("kind")?;
+    if kind != "request" && kind != "reply" {
+        return Err(format!(
+            "kind: expected \"request\", \"reply\" or an xattr payload kind (acl, pin, lmv, \
+             dmv, lov, opaque), got {kind:?}"
+        ));
+    }
     let order_name = top.string("order")?;
     let order = Endian::from_name(&order_name)
         .ok_or_else(|| format!("order: expected \"le\" or \"be\", got {order_name:?}"))?;

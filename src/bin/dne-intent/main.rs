@@ -13,6 +13,7 @@ mod input;
 mod json;
 mod text;
 mod xattr;
+mod xattr_json;
 
 use args::Args;
 use lustre_dne_intent::DecodeError;
@@ -66,7 +67,7 @@ only of hex digits and whitespace. The message is framed, recognised as a prepar
     },
     Command {
         name: "encode",
-        summary: "encode the JSON form of a request or reply back into a binary message",
+        summary: "encode the JSON form of a request, reply or xattr payload back into bytes",
         usage: "\
 usage: dne-intent encode [--hex] [FILE|-]
 
@@ -75,6 +76,10 @@ is `-` or absent), validates it with the protocol rules and writes the message t
 output in the byte order given by \"order\". Derived fields (bufcount, buflens, result states)
 are recomputed; a \"bufcount\" smaller than the full message drops trailing empty buffers.
 
+It also reads the JSON of one xattr payload, as `dne-intent xattr --json` prints it (an object
+with an \"xattr\" key, or a \"kind\" of acl, pin, lmv, dmv, lov or opaque), validates it with
+the payload's decoder rules and writes the payload bytes.
+
   --hex     write hex text (`xxd -p` style, 60 digits a line) instead of binary",
         run: cmd_encode,
     },
@@ -82,13 +87,16 @@ are recomputed; a \"bufcount\" smaller than the full message drops trailing empt
         name: "xattr",
         summary: "decode an xattr payload (ACL, pin, LMV, default LMV, LOV) or getfattr -e hex output",
         usage: "\
-usage: dne-intent xattr [--name NAME] [FILE|-]
+usage: dne-intent xattr [--json] [--name NAME] [FILE|-]
 
 Reads one xattr payload (raw bytes or hex text; its kind from --name, or guessed from its
 magic), or the output of `getfattr -e hex [-m -] FILE...` (`# file:` lines and name=0x...
 pairs, several per input), and prints each payload the way getfacl, lfs getdirstripe and
 lfs getstripe do. With getfattr input, --name keeps only that attribute.
 
+  --json        print JSON (the schema `dne-intent encode` reads): one pretty-printed object
+                for a lone payload; for getfattr input, one compact object per attribute,
+                one per line (JSON Lines), each with its \"file\"
   --name NAME   the xattr name, e.g. system.posix_acl_default, trusted.lov, trusted.dmv",
         run: xattr::cmd_xattr,
     },
@@ -237,7 +245,12 @@ fn cmd_encode(argv: &[String]) -> Result<(), CliError> {
     let raw = input::read_input(a.positional(0))?;
     let value: serde_json::Value =
         serde_json::from_slice(&raw).map_err(|e| CliError::Invalid(format!("bad JSON: {e}")))?;
-    let bytes = json::encode(value).map_err(CliError::Invalid)?;
+    let bytes = if xattr_json::is_payload(&value) {
+        xattr_json::encode(value)
+    } else {
+        json::encode(value)
+    }
+    .map_err(CliError::Invalid)?;
     if a.flag("--hex") {
         input::write_stdout(input::xxd_plain(&bytes).as_bytes())
     } else {

@@ -1,8 +1,10 @@
-//! `dne-intent xattr`: decode one xattr payload, or every attribute in `getfattr -e hex` output.
+//! `dne-intent xattr`: decode one xattr payload, or every attribute in `getfattr -e hex` output,
+//! and print it as text or (`--json`) in the JSON form of `xattr_json.rs`.
 
 use crate::CliError;
 use crate::args::Args;
-use crate::input::{decode_hex, looks_hex, read_input};
+use crate::input::{decode_hex, looks_hex, read_input, write_stdout};
+use crate::xattr_json;
 use lustre_dne_intent::xattr::{AclKind, AclView, DefaultLmvView, LmvView, LovView, PinView};
 use std::fmt::Write as _;
 
@@ -95,22 +97,49 @@ fn is_getfattr(text: &[u8]) -> bool {
     })
 }
 
+/// How payloads are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// Like getfacl / lfs: `NAME:` then the rendering.
+    Text,
+    /// One pretty-printed JSON object (a lone payload).
+    Json,
+    /// One compact JSON object a line (getfattr input).
+    JsonLines,
+}
+
+/// One attribute's output in `form`, ending in a newline.
+fn show(form: Form, file: Option<&str>, name: &str, bytes: &[u8]) -> Result<String, String> {
+    Ok(match form {
+        Form::Text => format!("{name}:\n{}\n", render(name, bytes)?),
+        Form::Json => xattr_json::payload_json(file, name, bytes)?.to_pretty() + "\n",
+        Form::JsonLines => xattr_json::payload_json(file, name, bytes)?.to_compact() + "\n",
+    })
+}
+
 pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
-    let args = Args::parse(argv, &[], &["--name"], 1)?;
+    let args = Args::parse(argv, &["--json"], &["--name"], 1)?;
+    let json = args.flag("--json");
     let raw = read_input(args.positional(0))?;
     let mut out = String::new();
     let mut failures = Vec::new();
     if is_getfattr(&raw) {
+        let form = if json { Form::JsonLines } else { Form::Text };
         let text = String::from_utf8_lossy(&raw);
         let mut found = 0usize;
+        let mut file: Option<String> = None;
         for line in text.lines() {
-            if let Some(file) = line.strip_prefix("# file:") {
-                let _ = writeln!(out, "# file: {}", file.trim());
+            if let Some(f) = line.strip_prefix("# file:") {
+                let f = f.trim();
+                if !json {
+                    let _ = writeln!(out, "# file: {f}");
+                }
+                file = Some(f.to_string());
                 continue;
             }
             let Some((name, value)) = line.split_once('=') else {
                 // `getfattr -m -` without `-d` lists names only.
-                if !line.trim().is_empty() && !line.starts_with('#') {
+                if !json && !line.trim().is_empty() && !line.starts_with('#') {
                     let _ = writeln!(
                         out,
                         "{}: (name only: dump values with getfattr -d -e hex)",
@@ -123,27 +152,35 @@ pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
                 continue;
             }
             let Some(hex) = value.strip_prefix("0x") else {
-                let _ = writeln!(out, "{name}: (not hex: run getfattr with -e hex)");
+                if json {
+                    failures.push(format!("{name}: not hex: run getfattr with -e hex"));
+                } else {
+                    let _ = writeln!(out, "{name}: (not hex: run getfattr with -e hex)");
+                }
                 continue;
             };
             found += 1;
             match decode_hex(hex.as_bytes())
                 .map_err(|e| format!("{name}: {e}"))
-                .and_then(|b| render(name, &b))
+                .and_then(|b| show(form, file.as_deref(), name, &b))
             {
-                Ok(text) => {
-                    let _ = writeln!(out, "{name}:\n{text}");
-                }
+                Ok(text) => out.push_str(&text),
                 Err(e) => failures.push(e),
             }
         }
         if found == 0 {
-            print!("{out}");
-            return Err(CliError::invalid(
+            write_stdout(out.as_bytes())?;
+            let mut msg = String::from(
                 "no name=0x… value in the getfattr output (use getfattr -d -e hex -m - FILE)",
-            ));
+            );
+            for f in &failures {
+                msg.push_str("; ");
+                msg.push_str(f);
+            }
+            return Err(CliError::invalid(msg));
         }
     } else {
+        let form = if json { Form::Json } else { Form::Text };
         let bytes = if looks_hex(&raw) {
             decode_hex(&raw).map_err(CliError::invalid)?
         } else {
@@ -159,23 +196,21 @@ pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
         };
         // LMV_MAGIC_STRIPE and LMV_USER_MAGIC_SPECIFIC share 0x0CD40CD0: without --name, a
         // payload that is not a stripe LMV is tried as a SPECIFIC default LMV.
-        let rendered = match render(&name, &bytes) {
+        let shown = match show(form, None, &name, &bytes) {
             Err(_)
                 if args.value("--name").is_none()
                     && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) =>
             {
-                render("trusted.dmv", &bytes).map(|t| (String::from("trusted.dmv"), t))
+                show(form, None, "trusted.dmv", &bytes)
             }
-            other => other.map(|t| (name.clone(), t)),
+            other => other,
         };
-        match rendered {
-            Ok((name, text)) => {
-                let _ = writeln!(out, "{name}:\n{text}");
-            }
+        match shown {
+            Ok(text) => out.push_str(&text),
             Err(e) => failures.push(e),
         }
     }
-    print!("{out}");
+    write_stdout(out.as_bytes())?;
     if failures.is_empty() {
         Ok(())
     } else {

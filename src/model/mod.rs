@@ -1,0 +1,26 @@
+//! The reference state machine (MODEL.md): an executable model of a cross-MDT operation run
+//! with and without prepare intents, under every fault the design names, and a checker of the
+//! fallback semantics.
+//!
+//! - [`store`]: the parent MDT's objects; [`creds`]: callers;
+//! - [`helper`]: the shared helper both the local path and the remote handler call;
+//! - [`handler`]: the intent handler (speaks the wire format through the codec);
+//! - [`coordinator`]: the intent path and the standard path, with faults as data and a trace;
+//! - [`checker`]: the invariants of MODEL.md §4;
+//! - [`survey`]: RPC accounting against the design's survey traces (MODEL.md §5).
+
+pub mod checker;
+pub mod coordinator;
+pub mod creds;
+pub mod handler;
+pub mod helper;
+pub mod store;
+#[cfg(feature = "proptest")]
+pub mod strategies;
+pub mod survey;
+
+pub use checker::{Invariant, Report, Scenario, Violation, check, check_with};
+pub use coordinator::{Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_standard};
+pub use creds::Creds;
+pub use helper::{ChildState, Lookup, Prepared, prepare};
+pub use store::{Attrs, Entry, Object, Store, Xattrs};

@@ -1,0 +1,159 @@
+//! The parent store: the remote MDT's objects, their attributes, xattrs and entries.
+
+use crate::mode::{S_IFDIR, S_IFMT};
+use crate::wire::{LuFid, MdtBody, MdtValid};
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+/// `LUSTRE_APPEND_FL`.
+pub const APPEND_FL: u32 = 0x20;
+/// `LUSTRE_IMMUTABLE_FL`.
+pub const IMMUTABLE_FL: u32 = 0x10;
+/// `LUSTRE_PROJINHERIT_FL`.
+pub const PROJINHERIT_FL: u32 = 0x2000_0000;
+
+/// An object's attributes (the part of `lu_attr` the model uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Attrs {
+    /// Type and permission bits.
+    pub mode: u32,
+    /// Owner.
+    pub uid: u32,
+    /// Owning group.
+    pub gid: u32,
+    /// Project id.
+    pub projid: u32,
+    /// LUSTRE_*_FL flags.
+    pub flags: u32,
+    /// Link count.
+    pub nlink: u32,
+    /// Size.
+    pub size: u64,
+    /// Modification time.
+    pub mtime: i64,
+    /// Change time.
+    pub ctime: i64,
+}
+
+impl Attrs {
+    /// True for a directory.
+    pub const fn is_dir(&self) -> bool {
+        self.mode & S_IFMT == S_IFDIR
+    }
+
+    /// The `mdt_body` an MDT would report for these attributes of `fid`.
+    pub fn mdt_body(&self, fid: LuFid) -> MdtBody {
+        MdtBody {
+            fid1: fid,
+            valid: MdtValid::FLID
+                | MdtValid::FLMODE
+                | MdtValid::FLTYPE
+                | MdtValid::FLUID
+                | MdtValid::FLGID
+                | MdtValid::FLFLAGS
+                | MdtValid::FLNLINK
+                | MdtValid::FLSIZE
+                | MdtValid::FLMTIME
+                | MdtValid::FLCTIME
+                | MdtValid::FLPROJID,
+            mode: self.mode,
+            uid: self.uid,
+            gid: self.gid,
+            projid: self.projid,
+            flags: self.flags,
+            nlink: self.nlink,
+            size: self.size,
+            mtime: self.mtime,
+            ctime: self.ctime,
+            ..Default::default()
+        }
+    }
+
+    /// The attributes an `mdt_body` carries (the inverse of [`Attrs::mdt_body`]).
+    pub fn from_mdt_body(b: &MdtBody) -> Self {
+        Attrs {
+            mode: b.mode,
+            uid: b.uid,
+            gid: b.gid,
+            projid: b.projid,
+            flags: b.flags,
+            nlink: b.nlink,
+            size: b.size,
+            mtime: b.mtime,
+            ctime: b.ctime,
+        }
+    }
+}
+
+/// The xattrs of an object that the model knows, raw (always little-endian payloads).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Xattrs {
+    /// `system.posix_acl_access`.
+    pub access_acl: Option<Vec<u8>>,
+    /// `system.posix_acl_default`.
+    pub default_acl: Option<Vec<u8>>,
+    /// `trusted.pin`.
+    pub pin: Option<Vec<u8>>,
+    /// `trusted.lmv`.
+    pub lmv: Option<Vec<u8>>,
+    /// `trusted.lov` (a directory's default layout).
+    pub lov: Option<Vec<u8>>,
+    /// `trusted.dmv` (default directory striping).
+    pub dmv: Option<Vec<u8>>,
+}
+
+/// A directory entry: the child's FID and file type (S_IFMT bits, 0 when unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The child.
+    pub fid: LuFid,
+    /// Its S_IFMT bits.
+    pub ftype: u32,
+}
+
+/// One object of the store.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Object {
+    /// Attributes.
+    pub attrs: Attrs,
+    /// Xattrs.
+    pub xattrs: Xattrs,
+    /// Being removed (`mdd_is_dead_obj`).
+    pub dead: bool,
+    /// Entries, for a directory.
+    pub entries: BTreeMap<Vec<u8>, Entry>,
+}
+
+/// The objects of the MDTs the model runs over. ROOT's default layout is the filesystem
+/// default a regular file falls back to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Store {
+    /// Objects by FID.
+    pub objects: BTreeMap<LuFid, Object>,
+}
+
+impl Store {
+    /// An object.
+    pub fn get(&self, fid: LuFid) -> Option<&Object> {
+        self.objects.get(&fid)
+    }
+
+    /// Adds or replaces an object.
+    pub fn insert(&mut self, fid: LuFid, obj: Object) {
+        self.objects.insert(fid, obj);
+    }
+
+    /// Adds an entry `name → child` to directory `dir` (the child's type comes from the child
+    /// object when the store has it).
+    pub fn link(&mut self, dir: LuFid, name: &[u8], child: LuFid) {
+        let ftype = self.get(child).map_or(0, |c| c.attrs.mode & S_IFMT);
+        if let Some(d) = self.objects.get_mut(&dir) {
+            d.entries.insert(name.to_vec(), Entry { fid: child, ftype });
+        }
+    }
+
+    /// ROOT's default layout (`trusted.lov` of `[0x200000007:0x1:0x0]`).
+    pub fn root_lov(&self) -> Option<&[u8]> {
+        self.get(LuFid::ROOT).and_then(|r| r.xattrs.lov.as_deref())
+    }
+}
