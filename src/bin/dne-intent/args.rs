@@ -60,7 +60,6 @@ impl Args {
                         .cloned()
                         .ok_or_else(|| CliError::Usage(format!("{name} needs a value")))?,
                 };
-                out.values.retain(|(n, _)| n != name);
                 out.values.push((name.to_string(), value));
             } else {
                 return Err(CliError::Usage(format!(
@@ -84,11 +83,19 @@ impl Args {
     }
 
     /// The value of flag `name`, when given (the last one wins).
-    #[allow(dead_code)] // for subcommands with valued options
     pub fn value(&self, name: &str) -> Option<&str> {
         self.values
             .iter()
+            .rev()
             .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a repeatable flag `name`, in order.
+    pub fn values_of<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.values
+            .iter()
+            .filter(move |(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 

@@ -11,6 +11,7 @@
 mod args;
 mod input;
 mod json;
+mod model_cmds;
 mod text;
 mod xattr;
 mod xattr_json;
@@ -99,6 +100,63 @@ lfs getstripe do. With getfattr input, --name keeps only that attribute.
                 one per line (JSON Lines), each with its \"file\"
   --name NAME   the xattr name, e.g. system.posix_acl_default, trusted.lov, trusted.dmv",
         run: xattr::cmd_xattr,
+    },
+    Command {
+        name: "simulate",
+        summary: "RPC accounting of mkdir, rmdir and file rename with and without prepare intents",
+        usage: "\
+usage: dne-intent simulate [--json] [--fault F]...
+
+For each operation of the design's survey (mkdir, rmdir, cross-MDT file rename), prints the sync
+reads, OUT_UPDATE RPCs and LDLM enqueues before (no intents) and after (intents), each read with
+its label, and the design's measured figures beside them. --fault (repeatable) runs the intent
+path under a fault: none, peer-without-flag, peer-lost-flag, replay, resend, empty, advisory,
+malformed, non-mdt-sender, partial-groups-N, unknown-X or truncated-X with X one of pattr,
+def-acl, pin, lmv, lov, def-lmv.
+
+  --json    one JSON object per line: operation, fault, reads_before, reads_after,
+            out_update_before, out_update_after, enqueues_before, enqueues_after",
+        run: model_cmds::cmd_simulate,
+    },
+    Command {
+        name: "derive",
+        summary: "run the shared helper for one create and print the child's derived state",
+        usage: "\
+usage: dne-intent derive [--json] [SCENARIO.json|-]
+
+Scenario keys: parent {mode (with its S_IFMT bits), uid, gid, projid, flags, default_acl and
+access_acl (hex of the xattr, or null), entries (names that exist); optional pin, lov, dmv},
+name, child_mode, creds {fsuid, fsgid, groups, cap (bits as in mcpr_cap), umask}.
+Output: status (0 or a negative errno) and, when 0, mode, gid, projid, flags, access_acl and
+default_acl (hex or null).
+
+  --json    print the output as JSON",
+        run: model_cmds::cmd_derive,
+    },
+    Command {
+        name: "check",
+        summary: "run a reply through the coordinator: reads left, cache seeding, broken rules",
+        usage: "\
+usage: dne-intent check REQUEST REPLY
+
+Decodes REQUEST and REPLY (binary or hex), validates the reply against the request and prints
+what the coordinator does with it: the status, what it seeds into its cache (present values,
+negative entries, the lookup) and which items it still reads after the lock. A reply that
+breaks a rule is reported (exit 1) and treated as the empty result.",
+        run: model_cmds::cmd_check,
+    },
+    Command {
+        name: "c-header",
+        summary: "print the C header of the new structures, with its wirecheck function",
+        usage: "\
+usage: dne-intent c-header
+
+Prints, in Lustre's style, the C declarations of md_create_prepare_req, md_create_prepare_rep,
+the IT_DNE_*_PREPARE opcodes, the MCPR_*/MCPP_* flags, the MLI_BUF_* indices and
+OBD_CONNECT2_DNE_PREPARE, followed by dne_prepare_wirecheck(): one assertion per size, offset
+and constant, generated from the codec's own layouts. The committed copy is
+include/lustre_dne_prepare.h.",
+        run: cmd_c_header,
     },
 ];
 
@@ -256,4 +314,9 @@ fn cmd_encode(argv: &[String]) -> Result<(), CliError> {
     } else {
         input::write_stdout(&bytes)
     }
+}
+
+fn cmd_c_header(argv: &[String]) -> Result<(), CliError> {
+    Args::parse(argv, &[], &[], 0)?;
+    input::write_stdout(lustre_dne_intent::cheader::c_header().as_bytes())
 }
