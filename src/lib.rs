@@ -54,6 +54,8 @@ extern crate alloc;
 #[macro_use]
 mod flags;
 
+#[cfg(feature = "std")]
+pub mod cheader;
 pub mod endian;
 pub mod errno;
 pub mod error;
