@@ -471,7 +471,7 @@ fn run(store: &Store, creds: &Creds, op: &Op, fault: Fault, m: Mutations) -> (Ou
             match prepared {
                 Err(e) => Outcome::Error(e),
                 Ok((source, _)) => {
-                    let (lock, answer) = intent_enqueue(
+                    let (lock, _) = intent_enqueue(
                         &mut net,
                         &mut env,
                         fault,
@@ -484,8 +484,8 @@ fn run(store: &Store, creds: &Creds, op: &Op, fault: Fault, m: Mutations) -> (Ou
                         0,
                     );
                     locks.push(lock);
-                    // The object-mode PATTR, seeded when the reply carried it, else one read.
-                    let _ = answer;
+                    // The object-mode PATTR is in the cache when the reply carried it (seeded by
+                    // intent_enqueue); otherwise this is the one read it costs.
                     let attrs = net.object_attrs(source);
                     match attrs {
                         Some(attrs) => Outcome::RenameReady { source, attrs },
