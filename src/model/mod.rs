@@ -9,6 +9,8 @@
 //! - [`checker`]: the invariants of MODEL.md §4;
 //! - [`survey`]: RPC accounting against the design's survey traces (MODEL.md §5).
 
+#[cfg(feature = "arbitrary")]
+mod arbitrary;
 pub mod checker;
 pub mod coordinator;
 pub mod creds;
