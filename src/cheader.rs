@@ -109,6 +109,22 @@ const REP: CStruct = CStruct {
     ),
 };
 
+/// Tabs that take a line from column `col` to column `target` (tab stops every 8), at least one.
+fn tabs_to(mut col: usize, target: usize) -> String {
+    let mut t = String::from("\t");
+    col = (col / 8 + 1) * 8;
+    while col < target {
+        t.push('\t');
+        col += 8;
+    }
+    t
+}
+
+/// `#define NAME` followed by the tabs that align its value at column 40.
+fn define(name: &str) -> String {
+    alloc::format!("#define {name}{}", tabs_to(8 + name.len(), 40))
+}
+
 fn ctype_size(ctype: &str) -> usize {
     match ctype {
         "__u8" => 1,
@@ -134,10 +150,10 @@ pub fn c_header() -> String {
     constants(&mut h);
     h.push_str(
         "#if !defined(_LUSTRE_USER_H) && !defined(DNE_PREPARE_HAVE_LU_FID)\n\
-         /* From lustre_user.h; define DNE_PREPARE_HAVE_LU_FID if it is already declared. */\n",
+         /* Define DNE_PREPARE_HAVE_LU_FID when struct lu_fid is declared elsewhere. */\n",
     );
     declare(&mut h, &LU_FID);
-    h.push_str("#endif\n\n");
+    h.insert_str(h.len() - 1, "#endif\n");
     declare(&mut h, &REQ);
     declare(&mut h, &REP);
     static_asserts(&mut h, &structs);
@@ -194,30 +210,37 @@ fn constants(h: &mut String) {
         ("IT_DNE_UNLINK_PREPARE", IntentOpc::DNE_UNLINK_PREPARE),
     ] {
         debug_assert_eq!(v.name(), Some(name));
-        let _ = writeln!(h, "#define {name:<32}0x{:08x}", v.0);
+        let _ = writeln!(h, "{}0x{:08x}", define(name), v.0);
     }
     let _ = writeln!(
         h,
         "\n/* ocd_connect_flags2: the peer understands the prepare opcodes (provisional) */\n\
-         #define {:<32}0x{:x}ULL\n",
-        "OBD_CONNECT2_DNE_PREPARE", OBD_CONNECT2_DNE_PREPARE
+         {}0x{:x}ULL\n",
+        define("OBD_CONNECT2_DNE_PREPARE"),
+        OBD_CONNECT2_DNE_PREPARE
     );
     h.push_str("/* mcpr_flags */\n");
     for &(name, v) in McprFlags::NAMED {
-        let _ = writeln!(h, "#define {name:<32}0x{v:08x}");
+        let _ = writeln!(h, "{}0x{v:08x}", define(name));
     }
     h.push_str("\n/* mcpp_flags */\n");
     for &(name, v) in McppFlags::NAMED {
-        let _ = writeln!(h, "#define {name:<32}0x{v:08x}");
+        let _ = writeln!(h, "{}0x{v:08x}", define(name));
     }
     h.push_str(
         "\n/* Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid/truncated */\n\
          enum md_lock_intent_buf {\n",
     );
     for b in MliBuf::ALL {
-        let _ = writeln!(h, "\t{:<24}= {},", b.name(), b.index());
+        let _ = writeln!(
+            h,
+            "\t{}{}= {},",
+            b.name(),
+            tabs_to(8 + b.name().len(), 32),
+            b.index()
+        );
     }
-    let _ = writeln!(h, "\t{:<24}= {}\n}};\n", "MLI_BUF_MAX", MLI_BUF_MAX);
+    let _ = writeln!(h, "\tMLI_BUF_MAX{}= {MLI_BUF_MAX}\n}};\n", tabs_to(19, 32));
 }
 
 fn declare(h: &mut String, s: &CStruct) {
@@ -233,14 +256,23 @@ fn declare(h: &mut String, s: &CStruct) {
             f.name,
             f.size
         );
-        assert_eq!(f.offset, end, "cheader: {}.{} leaves a hole", s.name, f.name);
+        assert_eq!(
+            f.offset, end,
+            "cheader: {}.{} leaves a hole",
+            s.name, f.name
+        );
         end = f.offset + f.size;
         let decl = match f.array {
             Some((len, _)) => alloc::format!("{}[{len}];", f.name),
             None => alloc::format!("{};", f.name),
         };
-        let tabs = if f.ctype.len() < 8 { "\t\t" } else { "\t" };
-        let _ = writeln!(h, "\t{}{tabs}{decl:<24}/* {} */", f.ctype, f.doc);
+        let ty = alloc::format!("\t{}{}", f.ctype, tabs_to(8 + f.ctype.len(), 24));
+        let _ = writeln!(
+            h,
+            "{ty}{decl}{}/* {} */",
+            tabs_to(24 + decl.len(), 48),
+            f.doc
+        );
     }
     assert_eq!(end, s.size, "cheader: {} has a tail", s.name);
     h.push_str("};\n\n");

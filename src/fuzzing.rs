@@ -4,9 +4,14 @@
 //! Each function takes arbitrary bytes, may see them rejected, and panics only when an invariant
 //! of the crate breaks (that panic is the finding).
 
+use crate::DecodeError;
 use crate::intent::{MdLockIntent, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason};
 use crate::limits::MLI_BUF_MAX;
 use crate::wire::MsgView;
+use crate::xattr::{
+    AclKind, AclView, Credentials, DefaultLmvView, LmvView, LovView, PinView, XattrEncode,
+};
+use core::fmt::Debug;
 
 /// Any bytes as a request and as a reply: errors are fine, panics are not. What decodes must
 /// re-encode, and the re-encoding must decode to the same value.
@@ -39,13 +44,78 @@ pub fn decode_message(data: &[u8]) {
         for b in MliBuf::ALL {
             let _ = view.result(b);
         }
+        // The typed payload accessors parse whatever the results hold.
+        let _ = view.def_acl();
+        let _ = view.pin();
+        let _ = view.lmv();
+        let _ = view.lov();
+        let _ = view.def_lmv();
     }
 }
 
+/// Any bytes as each xattr payload kind (POSIX ACL, pin, LMV, default LMV, LOV): errors are
+/// fine, panics are not. What parses renders as text, and its owned value encodes to bytes that
+/// parse again to the same value and re-encode to the same bytes.
+pub fn decode_xattr(data: &[u8]) {
+    if let Ok(v) = AclView::parse(data) {
+        let _ = v.getfacl(AclKind::Access).to_string();
+        let _ = v.getfacl(AclKind::Default).to_string();
+        let _ = v.equiv_mode();
+        let groups = [0, 1, 100, 1000];
+        for (fsuid, fsgid) in [(0, 0), (1000, 100), (u32::MAX, u32::MAX)] {
+            let cred = Credentials {
+                fsuid,
+                fsgid,
+                groups: &groups,
+            };
+            let _ = v.permission(1000, 100, &cred, 7);
+        }
+        xattr_roundtrip(v.to_value(), |b| AclView::parse(b).map(|v| v.to_value()));
+    }
+    if let Ok(v) = PinView::parse(data) {
+        let _ = v.to_string();
+        let _ = v.entries().count();
+        let _ = v.get(b"mdt");
+        xattr_roundtrip(v.to_value(), |b| PinView::parse(b).map(|v| v.to_value()));
+    }
+    if let Ok(v) = LmvView::parse(data) {
+        let _ = v.getdirstripe().to_string();
+        xattr_roundtrip(v.to_value(), |b| LmvView::parse(b).map(|v| v.to_value()));
+    }
+    if let Ok(v) = DefaultLmvView::parse(data) {
+        let _ = v.getdirstripe().to_string();
+        xattr_roundtrip(v.to_value(), |b| {
+            DefaultLmvView::parse(b).map(|v| v.to_value())
+        });
+    }
+    if let Ok(v) = LovView::parse(data) {
+        let _ = v.getstripe().to_string();
+        xattr_roundtrip(v.to_value(), |b| LovView::parse(b).map(|v| v.to_value()));
+    }
+}
+
+fn xattr_roundtrip<T: XattrEncode + PartialEq + Debug>(
+    value: T,
+    parse: impl Fn(&[u8]) -> Result<T, DecodeError>,
+) {
+    let s = T::STRUCTURE;
+    let bytes = value
+        .to_bytes()
+        .unwrap_or_else(|e| panic!("a decoded {s} re-encodes: {e}"));
+    assert_eq!(bytes.len(), value.wire_len(), "{s}: wire_len is the size");
+    let again = parse(&bytes).unwrap_or_else(|e| panic!("a re-encoded {s} decodes: {e}"));
+    assert_eq!(again, value, "{s} value changed through the wire");
+    let rr = again.to_bytes().expect("re-encodes");
+    assert_eq!(rr, bytes, "{s} encoding is not canonical");
+}
+
 /// Byte-exactness. Let R be the re-encoding of a decoded input I. Then R is canonical: decoding
-/// and encoding it again gives R byte for byte. And when I and R have the same length, they
-/// differ only where R holds a zero: the codec drops nothing but padding and reserved fields,
-/// which it writes as zero.
+/// and encoding it again gives R byte for byte. And R drops nothing but what the codec ignores:
+/// header fields, and each buffer of R compared with the same buffer of I, differ only where R
+/// holds a zero (padding and reserved fields, which it writes as zero), and no buffer of R is
+/// longer than the one received. Buffer lengths and the buffer count are compared that way, not
+/// byte for byte: a decoder accepts a name buffer with bytes after the NUL, a fixed structure
+/// with a tail, and a request without its last buffers, and the encoder writes none of those.
 pub fn roundtrip_bytes(data: &[u8]) {
     if let Ok(view) = RequestView::parse(data) {
         let r = view.to_value().to_bytes(view.order()).expect("re-encodes");
@@ -70,14 +140,28 @@ pub fn roundtrip_bytes(data: &[u8]) {
 }
 
 fn assert_only_zeroed(input: &[u8], reencoded: &[u8]) {
-    if input.len() != reencoded.len() {
-        return;
+    fn only_zeroed(what: &str, i: &[u8], r: &[u8]) {
+        if let Some(k) = (0..r.len()).find(|&k| i.get(k) != Some(&r[k]) && r[k] != 0) {
+            panic!(
+                "{what}: byte {k} changed from {:?} to {:#04x} through decode and encode",
+                i.get(k),
+                r[k]
+            );
+        }
     }
-    if let Some(k) = (0..input.len()).find(|&k| input[k] != reencoded[k] && reencoded[k] != 0) {
-        panic!(
-            "byte {k} changed from {:#04x} to {:#04x} through decode and encode",
-            input[k], reencoded[k]
+    let i = MsgView::parse(input).expect("the input decoded");
+    let r = MsgView::parse(reencoded).expect("the re-encoding decodes");
+    // The header after lm_bufcount, up to lm_buflens.
+    only_zeroed("header", &input[4..32], &reencoded[4..32]);
+    for k in 0..r.bufcount() {
+        let (ib, rb) = (i.buffer_or_empty(k), r.buffer_or_empty(k));
+        assert!(
+            rb.len() <= ib.len(),
+            "buffer {k} grew from {} to {} bytes through decode and encode",
+            ib.len(),
+            rb.len()
         );
+        only_zeroed(&format!("buffer {k}"), ib, rb);
     }
 }
 
@@ -135,4 +219,176 @@ pub fn lock_intent_fill(data: &[u8]) {
             "write past buffer {i}"
         );
     }
+}
+
+/// Arbitrary values (bounded to legal ones by their `Arbitrary` implementations) encode, and
+/// decode to themselves, in both byte orders: whole requests and replies, the fixed structures
+/// they carry, and POSIX ACLs. The first byte picks the type.
+#[cfg(feature = "arbitrary")]
+pub fn roundtrip_value(data: &[u8]) {
+    use crate::Endian;
+    use crate::intent::{
+        MdCreatePrepareRep, MdCreatePrepareReq, PrepareReply, PrepareRequest, ReplyMessage,
+    };
+    use crate::wire::{LdlmReply, LdlmRequest, MdtBody, PtlrpcBody, WireStruct};
+    use arbitrary::{Arbitrary, Unstructured};
+
+    fn fixed<T: WireStruct + PartialEq + Debug>(v: &T) {
+        for order in [Endian::Little, Endian::Big] {
+            let mut out = Vec::new();
+            v.put(order, &mut out);
+            assert_eq!(out.len(), T::SIZE, "{}: size", T::NAME);
+            let back = T::decode(&out, order)
+                .unwrap_or_else(|e| panic!("an encoded {} decodes: {e}", T::NAME));
+            assert_eq!(&back, v, "{} value changed through the wire", T::NAME);
+        }
+    }
+
+    let mut u = Unstructured::new(data);
+    let Ok(kind) = u.int_in_range(0u8..=7) else {
+        return;
+    };
+    match kind {
+        0 | 1 => {
+            let Ok(v) = PrepareRequest::arbitrary(&mut u) else {
+                return;
+            };
+            if v.validate().is_err() {
+                return;
+            }
+            for order in [Endian::Little, Endian::Big] {
+                let bytes = v.to_bytes(order).expect("a valid request encodes");
+                assert_eq!(bytes.len(), v.wire_len(), "request wire_len");
+                let mut slice = vec![0u8; v.wire_len()];
+                let n = v
+                    .encode_into(order, &mut slice)
+                    .expect("encodes into a slice");
+                assert_eq!(&slice[..n], &bytes[..], "encode_into and to_bytes differ");
+                let view = RequestView::parse(&bytes)
+                    .unwrap_or_else(|e| panic!("an encoded request decodes: {e}"));
+                assert_eq!(view.order(), order);
+                assert_eq!(view.to_value(), v, "request value changed through the wire");
+                let ctx = v.reply_context().expect("a valid request has a context");
+                assert_eq!(view.reply_context(), ctx);
+            }
+        }
+        2 | 3 => {
+            let Ok(v) = PrepareReply::arbitrary(&mut u) else {
+                return;
+            };
+            if v.validate(None).is_err() {
+                return;
+            }
+            for order in [Endian::Little, Endian::Big] {
+                let bytes = v.to_bytes(order).expect("a valid reply encodes");
+                assert_eq!(bytes.len(), v.wire_len(), "reply wire_len");
+                let mut slice = vec![0u8; v.wire_len()];
+                let n = v
+                    .encode_into(order, &mut slice)
+                    .expect("encodes into a slice");
+                assert_eq!(&slice[..n], &bytes[..], "encode_into and to_bytes differ");
+                let view = ReplyView::parse(&bytes)
+                    .unwrap_or_else(|e| panic!("an encoded reply decodes: {e}"));
+                assert_eq!(view.order(), order);
+                assert_eq!(view.to_value(), v, "reply value changed through the wire");
+                let msg = ReplyMessage::parse(bytes.clone()).expect("decodes as a message");
+                for b in MliBuf::ALL {
+                    assert_eq!(
+                        msg.result(b).map(|s| s.to_vec()),
+                        view.result(b).map(<[u8]>::to_vec),
+                        "{b}: message and view disagree"
+                    );
+                }
+            }
+        }
+        4 => {
+            let (Ok(a), Ok(b)) = (
+                MdCreatePrepareReq::arbitrary(&mut u),
+                MdCreatePrepareRep::arbitrary(&mut u),
+            ) else {
+                return;
+            };
+            fixed(&a);
+            fixed(&b);
+        }
+        5 => {
+            let (Ok(a), Ok(b)) = (LdlmReply::arbitrary(&mut u), MdtBody::arbitrary(&mut u)) else {
+                return;
+            };
+            fixed(&a);
+            fixed(&b);
+        }
+        6 => {
+            let (Ok(p), Ok(mut l)) = (
+                PtlrpcBody::arbitrary(&mut u),
+                LdlmRequest::arbitrary(&mut u),
+            ) else {
+                return;
+            };
+            l.lock_count %= l.handles.as_slice().len() as u32 + 1;
+            for order in [Endian::Little, Endian::Big] {
+                let mut out = Vec::new();
+                p.put_buffer(order, &mut out);
+                assert_eq!(out.len(), p.wire_len());
+                let back = PtlrpcBody::decode_buffer(&out, order, 0).expect("decodes");
+                assert_eq!(back, p, "ptlrpc_body value changed through the wire");
+                out.clear();
+                l.put_buffer(order, &mut out);
+                assert_eq!(out.len(), l.wire_len());
+                let back = LdlmRequest::decode_buffer(&out, order, 0).expect("decodes");
+                assert_eq!(back, l, "ldlm_request value changed through the wire");
+            }
+        }
+        _ => {
+            let Ok(acl) = arbitrary_acl(&mut u) else {
+                return;
+            };
+            if acl.check().is_err() {
+                return;
+            }
+            let bytes = acl.to_bytes().expect("a checked ACL encodes");
+            let back = AclView::parse(&bytes)
+                .unwrap_or_else(|e| panic!("an encoded ACL decodes: {e}"))
+                .to_value();
+            assert_eq!(back, acl, "ACL changed through the wire");
+        }
+    }
+}
+
+/// A POSIX ACL in canonical order: the three base entries, named users and groups sorted and
+/// unique, and a mask when anything is named (or by chance).
+#[cfg(feature = "arbitrary")]
+fn arbitrary_acl(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<crate::xattr::Acl> {
+    use crate::xattr::{Acl, AclEntry, AclPerm, AclTag};
+    let perm = |u: &mut arbitrary::Unstructured<'_>| -> arbitrary::Result<AclPerm> {
+        Ok(AclPerm(u.int_in_range(0..=7)?))
+    };
+    let named = |u: &mut arbitrary::Unstructured<'_>| -> arbitrary::Result<Vec<u32>> {
+        let n = u.int_in_range(0..=8)?;
+        let mut ids = (0..n)
+            .map(|_| u.arbitrary())
+            .collect::<arbitrary::Result<Vec<u32>>>()?;
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    };
+    let users = named(u)?;
+    let groups = named(u)?;
+    let mut e = Vec::new();
+    if u.ratio(1, 16)? {
+        return Ok(Acl::new(e));
+    }
+    e.push(AclEntry::new(AclTag::USER_OBJ, perm(u)?, 0));
+    for id in users.iter().copied() {
+        e.push(AclEntry::new(AclTag::USER, perm(u)?, id));
+    }
+    e.push(AclEntry::new(AclTag::GROUP_OBJ, perm(u)?, 0));
+    for id in groups.iter().copied() {
+        e.push(AclEntry::new(AclTag::GROUP, perm(u)?, id));
+    }
+    if !users.is_empty() || !groups.is_empty() || u.arbitrary()? {
+        e.push(AclEntry::new(AclTag::MASK, perm(u)?, 0));
+    }
+    e.push(AclEntry::new(AclTag::OTHER, perm(u)?, 0));
+    Ok(Acl::new(e))
 }

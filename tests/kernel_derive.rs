@@ -35,7 +35,7 @@ impl Rng {
         v[(self.next() % v.len() as u64) as usize]
     }
     fn chance(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 }
 

@@ -39,8 +39,6 @@ fn mkdir_scenario() -> Scenario {
             ..Default::default()
         },
     );
-    let acl = strategies::acl_bytes();
-    let _ = acl;
     store.insert(
         PARENT,
         Object {
@@ -127,11 +125,6 @@ fn caught(sc: &Scenario, fault: Fault, m: Mutations) -> Invariant {
 fn broken_coordinators_are_caught_with_the_right_invariant() {
     let m = Mutations::default();
     // Trusting an advisory answer: with partial groups, a grant the full groups deny.
-    let mut sc = group_trap_scenario();
-    if let Some(p) = sc.store.objects.get_mut(&PARENT) {
-        p.attrs.mode = S_IFDIR | 0o757;
-    }
-    sc.creds.groups = vec![100, 600];
     let inv = caught(
         &group_trap_scenario(),
         Fault::PartialGroups(0),

@@ -789,3 +789,118 @@ impl PrepareReply {
         Ok(out.freeze())
     }
 }
+
+/// Legal replies, mostly: arbitrary fields with the rules of WIRE.md §7 fixed up (a granted
+/// `LDLM_ENQUEUE` reply, dispositions that agree with the lookup, a non-positive status, a FID
+/// that agrees with the lookup), and each result present (arbitrary bytes, `mdt_body`-sized for
+/// the attributes), absent (not the attributes), truncated or not provided, through [`PrepareOutcome::set_result`];
+/// one reply in five is the empty result.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        let header: MsgHeader = u.arbitrary()?;
+        let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
+        ptlrpc.msg_type = PtlrpcMsgType::REPLY;
+        ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
+        ptlrpc.opc = LDLM_ENQUEUE;
+        ptlrpc.status = 0;
+        let mut ldlm: LdlmReply = u.arbitrary()?;
+        ldlm.lock_desc.lr_type = LockType::IBITS;
+        ldlm.policy_res2 = 0;
+        let lookup = DispFlags::IT_EXECD
+            .union(DispFlags::LOOKUP_EXECD)
+            .union(DispFlags::LOOKUP_POS)
+            .union(DispFlags::LOOKUP_NEG);
+        let mut disp = ldlm.policy_res1.difference(lookup) | DispFlags::IT_EXECD;
+        let outcome = if u.ratio(1, 5)? {
+            match u.int_in_range(0..=2u8)? {
+                0 => {}
+                1 => disp |= DispFlags::LOOKUP_EXECD | DispFlags::LOOKUP_POS,
+                _ => disp |= DispFlags::LOOKUP_EXECD | DispFlags::LOOKUP_NEG,
+            }
+            None
+        } else {
+            let mut body: MdCreatePrepareRep = u.arbitrary()?;
+            if body.status > 0 {
+                body.status = -body.status;
+            }
+            let done = body.flags.contains(McppFlags::LOOKUP_DONE);
+            if !done {
+                body.flags = body.flags.difference(McppFlags::LOOKUP_POS);
+            }
+            let found = body.flags.contains(McppFlags::LOOKUP_POS);
+            if !found {
+                body.fid = Default::default();
+            } else if body.fid.is_zero() {
+                body.fid = crate::wire::LuFid::new(0x200000401, 1, 0);
+            }
+            if body.status != 0 {
+                body.flags = body.flags.difference(McppFlags::CHILD_DERIVED);
+            }
+            let derived = body.flags.contains(McppFlags::CHILD_DERIVED);
+            if found && !derived && body.child_mode != 0 {
+                body.child_mode &= mode::S_IFMT;
+                if !mode::is_valid_type(body.child_mode) {
+                    body.child_mode = mode::S_IFDIR;
+                }
+            }
+            if done {
+                disp |= DispFlags::LOOKUP_EXECD;
+                disp |= if found {
+                    DispFlags::LOOKUP_POS
+                } else {
+                    DispFlags::LOOKUP_NEG
+                };
+            }
+            let sizes = body.buf_size;
+            let mut o = PrepareOutcome::new(body);
+            for b in MliBuf::ALL {
+                let pick = match (b, u.int_in_range(0..=3u8)?) {
+                    // The attributes are never absent: present or unknown.
+                    (MliBuf::Pattr, 1) => 3,
+                    (_, pick) => pick,
+                };
+                let state = match pick {
+                    0 => {
+                        // Not provided: the size field is not looked at.
+                        o.body.buf_size[b.index()] = sizes[b.index()];
+                        continue;
+                    }
+                    1 => PrepResult::Absent,
+                    2 => PrepResult::Unknown(UnknownReason::Truncated {
+                        size: u.int_in_range(1..=u32::MAX)?,
+                    }),
+                    _ => {
+                        let data = match b {
+                            MliBuf::Pattr => {
+                                // Exactly one mdt_body, zero-filled when the input runs out.
+                                let mut attrs = bytes::BytesMut::zeroed(MDT_BODY_SIZE);
+                                let have = u.len().min(MDT_BODY_SIZE);
+                                attrs[..have].copy_from_slice(u.bytes(have)?);
+                                attrs.freeze()
+                            }
+                            _ => {
+                                let len = u.arbitrary_len::<u8>()?.min(XATTR_SIZE_MAX);
+                                Bytes::copy_from_slice(u.bytes(len)?)
+                            }
+                        };
+                        if data.is_empty() {
+                            PrepResult::Absent
+                        } else {
+                            PrepResult::Present(data)
+                        }
+                    }
+                };
+                o.set_result(b, state);
+            }
+            Some(o)
+        };
+        ldlm.policy_res1 = disp;
+        Ok(PrepareReply {
+            header,
+            ptlrpc,
+            ldlm,
+            outcome,
+        })
+    }
+}

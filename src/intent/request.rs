@@ -454,6 +454,17 @@ impl PrepareRequest {
     pub fn validate(&self) -> Result<Operation, DecodeError> {
         let lens = self.lens();
         let (off, _) = buffer_offsets(&lens);
+        // Checked by the decoder where it reads buffer 1 (`LdlmRequest::decode_buffer`).
+        let handles = self.ldlm.handles.as_slice().len();
+        if self.ldlm.lock_count as usize > handles {
+            return Err(DecodeError::new(
+                At::new("ldlm_request", "lock_count", off[1] + 4),
+                ErrorKind::OverLimit {
+                    value: self.ldlm.lock_count.into(),
+                    max: handles as u64,
+                },
+            ));
+        }
         check(&Facts {
             repsize: self.header.repsize,
             ptlrpc: &self.ptlrpc,
@@ -518,5 +529,85 @@ impl PrepareRequest {
             &self.ldlm.lock_desc,
             self.header.repsize,
         ))
+    }
+}
+
+/// Legal requests, mostly: arbitrary fields with the rules of WIRE.md §5 and §8 fixed up (the
+/// operation's name and child mode, the umask, limits within `XATTR_SIZE_MAX`, the lock on the
+/// body's FID with `HAS_INTENT` and `UPDATE`, an `lm_repsize` that fits the limits). The lock
+/// count is at most the handles carried, except one time in sixteen where it is one more: a
+/// value the encoder must refuse as the decoder does.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        const TYPES: [u32; 7] = [
+            mode::S_IFDIR,
+            mode::S_IFREG,
+            mode::S_IFLNK,
+            mode::S_IFCHR,
+            mode::S_IFBLK,
+            mode::S_IFIFO,
+            mode::S_IFSOCK,
+        ];
+        let op: Operation = u.arbitrary()?;
+        let mut body: MdCreatePrepareReq = u.arbitrary()?;
+        body.umask &= 0o777;
+        let object_mode = op == Operation::Rename && u.ratio(1, 4)?;
+        body.flags = if object_mode {
+            body.flags | McprFlags::NO_LOOKUP
+        } else {
+            body.flags.difference(McprFlags::NO_LOOKUP)
+        };
+        let name = if object_mode {
+            None
+        } else {
+            Some(u.arbitrary::<EntryName>()?)
+        };
+        body.child_mode = match op {
+            Operation::Create if mode::is_valid_type(body.child_mode) => body.child_mode,
+            Operation::Create => *u.choose(&TYPES)? | (body.child_mode & 0o7777),
+            Operation::Rename | Operation::Unlink => 0,
+        };
+        for (i, limit) in body.buf_limit.iter_mut().enumerate() {
+            *limit = match u.int_in_range(0..=3u8)? {
+                0 => 0,
+                1 => u.int_in_range(1..=4096)?,
+                2 => u.int_in_range(0..=XATTR_SIZE_MAX as u32)?,
+                _ => *limit % (XATTR_SIZE_MAX as u32 + 1),
+            };
+            if i == 0 && *limit != 0 && (*limit as usize) < MDT_BODY_SIZE {
+                *limit = MDT_BODY_SIZE as u32;
+            }
+        }
+        let groups = u.arbitrary()?;
+        let mut req = PrepareRequest::new(op, body, name, groups, u.arbitrary()?, u.arbitrary()?);
+        let fid_name = [
+            req.ldlm.lock_desc.resource.name[0],
+            req.ldlm.lock_desc.resource.name[1],
+        ];
+        let header: MsgHeader = u.arbitrary()?;
+        let slack = u32::from(u.arbitrary::<u16>()?);
+        req.header = MsgHeader {
+            repsize: req.required_repsize().saturating_add(slack),
+            ..header
+        };
+        let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
+        ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
+        ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
+        ptlrpc.opc = LDLM_ENQUEUE;
+        req.ptlrpc = ptlrpc;
+        let mut ldlm: LdlmRequest = u.arbitrary()?;
+        ldlm.lock_flags |= LdlmFlags::HAS_INTENT;
+        let handles = ldlm.handles.as_slice().len() as u32;
+        ldlm.lock_count = if u.ratio(1, 16)? {
+            handles + 1
+        } else {
+            ldlm.lock_count % (handles + 1)
+        };
+        ldlm.lock_desc.lr_type = LockType::IBITS;
+        ldlm.lock_desc.policy.bits |= InodeBits::UPDATE;
+        ldlm.lock_desc.resource.name[..2].copy_from_slice(&fid_name);
+        req.ldlm = ldlm;
+        Ok(req)
     }
 }

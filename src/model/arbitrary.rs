@@ -43,9 +43,8 @@ fn acl(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
         for i in ids {
             e.push(AclEntry::new(tag, AclPerm(u.int_in_range(0..=7)?), i));
         }
-        if obj == AclTag::GROUP_OBJ {
-            e.push(AclEntry::new(obj, AclPerm(u.int_in_range(0..=7)?), 0));
-        } else if named || u.arbitrary()? {
+        // GROUP_OBJ always; MASK with named entries, and sometimes without.
+        if obj == AclTag::GROUP_OBJ || named || u.arbitrary()? {
             e.push(AclEntry::new(obj, AclPerm(u.int_in_range(0..=7)?), 0));
         }
     }

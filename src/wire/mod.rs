@@ -57,6 +57,7 @@ pub trait WireStruct: Sized {
     fn to_raw<O: ByteOrder>(&self) -> Self::Raw<O>;
 
     /// Decodes the first [`Self::SIZE`] bytes of `bytes`, written in `order`.
+    #[inline]
     fn decode(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
         let short = || {
             DecodeError::new(

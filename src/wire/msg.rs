@@ -4,7 +4,6 @@ use super::check_layout;
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN};
-use nom::Parser;
 use zerocopy::byteorder::U32;
 use zerocopy::{
     BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
@@ -144,6 +143,7 @@ pub struct MsgView<'a> {
 
 impl<'a> MsgView<'a> {
     /// Checks the framing of `bytes` and detects the byte order from `lm_magic`.
+    #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         if bytes.len() < MSG_HEADER_FIXED {
             return Err(DecodeError::new(
@@ -183,18 +183,7 @@ impl<'a> MsgView<'a> {
         }
         let count = count as usize;
         let hdr_len = round8(MSG_HEADER_FIXED + 4 * count);
-        let mut lens = [0u32; MSG_MAX_BUFCOUNT];
-        let lens_bytes = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count);
-        let walked = lens_bytes.is_some_and(|input| {
-            let word = nom::number::complete::u32::<&[u8], nom::error::Error<&[u8]>>(match order {
-                Endian::Little => nom::number::Endianness::Little,
-                Endian::Big => nom::number::Endianness::Big,
-            });
-            nom::multi::fill(word, &mut lens[..count])
-                .parse(input)
-                .is_ok()
-        });
-        if !walked {
+        let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count) else {
             return Err(DecodeError::new(
                 At::new(S, "lm_buflens", MSG_HEADER_FIXED),
                 ErrorKind::Truncated {
@@ -202,6 +191,16 @@ impl<'a> MsgView<'a> {
                     have: bytes.len() - MSG_HEADER_FIXED,
                 },
             ));
+        };
+        // A plain loop over the words: nom's `fill` cost about 30 instructions a word here
+        // (callgrind), a fifth of the whole reply decode.
+        let mut lens = [0u32; MSG_MAX_BUFCOUNT];
+        for (len, word) in lens.iter_mut().zip(lens_bytes.chunks_exact(4)) {
+            let word = [word[0], word[1], word[2], word[3]];
+            *len = match order {
+                Endian::Little => u32::from_le_bytes(word),
+                Endian::Big => u32::from_be_bytes(word),
+            };
         }
         let mut offsets = [0u32; MSG_MAX_BUFCOUNT];
         let mut cursor = hdr_len;

@@ -149,6 +149,7 @@ impl PtlrpcBody {
 
     /// Decodes buffer 0 of a message: 184 bytes (v3), or at least 152 (v2, no job id).
     /// `base` is the buffer's offset in the message, for error positions.
+    #[inline]
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
         if buf.len() >= PTLRPC_BODY_V3_SIZE {
             return Self::decode(buf, order).map_err(|e| e.shifted(base));

@@ -571,6 +571,10 @@ impl<'a> LovCompView<'a> {
         let Ok(entries) = <[LovCompMdEntryV1Raw]>::ref_from_bytes(table) else {
             return Err(truncated(COMP_S, table_end, len));
         };
+        // The end of the furthest blob seen so far: a blob starting at or after it overlaps no
+        // earlier one, which keeps the usual layout (blobs in table order) linear. Only a blob
+        // that starts before it is compared with every earlier entry.
+        let mut max_end = table_end;
         for (i, e) in entries.iter().enumerate() {
             let eo = 32 + 48 * i;
             let (off, sz) = (e.lcme_offset.get(), e.lcme_size.get());
@@ -601,18 +605,21 @@ impl<'a> LovCompView<'a> {
                     },
                 ));
             }
-            for (j, p) in entries[..i].iter().enumerate() {
-                let ps = p.lcme_offset.get() as usize;
-                let pe = ps + p.lcme_size.get() as usize;
-                if start < pe && ps < end {
-                    return Err(err(
-                        ENTRY_S,
-                        "lcme_offset",
-                        eo + 24,
-                        ErrorKind::LovComponentOverlap { index: i, other: j },
-                    ));
+            if start < max_end {
+                for (j, p) in entries[..i].iter().enumerate() {
+                    let ps = p.lcme_offset.get() as usize;
+                    let pe = ps + p.lcme_size.get() as usize;
+                    if start < pe && ps < end {
+                        return Err(err(
+                            ENTRY_S,
+                            "lcme_offset",
+                            eo + 24,
+                            ErrorKind::LovComponentOverlap { index: i, other: j },
+                        ));
+                    }
                 }
             }
+            max_end = max_end.max(end);
             LovBlobView::parse(i, &bytes[start..end]).map_err(|e| e.shifted(start))?;
         }
         Ok(LovCompView {
