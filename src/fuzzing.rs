@@ -392,3 +392,19 @@ fn arbitrary_acl(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<crate
     e.push(AclEntry::new(AclTag::OTHER, perm(u)?, 0));
     Ok(Acl::new(e))
 }
+
+/// An arbitrary store, caller, operation and fault (from `arbitrary` bytes): the checker holds
+/// every invariant of MODEL.md §4. A violation is the finding.
+#[cfg(feature = "arbitrary")]
+pub fn model_check(data: &[u8]) {
+    let mut u = arbitrary::Unstructured::new(data);
+    let (Ok(scenario), Ok(fault)) = (
+        u.arbitrary::<crate::model::Scenario>(),
+        u.arbitrary::<crate::model::Fault>(),
+    ) else {
+        return;
+    };
+    if let Err(v) = crate::model::check(&scenario, fault) {
+        panic!("{v}\nfault {fault:?}\nscenario {scenario:#?}");
+    }
+}

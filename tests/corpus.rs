@@ -70,6 +70,12 @@ fn corpus_roundtrip_value() {
     replay("roundtrip_value", 24, fuzzing::roundtrip_value);
 }
 
+#[cfg(feature = "arbitrary")]
+#[test]
+fn corpus_model_check() {
+    replay("model_check", 16, fuzzing::model_check);
+}
+
 /// Without the `arbitrary` feature the `roundtrip_value` corpus cannot be replayed here; say so
 /// (`.ci/run` replays it with `--features arbitrary`).
 #[cfg(not(feature = "arbitrary"))]
