@@ -5,13 +5,14 @@
 use super::checker::Scenario;
 use super::coordinator::{Fault, Op};
 use super::creds::Creds;
-use super::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Object, PROJINHERIT_FL, Store, Xattrs};
+use super::store::{
+    APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Object, PROJINHERIT_FL, Store, Xattrs, dmv_bytes,
+    lov_bytes,
+};
 use crate::intent::MliBuf;
 use crate::mode::{S_IFDIR, S_IFLNK, S_IFREG};
 use crate::wire::LuFid;
-use crate::xattr::{
-    Acl, AclEntry, AclPerm, AclTag, DefaultLmv, LMV_USER_MAGIC, LmvHashType, PoolName, XattrEncode,
-};
+use crate::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
 use alloc::vec::Vec;
 use arbitrary::{Arbitrary, Result, Unstructured};
 
@@ -59,34 +60,6 @@ fn acl(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
         .unwrap_or_default())
 }
 
-fn lov(stripes: u16) -> Vec<u8> {
-    let mut v = Vec::with_capacity(32);
-    v.extend_from_slice(&0x0BD1_0BD0u32.to_le_bytes());
-    v.extend_from_slice(&1u32.to_le_bytes());
-    v.extend_from_slice(&[0; 16]);
-    v.extend_from_slice(&(1u32 << 20).to_le_bytes());
-    v.extend_from_slice(&stripes.to_le_bytes());
-    v.extend_from_slice(&0xffffu16.to_le_bytes());
-    v
-}
-
-fn dmv(max_inherit: u8, max_inherit_rr: u8) -> Vec<u8> {
-    DefaultLmv {
-        magic: LMV_USER_MAGIC,
-        stripe_count: 2,
-        stripe_offset: u32::MAX,
-        hash_type: LmvHashType(2),
-        lum_type: 0,
-        max_inherit,
-        max_inherit_rr,
-        pool_name: PoolName::EMPTY,
-        objects: Vec::new(),
-    }
-    .to_bytes()
-    .map(|b| b.to_vec())
-    .unwrap_or_default()
-}
-
 fn opt<T>(
     u: &mut Unstructured<'_>,
     f: impl FnOnce(&mut Unstructured<'_>) -> Result<T>,
@@ -101,7 +74,7 @@ fn opt<T>(
 impl<'a> Arbitrary<'a> for Scenario {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
         let mut store = Store::default();
-        let root_lov = opt(u, |u| Ok(lov(u.int_in_range(0..=3)?)))?;
+        let root_lov = opt(u, |u| Ok(lov_bytes(u.int_in_range(0..=3)?)))?;
         store.insert(
             LuFid::ROOT,
             Object {
@@ -127,9 +100,9 @@ impl<'a> Arbitrary<'a> for Scenario {
                     Ok(u.choose(&[&b"[pool: fast]"[..], b"[hsm: 3]"])?.to_vec())
                 })?,
                 lmv: None,
-                lov: opt(u, |u| Ok(lov(u.int_in_range(0..=3)?)))?,
+                lov: opt(u, |u| Ok(lov_bytes(u.int_in_range(0..=3)?)))?,
                 dmv: opt(u, |u| {
-                    Ok(dmv(
+                    Ok(dmv_bytes(
                         *u.choose(&[0, 1, 2, 3, 250, 251, 255])?,
                         *u.choose(&[0, 1, 3, 255])?,
                     ))

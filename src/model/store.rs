@@ -2,6 +2,7 @@
 
 use crate::mode::{S_IFDIR, S_IFMT};
 use crate::wire::{LuFid, MdtBody, MdtValid};
+use crate::xattr::XattrEncode;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
@@ -156,4 +157,36 @@ impl Store {
     pub fn root_lov(&self) -> Option<&[u8]> {
         self.get(LuFid::ROOT).and_then(|r| r.xattrs.lov.as_deref())
     }
+}
+
+// ---- Sample payloads for stores built by tests, strategies and fuzz targets ----
+
+/// A default LMV (`lmv_user_md_v1`) with the given inherit counters.
+pub fn dmv_bytes(max_inherit: u8, max_inherit_rr: u8) -> Vec<u8> {
+    crate::xattr::DefaultLmv {
+        magic: crate::xattr::LMV_USER_MAGIC,
+        stripe_count: 2,
+        stripe_offset: u32::MAX,
+        hash_type: crate::xattr::LmvHashType(2),
+        lum_type: 0,
+        max_inherit,
+        max_inherit_rr,
+        pool_name: crate::xattr::PoolName::EMPTY,
+        objects: Vec::new(),
+    }
+    .to_bytes()
+    .map(|b| b.to_vec())
+    .unwrap_or_default()
+}
+
+/// A plain `lov_user_md_v1` default layout with `stripe_count` stripes.
+pub fn lov_bytes(stripe_count: u16) -> Vec<u8> {
+    let mut v = Vec::with_capacity(32);
+    v.extend_from_slice(&0x0BD1_0BD0u32.to_le_bytes());
+    v.extend_from_slice(&1u32.to_le_bytes());
+    v.extend_from_slice(&[0; 16]);
+    v.extend_from_slice(&(1u32 << 20).to_le_bytes());
+    v.extend_from_slice(&stripe_count.to_le_bytes());
+    v.extend_from_slice(&0xffffu16.to_le_bytes());
+    v
 }

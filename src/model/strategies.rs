@@ -11,9 +11,7 @@ use super::store::{APPEND_FL, Attrs, IMMUTABLE_FL, Object, PROJINHERIT_FL, Store
 use crate::intent::MliBuf;
 use crate::mode::{S_IFDIR, S_IFLNK, S_IFREG, S_IFSOCK};
 use crate::wire::LuFid;
-use crate::xattr::{
-    Acl, AclEntry, AclPerm, AclTag, DefaultLmv, LMV_USER_MAGIC, LmvHashType, PoolName, XattrEncode,
-};
+use crate::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
 use alloc::vec::Vec;
 use proptest::prelude::*;
 
@@ -64,35 +62,7 @@ pub fn acl_bytes() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// A default LMV (`lmv_user_md_v1`) with the given inherit counters.
-pub fn dmv_bytes(max_inherit: u8, max_inherit_rr: u8) -> Vec<u8> {
-    DefaultLmv {
-        magic: LMV_USER_MAGIC,
-        stripe_count: 2,
-        stripe_offset: u32::MAX,
-        hash_type: LmvHashType(2),
-        lum_type: 0,
-        max_inherit,
-        max_inherit_rr,
-        pool_name: PoolName::EMPTY,
-        objects: Vec::new(),
-    }
-    .to_bytes()
-    .map(|b| b.to_vec())
-    .unwrap_or_default()
-}
-
-/// A plain `lov_user_md_v1` default layout with `stripe_count` stripes.
-pub fn lov_bytes(stripe_count: u16) -> Vec<u8> {
-    let mut v = Vec::with_capacity(32);
-    v.extend_from_slice(&0x0BD1_0BD0u32.to_le_bytes());
-    v.extend_from_slice(&1u32.to_le_bytes());
-    v.extend_from_slice(&[0; 16]);
-    v.extend_from_slice(&(1u32 << 20).to_le_bytes());
-    v.extend_from_slice(&stripe_count.to_le_bytes());
-    v.extend_from_slice(&0xffffu16.to_le_bytes());
-    v
-}
+pub use super::store::{dmv_bytes, lov_bytes};
 
 fn xattrs() -> impl Strategy<Value = Xattrs> {
     (
