@@ -28,7 +28,7 @@ fn committed_header_is_fresh() {
     assert!(
         committed == generated,
         "{HEADER} is stale; regenerate it with\n  \
-         cargo run --bin dne-intent -- c-header > {HEADER}"
+         cargo run -p dne-intent -- c-header > {HEADER}"
     );
 }
 

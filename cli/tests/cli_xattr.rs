@@ -64,7 +64,7 @@ fn lone_payloads_and_every_xattr_vector() {
     let (code, out, err) = run(&["xattr", "--name", "system.posix_acl_default"], ACL);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("default:user:1000:rw-"), "{out}");
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata");
     let mut seen = 0;
     for e in std::fs::read_dir(dir).expect("testdata") {
         let p = e.expect("entry").path();
@@ -102,7 +102,7 @@ fn malformed_payload_and_names_only() {
 // --json and encode.
 
 fn vector(name: &str) -> Vec<u8> {
-    let p = format!("{}/testdata/{name}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!("{}/../testdata/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
@@ -285,7 +285,7 @@ fn json_composite_lov() {
 
 #[test]
 fn every_xattr_vector_round_trips_through_json() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata");
     let mut seen = Vec::new();
     let mut getfattr = String::from("# file: some/dir\n");
     for e in std::fs::read_dir(dir).expect("testdata") {

@@ -2,8 +2,7 @@
 //! (the shared helper for one create) and `check` (a reply through the coordinator's rules).
 
 use crate::CliError;
-use crate::args::Args;
-use crate::input::{self, decode_hex, read_input, to_hex};
+use crate::input::{Input, Output, decode_hex, to_hex};
 use crate::json::{J, Obj, i, u};
 use lustre_dne_intent::errno::ErrnoName;
 use lustre_dne_intent::intent::Operation;
@@ -18,27 +17,26 @@ use lustre_dne_intent::wire::LuFid;
 use serde_json::Value;
 use std::fmt::Write as _;
 
+/// Parses a `--fault` value (clap reports the error as a usage error).
+pub fn parse_fault(name: &str) -> Result<Fault, String> {
+    Fault::from_name(name).ok_or_else(|| {
+        let known: Vec<String> = Fault::all().iter().map(Fault::name).collect();
+        format!("unknown fault; known: {}", known.join(", "))
+    })
+}
+
 /// `dne-intent simulate [--json] [--fault F]...`
-pub fn cmd_simulate(argv: &[String]) -> Result<(), CliError> {
-    let a = Args::parse(argv, &["--json"], &["--fault"], 0)?;
-    let mut faults = Vec::new();
-    for name in a.values_of("--fault") {
-        faults.push(Fault::from_name(name).ok_or_else(|| {
-            let known: Vec<String> = Fault::all().iter().map(Fault::name).collect();
-            CliError::Usage(format!(
-                "unknown fault `{name}`; known: {}",
-                known.join(", ")
-            ))
-        })?);
-    }
-    if faults.is_empty() {
-        faults.push(Fault::None);
-    }
+pub fn cmd_simulate(faults: &[Fault], json: bool, output: &mut Output) -> Result<(), CliError> {
+    let faults = if faults.is_empty() {
+        &[Fault::None][..]
+    } else {
+        faults
+    };
     let mut out = String::new();
-    for fault in &faults {
+    for fault in faults {
         for t in &TRACES {
             let r = survey::row(t, *fault);
-            if a.flag("--json") {
+            if json {
                 let j = J::O(vec![
                     ("operation", J::S(r.operation.into())),
                     ("fault", J::S(fault.name())),
@@ -91,7 +89,7 @@ pub fn cmd_simulate(argv: &[String]) -> Result<(), CliError> {
             }
         }
     }
-    input::write_stdout(out.as_bytes())
+    output.write(out.as_bytes())
 }
 
 fn hex_or_null(path: &str, v: Option<Value>) -> Result<Option<Vec<u8>>, String> {
@@ -108,12 +106,11 @@ fn hex_or_null(path: &str, v: Option<Value>) -> Result<Option<Vec<u8>>, String> 
 }
 
 /// `dne-intent derive [--json] [SCENARIO.json|-]`
-pub fn cmd_derive(argv: &[String]) -> Result<(), CliError> {
-    let a = Args::parse(argv, &["--json"], &[], 1)?;
-    let raw = read_input(a.positional(0))?;
+pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), CliError> {
+    let raw = input.read()?;
     let value: Value =
-        serde_json::from_slice(&raw).map_err(|e| CliError::Invalid(format!("bad JSON: {e}")))?;
-    let (store, parent, name, child_mode, creds) = scenario(value).map_err(CliError::Invalid)?;
+        serde_json::from_slice(&raw).map_err(|e| input.error(format_args!("bad JSON: {e}")))?;
+    let (store, parent, name, child_mode, creds) = scenario(value).map_err(|e| input.error(e))?;
     let p = prepare(
         &mut LocalSource(&store),
         parent,
@@ -123,7 +120,7 @@ pub fn cmd_derive(argv: &[String]) -> Result<(), CliError> {
         &creds,
     );
     let hexo = |v: &Option<Vec<u8>>| v.as_ref().map_or(J::Null, |b| J::S(to_hex(b)));
-    let out = if a.flag("--json") {
+    let out = if json {
         let mut fields = vec![("status", i(p.status))];
         if let (0, Some(c)) = (p.status, &p.child) {
             fields.extend([
@@ -168,7 +165,7 @@ pub fn cmd_derive(argv: &[String]) -> Result<(), CliError> {
         }
         s
     };
-    input::write_stdout(out.as_bytes())
+    output.write(out.as_bytes())
 }
 
 type Parsed = (Store, LuFid, Vec<u8>, u32, Creds);
@@ -249,15 +246,11 @@ fn scenario(value: Value) -> Result<Parsed, String> {
 }
 
 /// `dne-intent check REQUEST REPLY`
-pub fn cmd_check(argv: &[String]) -> Result<(), CliError> {
-    let a = Args::parse(argv, &[], &[], 2)?;
-    let (Some(rq), Some(rp)) = (a.positional(0), a.positional(1)) else {
-        return Err(CliError::Usage("needs REQUEST and REPLY files".into()));
-    };
-    let req_bytes = input::message_bytes(read_input(Some(rq))?)?;
-    let rep_bytes = input::message_bytes(read_input(Some(rp))?)?;
+pub fn cmd_check(request: &Input, reply: &Input, output: &mut Output) -> Result<(), CliError> {
+    let req_bytes = request.message_bytes()?;
+    let rep_bytes = reply.message_bytes()?;
     let req =
-        RequestView::parse(&req_bytes).map_err(|e| CliError::Invalid(format!("request: {e}")))?;
+        RequestView::parse(&req_bytes).map_err(|e| request.error(format_args!("request: {e}")))?;
     let ctx = req.reply_context();
     let mut out = String::new();
     let _ = writeln!(
@@ -279,8 +272,8 @@ pub fn cmd_check(argv: &[String]) -> Result<(), CliError> {
                 out,
                 "the coordinator treats it as the empty result: the lock is kept, every requested item is read after it"
             );
-            input::write_stdout(out.as_bytes())?;
-            return Err(CliError::Invalid(format!("reply: {e}")));
+            output.write(out.as_bytes())?;
+            return Err(reply.error(format_args!("reply: {e}")));
         }
     };
     if reply.is_empty_result() {
@@ -335,5 +328,5 @@ pub fn cmd_check(argv: &[String]) -> Result<(), CliError> {
         };
         let _ = writeln!(out, "{:<16} {line}", m.name());
     }
-    input::write_stdout(out.as_bytes())
+    output.write(out.as_bytes())
 }

@@ -373,6 +373,23 @@ fn hexdump(o: &mut Out, data: &[u8]) {
     }
 }
 
+/// A present xattr result, printed as `dne-intent xattr` prints it (getfacl, lfs getstripe,
+/// lfs getdirstripe), indented under its buffer; a payload that does not decode is shown with
+/// its error and a hex dump.
+fn xattr_result(o: &mut Out, name: &str, data: &[u8]) {
+    match crate::xattr::render(name, data) {
+        Ok(text) => {
+            for line in text.lines() {
+                o.line(format_args!("    {line}"));
+            }
+        }
+        Err(e) => {
+            o.line(format_args!("  does not decode: {e}"));
+            hexdump(o, data);
+        }
+    }
+}
+
 /// The text form of a validated reply.
 pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
     let mut o = Out(String::new());
@@ -432,12 +449,16 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
                     data.len(),
                     v.result_offset(buf)
                 ));
-                match (buf, MdtBody::decode(data, v.order())) {
-                    (MliBuf::Pattr, Ok(m)) => {
+                match (buf.xattr_name(), MdtBody::decode(data, v.order())) {
+                    (None, Ok(m)) => {
                         o.line("  mdt_body:");
                         mdt_body(&mut o, &m);
                     }
-                    _ => hexdump(&mut o, data),
+                    (Some(name), _) => xattr_result(&mut o, name, data),
+                    (None, Err(e)) => {
+                        o.line(format_args!("  does not decode: {e}"));
+                        hexdump(&mut o, data);
+                    }
                 }
             }
             PrepResult::Absent => o.line(format_args!(

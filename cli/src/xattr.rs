@@ -2,8 +2,7 @@
 //! and print it as text or (`--json`) in the JSON form of `xattr_json.rs`.
 
 use crate::CliError;
-use crate::args::Args;
-use crate::input::{decode_hex, looks_hex, read_input, write_stdout};
+use crate::input::{Input, Output, decode_hex, decode_hex_form, hex_form};
 use crate::xattr_json;
 use lustre_dne_intent::xattr::{AclKind, AclView, DefaultLmvView, LmvView, LovView, PinView};
 use std::fmt::Write as _;
@@ -23,7 +22,7 @@ fn kind_of(name: &str) -> Option<&'static str> {
 }
 
 /// Renders one payload the way the Lustre and ACL tools print it.
-fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
+pub fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
     let mut out = String::new();
     let err = |e: lustre_dne_intent::DecodeError| format!("{name}: {e}");
     match kind_of(name) {
@@ -117,10 +116,14 @@ fn show(form: Form, file: Option<&str>, name: &str, bytes: &[u8]) -> Result<Stri
     })
 }
 
-pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
-    let args = Args::parse(argv, &["--json"], &["--name"], 1)?;
-    let json = args.flag("--json");
-    let raw = read_input(args.positional(0))?;
+/// `dne-intent xattr [--json] [--name XATTR] [FILE|-]`
+pub fn cmd_xattr(
+    input: &Input,
+    json: bool,
+    only: Option<&str>,
+    out_: &mut Output,
+) -> Result<(), CliError> {
+    let raw = input.read()?;
     let mut out = String::new();
     let mut failures = Vec::new();
     if is_getfattr(&raw) {
@@ -148,7 +151,7 @@ pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
                 }
                 continue;
             };
-            if args.value("--name").is_some_and(|n| n != name) {
+            if only.is_some_and(|n| n != name) {
                 continue;
             }
             let Some(hex) = value.strip_prefix("0x") else {
@@ -169,7 +172,7 @@ pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
             }
         }
         if found == 0 {
-            write_stdout(out.as_bytes())?;
+            out_.write(out.as_bytes())?;
             let mut msg = String::from(
                 "no name=0x… value in the getfattr output (use getfattr -d -e hex -m - FILE)",
             );
@@ -177,30 +180,24 @@ pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
                 msg.push_str("; ");
                 msg.push_str(f);
             }
-            return Err(CliError::invalid(msg));
+            return Err(input.error(msg));
         }
     } else {
         let form = if json { Form::Json } else { Form::Text };
-        let bytes = if looks_hex(&raw) {
-            decode_hex(&raw).map_err(CliError::invalid)?
-        } else {
-            raw
+        let bytes = match hex_form(&raw) {
+            Some(form) => decode_hex_form(&raw, form).map_err(|e| input.error(e))?,
+            None => raw,
         };
-        let name = match args.value("--name") {
+        let name = match only {
             Some(n) => n.to_string(),
             None => guess_name(&bytes)
-                .ok_or_else(|| {
-                    CliError::invalid("cannot tell the payload kind: give --name XATTR")
-                })?
+                .ok_or_else(|| input.error("cannot tell the payload kind: give --name XATTR"))?
                 .to_string(),
         };
         // LMV_MAGIC_STRIPE and LMV_USER_MAGIC_SPECIFIC share 0x0CD40CD0: without --name, a
         // payload that is not a stripe LMV is tried as a SPECIFIC default LMV.
         let shown = match show(form, None, &name, &bytes) {
-            Err(_)
-                if args.value("--name").is_none()
-                    && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) =>
-            {
+            Err(_) if only.is_none() && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) => {
                 show(form, None, "trusted.dmv", &bytes)
             }
             other => other,
@@ -210,10 +207,10 @@ pub fn cmd_xattr(argv: &[String]) -> Result<(), CliError> {
             Err(e) => failures.push(e),
         }
     }
-    write_stdout(out.as_bytes())?;
+    out_.write(out.as_bytes())?;
     if failures.is_empty() {
         Ok(())
     } else {
-        Err(CliError::invalid(failures.join("; ")))
+        Err(input.error(failures.join("; ")))
     }
 }
