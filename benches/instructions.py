@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Instruction counts of the codec under callgrind: exact, and independent of machine load.
+
+Builds the `probe` bench (release profile), then for every case it lists runs it twice under
+`valgrind --tool=callgrind`, with 1 and with 1 + N iterations, and reports
+(I(1 + N) - I(1)) / N: the instructions of one operation, with process start, file reading and
+input building cancelled out. Beside each crate figure it prints the copy floor and the owned
+decoder of the same input, and their ratios.
+
+Usage: python3 benches/instructions.py [--iters N] [--json FILE] [--only SUBSTRING]
+Needs valgrind (apt-get install valgrind).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def build_probe():
+    out = subprocess.run(
+        ["cargo", "bench", "--bench", "probe", "--no-run", "--message-format=json"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == "probe":
+            if msg.get("executable"):
+                return msg["executable"]
+    sys.exit("instructions.py: cargo did not report the probe executable")
+
+
+def collected(probe, op, param, iters):
+    """Instructions callgrind collected for one run of the probe."""
+    res = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         probe, op, param, str(iters)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    if res.returncode != 0:
+        sys.exit(f"instructions.py: probe {op} {param} failed:\n{res.stderr}")
+    m = re.search(r"Collected\s*:\s*(\d+)", res.stderr)
+    if not m:
+        sys.exit(f"instructions.py: no 'Collected' line from callgrind:\n{res.stderr}")
+    return int(m.group(1))
+
+
+def per_op(probe, op, param, n):
+    return (collected(probe, op, param, 1 + n) - collected(probe, op, param, 1)) / n
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iters", type=int, default=200, help="N, the extra iterations (200)")
+    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--only", default="", help="only cases whose 'op param' contains this")
+    args = ap.parse_args()
+    probe = build_probe()
+    listing = subprocess.run([probe, "--list"], check=True, capture_output=True, text=True)
+    cases = [tuple(l.split()) for l in listing.stdout.splitlines() if args.only in l]
+    counts = {}
+    for op, param in cases:
+        # ACL and whole-reply cases of large inputs are slower under valgrind: fewer iterations.
+        n = args.iters if param not in ("8191", "max") else max(args.iters // 20, 5)
+        counts[(op, param)] = per_op(probe, op, param, n)
+        print(f"  {op:13} {param:26} {counts[(op, param)]:12.1f}", file=sys.stderr)
+    groups = {}
+    for (op, param), v in counts.items():
+        base, _, variant = op.partition("_")
+        groups.setdefault((base, param), {})[variant or "crate"] = v
+    print("| operation | input | crate | copy floor | owned | crate / copy | owned / crate |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (base, param), g in groups.items():
+        crate, copy, owned = g.get("crate"), g.get("copy"), g.get("owned")
+        cells = [f"{crate:.0f}" if crate is not None else "",
+                 f"{copy:.0f}" if copy is not None else "",
+                 f"{owned:.0f}" if owned is not None else "",
+                 f"{crate / copy:.1f}×" if crate and copy else "",
+                 f"{owned / crate:.1f}×" if crate and owned else ""]
+        print(f"| {base} | {param} | " + " | ".join(cells) + " |")
+    for n in ("32", "1024", "8191"):
+        if ("acl", n) in counts:
+            print(f"acl per entry at {n}: {counts[('acl', n)] / int(n):.1f} instructions")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({f"{op} {param}": v for (op, param), v in counts.items()}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
