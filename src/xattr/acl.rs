@@ -10,7 +10,7 @@ use super::{check_xattr_size, err};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::ACL_MAX_ENTRIES;
 use core::fmt;
-use zerocopy::byteorder::{U16, U32};
+use zerocopy::byteorder::{U16, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
 
 const ACL_S: &str = "posix_acl_xattr";
@@ -261,6 +261,60 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
     Ok(())
 }
 
+/// The rules of [`check_entries`] without its walk: `true` exactly when `check_entries` accepts
+/// (a property test holds the two together), in a few instructions per entry.
+///
+/// A valid ACL is USER_OBJ, USERs, GROUP_OBJ, GROUPs, at most one MASK (required after a named
+/// entry), OTHER. The two named runs are found by binary search (their tags are consecutive in
+/// a valid ACL) and checked with straight-line loops; every entry is covered by exactly one
+/// check, so an unsorted input cannot slip through a run the search misjudged.
+fn entries_valid(words: &[U64<LittleEndian>]) -> bool {
+    /// `e_tag` and `e_perm` bits of an entry word that must equal the tag (`e_perm` ≤ 7).
+    const TAG_PERM: u64 = 0xfff8_ffff;
+    let is = |w: &U64<LittleEndian>, tag: AclTag| w.get() & TAG_PERM == u64::from(tag.0);
+    let Some((first, rest)) = words.split_first() else {
+        return true;
+    };
+    if !is(first, AclTag::USER_OBJ) {
+        return false;
+    }
+    let users = rest.partition_point(|w| w.get() & 0xffff == u64::from(AclTag::USER.0));
+    let (user_run, rest) = rest.split_at(users);
+    let Some((group_obj, rest)) = rest.split_first() else {
+        return false;
+    };
+    let groups = rest.partition_point(|w| w.get() & 0xffff == u64::from(AclTag::GROUP.0));
+    let (group_run, tail) = rest.split_at(groups);
+    let named = !user_run.is_empty() || !group_run.is_empty();
+    let tail_ok = match tail {
+        [mask, other] => is(mask, AclTag::MASK) && is(other, AclTag::OTHER),
+        [other] => !named && is(other, AclTag::OTHER),
+        _ => false,
+    };
+    tail_ok
+        && is(group_obj, AclTag::GROUP_OBJ)
+        && named_run_valid(user_run, AclTag::USER)
+        && named_run_valid(group_run, AclTag::GROUP)
+}
+
+/// Every entry of `run` has tag `tag` and `e_perm` ≤ 7, and the ids strictly increase. No early
+/// exit: the loops accumulate, so they stay short and branch-free.
+fn named_run_valid(run: &[U64<LittleEndian>], tag: AclTag) -> bool {
+    let Some(first) = run.first() else {
+        return true;
+    };
+    let (mut any, mut all) = (first.get(), first.get());
+    let mut descents = 0u64;
+    for (a, b) in run.iter().zip(&run[1..]) {
+        let (a, b) = (a.get(), b.get());
+        any |= b;
+        all &= b;
+        descents |= u64::from(b >> 32 <= a >> 32);
+    }
+    let tag = u64::from(tag.0);
+    any & 0xfff8_ffff == tag && all & 0xffff == tag && descents == 0
+}
+
 /// A validated POSIX ACL xattr, borrowing the input. Zero entries (a 4-byte xattr) means "no
 /// ACL": the mode alone decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,11 +366,14 @@ impl<'a> AclView<'a> {
                 ErrorKind::AclBadLength { len: bytes.len() },
             ));
         };
-        check_entries(
-            entries
-                .iter()
-                .map(|e| (e.e_tag.get(), e.e_perm.get(), e.e_id.get())),
-        )?;
+        if !entries_valid(<[U64<LittleEndian>]>::ref_from_bytes(rest).unwrap_or(&[])) {
+            // Only a bad ACL pays for the walk that names the rule and the entry.
+            check_entries(
+                entries
+                    .iter()
+                    .map(|e| (e.e_tag.get(), e.e_perm.get(), e.e_id.get())),
+            )?;
+        }
         Ok(AclView { entries })
     }
 
@@ -843,5 +900,145 @@ pub fn posix_acl_create(parent_default: Option<&AclView<'_>>, mode: u32, umask: 
             linux_keeps_access: false,
             default: None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn words(entries: &[(u16, u16, u32)]) -> alloc::vec::Vec<u8> {
+        let mut b = alloc::vec::Vec::new();
+        for &(tag, perm, id) in entries {
+            b.extend_from_slice(&tag.to_le_bytes());
+            b.extend_from_slice(&perm.to_le_bytes());
+            b.extend_from_slice(&id.to_le_bytes());
+        }
+        b
+    }
+
+    /// The fast check and the walk that names the rule agree on `entries`.
+    fn agree(entries: &[(u16, u16, u32)]) -> Result<(), TestCaseError> {
+        let bytes = words(entries);
+        let fast = entries_valid(<[U64<LittleEndian>]>::ref_from_bytes(&bytes).unwrap());
+        let walk = check_entries(entries.iter().copied());
+        prop_assert_eq!(fast, walk.is_ok(), "{:x?}: walk says {:?}", entries, walk);
+        Ok(())
+    }
+
+    /// Entries near a valid ACL: a valid shape (USER_OBJ, USERs, GROUP_OBJ, GROUPs, MASK,
+    /// OTHER) with one or two entries changed, dropped, duplicated or swapped.
+    fn near_valid() -> impl Strategy<Value = alloc::vec::Vec<(u16, u16, u32)>> {
+        let ids = || proptest::collection::btree_set(0u32..12, 0..5);
+        (
+            ids(),
+            ids(),
+            any::<bool>(),
+            0u8..6,
+            any::<usize>(),
+            any::<u64>(),
+        )
+            .prop_map(|(users, groups, mask, edit, at, r)| {
+                let mut v = alloc::vec![(1u16, 7u16, u32::MAX)];
+                v.extend(users.into_iter().map(|id| (2, 5, id)));
+                v.push((4, 5, u32::MAX));
+                v.extend(groups.into_iter().map(|id| (8, 4, id)));
+                if mask || v.len() > 2 {
+                    v.push((0x10, 7, u32::MAX));
+                }
+                v.push((0x20, (r & 7) as u16, r as u32));
+                let i = at % v.len();
+                let tags = [0u16, 1, 2, 3, 4, 6, 8, 0x10, 0x20, 0x40, 0x102];
+                match edit {
+                    0 => {}
+                    1 => v[i].0 = tags[(r % tags.len() as u64) as usize],
+                    2 => v[i].1 = (r % 10) as u16,
+                    3 => v[i].2 = (r % 12) as u32,
+                    4 => {
+                        let e = v[i];
+                        v.insert(i, e);
+                    }
+                    _ => {
+                        let j = (r as usize) % v.len();
+                        v.swap(i, j);
+                        if r & 1 == 1 {
+                            v.remove(j);
+                        }
+                    }
+                }
+                v
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn fast_check_agrees_near_valid_acls(entries in near_valid()) {
+            agree(&entries)?;
+        }
+
+        #[test]
+        fn fast_check_agrees_on_anything(
+            entries in proptest::collection::vec(
+                (prop_oneof![Just(1u16), Just(2), Just(4), Just(8), Just(0x10), Just(0x20), any::<u16>()],
+                 0u16..9, 0u32..4),
+                0..10,
+            )
+        ) {
+            agree(&entries)?;
+        }
+    }
+
+    #[test]
+    fn fast_check_on_known_shapes() {
+        let ok = [
+            alloc::vec![],
+            alloc::vec![(1, 7, 0), (4, 5, 0), (0x20, 5, 0)],
+            alloc::vec![(1, 7, 0), (4, 5, 0), (0x10, 7, 0), (0x20, 5, 0)],
+            alloc::vec![
+                (1, 7, 0),
+                (2, 7, 1),
+                (2, 7, 2),
+                (4, 5, 0),
+                (8, 1, 9),
+                (0x10, 7, 0),
+                (0x20, 0, 0)
+            ],
+        ];
+        let bad = [
+            // A named user and no MASK.
+            alloc::vec![(1, 7, 0), (2, 7, 1), (4, 5, 0), (0x20, 5, 0)],
+            // Ids not increasing; a duplicate id; e_perm 8; two OTHERs; no GROUP_OBJ.
+            alloc::vec![
+                (1, 7, 0),
+                (2, 7, 2),
+                (2, 7, 1),
+                (4, 5, 0),
+                (0x10, 7, 0),
+                (0x20, 5, 0)
+            ],
+            alloc::vec![
+                (1, 7, 0),
+                (2, 7, 1),
+                (2, 7, 1),
+                (4, 5, 0),
+                (0x10, 7, 0),
+                (0x20, 5, 0)
+            ],
+            alloc::vec![(1, 8, 0), (4, 5, 0), (0x20, 5, 0)],
+            alloc::vec![(1, 7, 0), (4, 5, 0), (0x20, 5, 0), (0x20, 5, 0)],
+            alloc::vec![(1, 7, 0), (0x20, 5, 0)],
+        ];
+        for e in ok.iter().chain(&bad) {
+            agree(e).unwrap();
+        }
+        for e in &ok {
+            assert!(check_entries(e.iter().copied()).is_ok(), "{e:?}");
+        }
+        for e in &bad {
+            assert!(check_entries(e.iter().copied()).is_err(), "{e:?}");
+        }
     }
 }
