@@ -61,7 +61,7 @@ usage: dne-intent decode [--json] [FILE|-]
 Reads one lustre_msg_v2 message from FILE, or from standard input when FILE is `-` or absent.
 The input is raw bytes, or hex text (`xxd -p` style; whitespace is ignored) when it consists
 only of hex digits and whitespace. The message is framed, recognised as a prepare request
-(pb_type 4711) or reply (4712/4713) and validated against every rule of WIRE.md.
+(pb_type 4711) or reply (4712/4713) and validated against every rule of docs/spec/WIRE.md.
 
   --json    print one JSON object (the schema `dne-intent encode` reads) instead of text",
         run: cmd_decode,
@@ -107,12 +107,12 @@ lfs getstripe do. With getfattr input, --name keeps only that attribute.
         usage: "\
 usage: dne-intent simulate [--json] [--fault F]...
 
-For each operation of the design's survey (mkdir, rmdir, cross-MDT file rename), prints the sync
-reads, OUT_UPDATE RPCs and LDLM enqueues before (no intents) and after (intents), each read with
-its label, and the design's measured figures beside them. --fault (repeatable) runs the intent
-path under a fault: none, peer-without-flag, peer-lost-flag, replay, resend, empty, advisory,
-malformed, non-mdt-sender, partial-groups-N, unknown-X or truncated-X with X one of pattr,
-def-acl, pin, lmv, lov, def-lmv.
+For each operation of the design's survey (docs/spec/MODEL.md section 5: mkdir, rmdir, cross-MDT
+file rename), prints the sync reads, OUT_UPDATE RPCs and LDLM enqueues before (no intents) and
+after (intents), each read with its label, and the design's measured figures beside them.
+--fault (repeatable) runs the intent path under a fault: none, peer-without-flag,
+peer-lost-flag, replay, resend, empty, advisory, malformed, non-mdt-sender, partial-groups-N,
+unknown-X or truncated-X with X one of pattr, def-acl, pin, lmv, lov, def-lmv.
 
   --json    one JSON object per line: operation, fault, reads_before, reads_after,
             out_update_before, out_update_after, enqueues_before, enqueues_after",
@@ -222,7 +222,7 @@ fn unknown_command(name: &str) -> ExitCode {
 fn general_usage() -> String {
     let mut s = String::from(
         "usage: dne-intent <SUBCOMMAND> [OPTIONS] [ARGS]\n\n\
-         Reference tool for the Lustre DNE prepare-intent protocol (WIRE.md).\n\nsubcommands:\n",
+         Reference tool for the Lustre DNE prepare-intent protocol (spec: docs/spec/WIRE.md).\n\nsubcommands:\n",
     );
     for c in COMMANDS {
         s.push_str(&format!("  {:<10} {}\n", c.name, c.summary));
