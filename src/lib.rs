@@ -19,6 +19,13 @@
 //! - Both byte orders decode (the order is detected from `lm_magic` and reported); encoders
 //!   write little-endian unless told otherwise.
 //!
+//! ## Specification
+//! The normative description lives in the repository: `docs/spec/WIRE.md` (the bytes, every
+//! rule a decoder enforces) and `docs/spec/MODEL.md` (the reference model and its invariants),
+//! with the cited Lustre facts in `docs/reference/lustre-wire.md` and
+//! `docs/reference/lustre-semantics.md`. In these API docs "WIRE.md §N", "MODEL.md §N",
+//! "lustre-wire.md" and "lustre-semantics.md" refer to those files.
+//!
 //! ## Example
 //! ```
 //! use lustre_dne_intent::intent::*;

@@ -2,8 +2,8 @@
 //!
 //! A decoder checks each untrusted number against the constant named here *before* it is used
 //! to index, slice or size anything; an encoder refuses to produce a value past the same bound.
-//! Each constant says where the number comes from (WIRE.md section, or the Lustre header fact in
-//! `lustre-wire.md`).
+//! Each constant says where the number comes from (a section of `docs/spec/WIRE.md`, or the
+//! Lustre header fact in `docs/reference/lustre-wire.md`).
 
 // ---- Message framing (WIRE.md §2) ----
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Generate the golden test vectors of lustre-dne-intent.
 
-An independent implementation of the byte layouts of /work/shared/spec/WIRE.md (sections 1-9),
+An independent implementation of the byte layouts of docs/spec/WIRE.md (sections 1-9),
 written with the Python standard library only (struct.pack). It does not call the Rust crate.
 
 Run it from anywhere:  python3 testdata/gen_vectors.py
 It writes testdata/NAME.bin and testdata/NAME.md for every vector; running it again reproduces
 identical bytes (no clock, no randomness).
 
-Byte order (WIRE.md section 1): a message is written in the sender's order. In a big-endian
-("swabbed") message every numeric field of buffers 0-3 (request and reply), the groups buffer and
-the header is big-endian; strings (name, pb_jobid), opaque lustre_handle cookies, padding and the
+Byte order (docs/spec/WIRE.md section 1): a message is written in the sender's order. In a
+big-endian ("swabbed") message every numeric field of buffers 0-3 (request and reply), the
+groups buffer and the header is big-endian; strings (name, pb_jobid), opaque lustre_handle cookies, padding and the
 xattr payloads (reply buffers 4-8) are never swapped. Here a field marked swap=False is always
 written as the little-endian image of its value (a handle cookie is 8 opaque bytes, which this
 generator and the crate both show as the u64 those bytes make when read little-endian).
@@ -22,7 +22,7 @@ import struct
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # ---------------------------------------------------------------------------------------------
-# Constants (WIRE.md sections 2-9, lustre-wire.md)
+# Constants (docs/spec/WIRE.md sections 2-9, docs/reference/lustre-wire.md)
 # ---------------------------------------------------------------------------------------------
 LUSTRE_MSG_MAGIC_V2 = 0x0BD00BD3
 PTL_RPC_MSG_REQUEST, PTL_RPC_MSG_REPLY = 4711, 4713
@@ -70,12 +70,13 @@ KERNEL_DEFAULT_ACL_HEX = ("0200000001000700ffffffff02000700e803000004000500fffff
 
 
 def fnv1a64(data):
-    """FNV-1a-64 (lustre-wire.md section 6 constants): the name hash put in res name[3]."""
+    """The name hash put in res name[3] (docs/spec/WIRE.md section 3): FNV-1a-64 with the
+    constants of docs/reference/lustre-wire.md section 6, 0 mapped to 1 as Lustre maps it."""
     h = 0xcbf29ce484222325
     for c in data:
         h ^= c
         h = (h * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return h
+    return h or 1
 
 
 def round8(n):
@@ -139,7 +140,7 @@ def fidstr(fid):
 
 
 # ---------------------------------------------------------------------------------------------
-# Existing Lustre structures (WIRE.md sections 2-3)
+# Existing Lustre structures (docs/spec/WIRE.md sections 2-3)
 # ---------------------------------------------------------------------------------------------
 def ptlrpc_body(*, handle, msg_type, status=0, last_xid=0, last_committed=0, flags=0,
                 conn_cnt=0, timeout=0, service_time=0, limit=0, slv=0, mbits=0, uid=0, gid=0,
@@ -283,7 +284,7 @@ def mdt_body(*, fid, mode, uid, gid, flags, nlink, size, blocks, projid, mtime, 
 
 
 # ---------------------------------------------------------------------------------------------
-# New structures (WIRE.md sections 5 and 7)
+# New structures (docs/spec/WIRE.md sections 5 and 7)
 # ---------------------------------------------------------------------------------------------
 def prepare_req(*, fid, flags, child_mode, limits, fsuid=500, fsgid=500, umask=0o022, cap=0):
     s = Struct("md_create_prepare_req")
@@ -343,7 +344,7 @@ def prepare_rep(*, status, flags, valid, truncated, fid=(0, 0, 0), child_mode=0,
 
 
 # ---------------------------------------------------------------------------------------------
-# Xattr payloads (WIRE.md section 9): always little-endian, never swapped
+# Xattr payloads (docs/spec/WIRE.md section 9): always little-endian, never swapped
 # ---------------------------------------------------------------------------------------------
 def posix_acl_default():
     s = Struct("system.posix_acl_default")
@@ -434,7 +435,7 @@ def groups_buf(groups):
 
 
 # ---------------------------------------------------------------------------------------------
-# Message framing (WIRE.md section 2)
+# Message framing (docs/spec/WIRE.md section 2)
 # ---------------------------------------------------------------------------------------------
 def message(order, buffers, *, repsize):
     """buffers: list of (label, Struct or None). Returns (bytes, rows, layout)."""
@@ -448,7 +449,7 @@ def message(order, buffers, *, repsize):
                                                           if order == ">" else ""),
           show="0x%08x" % LUSTRE_MSG_MAGIC_V2)
     hdr.f("lm_repsize", "I", repsize,
-          "reply space = a 9-buffer reply with every result at its limit (WIRE.md section 8)"
+          "reply space = a 9-buffer reply with every result at its limit (docs/spec/WIRE.md section 8)"
           if repsize else "0: a reply preallocates no reply space")
     hdr.f("lm_cksum", "I", 0)
     hdr.f("lm_flags", "I", MSGHDR_AT_SUPPORT, "MSGHDR_AT_SUPPORT")
@@ -596,14 +597,14 @@ COMMON_NOTES = """Scenario: a coordinator MDT (MDT0001) prepares an operation in
 [0x200000401:0x1:0x0] on MDT0000 for a caller with fsuid/fsgid 500 and supplementary groups
 100, 600, 700. The parent is a setgid directory (mode 0o042775, owner 100, group 600) with
 LUSTRE_PROJINHERIT_FL and project 1000. The name hash in `name[3]` of the lock resource is
-FNV-1a-64 of the entry name (WIRE.md only says "name hash"; any 64-bit hash is valid, this one
-is reproducible)."""
+FNV-1a-64 of the entry name with 0 mapped to 1, the crate's provisional choice (docs/spec/WIRE.md
+section 3: any 64-bit value is valid; Lustre itself uses the kernel's `full_name_hash`)."""
 
 
 @vector("mkdir_request", "IT_DNE_CREATE_PREPARE request (mkdir of \"newdir\", entry mode), all six "
         "results requested", COMMON_NOTES + """
 
-`lm_repsize` is exactly the size WIRE.md section 8 asks for: a 9-buffer reply whose result i
+`lm_repsize` is exactly the size docs/spec/WIRE.md section 8 asks for: a 9-buffer reply whose result i
 is `mcpr_buf_limit[i]` bytes: 72 + 184 + 112 + 80 + 216 + 5 x 4096 = 21144.
 `pb_mbits` carries the request's xid (Lustre puts the xid in the match bits; `pb_last_xid` is
 the xid of the last reply seen). The request's lock handle 0 is the requester's own handle;
@@ -686,7 +687,7 @@ def _v_mkdir_reply_eexist():
         "result)", COMMON_NOTES + """
 
 Nine buffers; buffer 2 (`md_create_prepare_rep`) and all six result buffers are empty. This is
-the *empty result* of WIRE.md section 7: the lock is granted (DISP_IT_EXECD only: no lookup ran)
+the *empty result* of docs/spec/WIRE.md section 7: the lock is granted (DISP_IT_EXECD only: no lookup ran)
 and the coordinator falls back to its ordinary reads; every result is unknown.""")
 def _v_mkdir_reply_empty():
     return reply("<", fid=PARENT, name=b"newdir", mode=LCK_PW, xid=XID_MKDIR, disp=DISP_IT_EXECD,
@@ -788,7 +789,7 @@ def _v_unlink_reply():
 
 
 BE_NOTES = """Big-endian copy (a big-endian peer, or a swabbed message as a little-endian
-receiver sees it; WIRE.md section 1). Same values as the little-endian vector, but every
+receiver sees it; docs/spec/WIRE.md section 1). Same values as the little-endian vector, but every
 numeric field of the header, `lm_buflens`, buffers 0-3 and the groups buffer is big-endian.
 Not swapped: `pb_handle`, `lock_handle[]` (opaque cookies: the same 8 bytes as in the LE
 vector), `pb_jobid`, the entry name, padding, and the xattr payloads of reply buffers 4-8
@@ -821,7 +822,7 @@ def write_md(name, what, notes, data, rows, layout):
     lines = ["# %s" % name, "", what + ".", "", notes, "",
              "## How it was made", "",
              "Written by `testdata/gen_vectors.py` (Python 3 standard library, `struct.pack`), "
-             "an implementation of the layouts of WIRE.md independent of the Rust crate. "
+             "an implementation of the layouts of docs/spec/WIRE.md independent of the Rust crate. "
              "Regenerate with `python3 testdata/gen_vectors.py`; the output is deterministic. "
              "`tests/golden.rs` decodes this file with the crate, asserts the values below "
              "(hard-coded there), re-encodes it byte for byte and sweeps its truncations.", "",

@@ -2,7 +2,7 @@
 """Generates the non-kernel xattr golden vectors (testdata/xattr_*.bin) and every vector's
 field-by-field description (testdata/xattr_*.md), independently of the Rust code.
 
-Layouts follow WIRE.md §9 and lustre-wire.md §5-§7; everything is little-endian.
+Layouts follow docs/spec/WIRE.md §9 and docs/reference/lustre-wire.md §5-§7; everything is little-endian.
 The kernel ACL vectors are made by make_kernel_acls.sh; this script only describes them.
 Run from testdata/:  python3 gen_xattr.py
 """

@@ -126,7 +126,7 @@ fn regression_lock_count_over_handles_is_refused_by_the_encoder() {
 }
 
 /// roundtrip_bytes finding 1 (a harness finding): a name buffer with bytes after the NUL is
-/// accepted (as Lustre's `lustre_msg_string` does) and re-encodes as name + NUL, so a buffer
+/// accepted (docs/spec/WIRE.md §5, a reading) and re-encodes as name + NUL, so a buffer
 /// length shrinks within its 8-byte padding. The harness compared headers byte for byte and
 /// called that a change; it now compares buffer by buffer.
 #[test]

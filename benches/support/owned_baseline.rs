@@ -2,7 +2,7 @@
 //! of `bytes` would write one. It reads with [`bytes::Buf`] into plain structs that own their
 //! data (`Vec`, `String`), copies every buffer out of the message, and checks what such code
 //! usually checks (magics, versions, lengths, counts, the buffers lying inside the input) rather
-//! than every rule of WIRE.md.
+//! than every rule of docs/spec/WIRE.md.
 //!
 //! It is what the benchmarks compare the crate's zero-copy views against, and
 //! `tests/owned_baseline.rs` proves it reads every vector the same way the crate does.

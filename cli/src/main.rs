@@ -107,7 +107,7 @@ enum Command {
     },
     /// RPC accounting of mkdir, rmdir and file rename, with and without prepare intents.
     ///
-    /// For each operation of the design's survey, prints the sync reads, OUT_UPDATE RPCs and
+    /// For each operation of the design's survey (docs/spec/MODEL.md section 5), prints the sync reads, OUT_UPDATE RPCs and
     /// LDLM enqueues before (no intents) and after (intents), each read with its label, and
     /// the design's measured figures beside them.
     Simulate {

@@ -42,8 +42,9 @@ pub(crate) fn check_name(name: &[u8], base: usize) -> Result<(), DecodeError> {
 }
 
 /// Reads the entry name out of a non-empty name buffer at offset `base`: the bytes before the
-/// first NUL, which must lie inside the buffer. Like Lustre's `lustre_msg_string`, bytes after
-/// the NUL are tolerated (and not kept).
+/// first NUL, which must lie inside the buffer. Bytes after the NUL are tolerated (and not kept),
+/// as `lustre_msg_string` allows for a string with a maximum length; Lustre's own name unpacking
+/// is stricter (WIRE.md §5 says where the two differ).
 pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
     let Some(nul) = buf.iter().position(|&b| b == 0) else {
         return Err(DecodeError::new(

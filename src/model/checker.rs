@@ -286,7 +286,10 @@ fn check_bounds(t: &Trace) -> Result<(), Violation> {
             }
         };
         if let Err(e) = ReplyView::parse_for(reply, &ctx) {
-            return broke(Invariant::Bounds, format!("reply breaks WIRE.md: {e}"));
+            return broke(
+                Invariant::Bounds,
+                format!("reply breaks docs/spec/WIRE.md: {e}"),
+            );
         }
     }
     Ok(())
