@@ -13,6 +13,8 @@ use crate::xattr::{
 };
 use core::fmt::Debug;
 
+pub mod mutate;
+
 /// Any bytes as a request and as a reply: errors are fine, panics are not. What decodes must
 /// re-encode, and the re-encoding must decode to the same value.
 pub fn decode_message(data: &[u8]) {
