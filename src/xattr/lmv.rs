@@ -353,35 +353,56 @@ impl fmt::Display for GetDirStripe<'_> {
 /// An owned `lmv_mds_md_v1`.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LmvMd {
     /// [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_magic"))]
     pub magic: u32,
     /// `lmv_stripe_count`: equals `stripe_fids.len()`, except on a stripe object stored without
     /// its FID table.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_count"))]
     pub stripe_count: u32,
     /// `lmv_master_mdt_index`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_master_mdt_index"))]
     pub master_mdt_index: u32,
     /// `lmv_hash_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_hash_type"))]
     pub hash_type: LmvHashType,
     /// `lmv_layout_version`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_layout_version"))]
     pub layout_version: u32,
     /// `lmv_migrate_offset`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_offset"))]
     pub migrate_offset: u32,
     /// `lmv_migrate_hash`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_hash"))]
     pub migrate_hash: LmvHashType,
     /// `lmv_pool_name`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_pool_name"))]
     pub pool_name: PoolName,
     /// `lmv_stripe_fids`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_fids"))]
     pub stripe_fids: alloc::vec::Vec<LuFid>,
 }
 
 /// An owned `trusted.lmv`.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub enum Lmv {
     /// `lmv_mds_md_v1`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_mds_md_v1"))]
     Md(LmvMd),
     /// `lmv_foreign_md`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_foreign_md"))]
     Foreign(super::ForeignMd),
 }
 
