@@ -143,3 +143,317 @@ fn every_xattr_vector_round_trips_through_json() {
     }
     assert!(seen >= 20, "xattr vectors missing: {seen}");
 }
+
+use lustre_dne_intent::wire::*;
+use serde_json::{Value, json};
+
+fn request_value() -> (PrepareRequest, Value) {
+    let bytes = std::fs::read(testdata().join("mkdir_request.bin")).unwrap();
+    let req = RequestView::parse(&bytes).unwrap().to_value();
+    let v = serde_json::to_value(&req).unwrap();
+    (req, v)
+}
+
+fn from_value<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, String> {
+    let s = v.to_string();
+    let mut de = serde_json::Deserializer::from_str(&s);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| e.to_string())
+}
+
+#[test]
+fn u64_values_above_2_pow_53_are_strings_and_survive() {
+    let (mut req, _) = request_value();
+    req.ptlrpc.handle = LustreHandle(u64::MAX);
+    req.ptlrpc.last_xid = (1 << 53) + 1;
+    req.ptlrpc.transno = u64::MAX - 1;
+    req.body.cap = 0x8000_0000_0000_0001;
+    let v = serde_json::to_value(req).unwrap();
+    assert_eq!(v["ptlrpc_body"]["pb_handle"], "0xffffffffffffffff");
+    assert_eq!(v["ptlrpc_body"]["pb_last_xid"], "0x0020000000000001");
+    assert_eq!(v["ptlrpc_body"]["pb_transno"], "18446744073709551614");
+    assert_eq!(v["md_create_prepare_req"]["mcpr_cap"], "0x8000000000000001");
+    // jq 1.6 turns big numbers into doubles; a string is untouched by it.
+    let back: PrepareRequest = from_value(&v).unwrap();
+    assert_eq!(back, req);
+}
+
+#[test]
+fn u64_input_is_lenient_hex_decimal_or_number() {
+    let (req, mut v) = request_value();
+    for (input, want) in [
+        (json!("0x10"), 16u64),
+        (json!("0X10"), 16),
+        (json!("16"), 16),
+        (json!(16), 16),
+        (json!(" 0x10 "), 16),
+    ] {
+        v["ptlrpc_body"]["pb_last_xid"] = input.clone();
+        v["ptlrpc_body"]["pb_transno"] = input.clone();
+        let r: PrepareRequest = from_value(&v).unwrap_or_else(|e| panic!("{input}: {e}"));
+        assert_eq!(
+            (r.ptlrpc.last_xid, r.ptlrpc.transno),
+            (want, want),
+            "{input}"
+        );
+    }
+    for bad in [
+        json!(-1),
+        json!("0x"),
+        json!("1e3"),
+        json!("0x1ffffffffffffffff"),
+        json!(1.5),
+    ] {
+        v["ptlrpc_body"]["pb_transno"] = bad.clone();
+        let e = from_value::<PrepareRequest>(&v).unwrap_err();
+        assert!(e.starts_with("ptlrpc_body.pb_transno: "), "{bad}: {e}");
+    }
+    // Output stays strict whatever the input was.
+    let _ = req;
+}
+
+#[test]
+fn unknown_fields_are_refused_with_their_json_path() {
+    let (_, mut v) = request_value();
+    v["ldlm_request"]["lock_desc"]["l_extra"] = json!(1);
+    let e = from_value::<PrepareRequest>(&v).unwrap_err();
+    assert!(
+        e.starts_with("ldlm_request.lock_desc.l_extra: unknown field `l_extra`"),
+        "{e}"
+    );
+
+    let (_, mut v) = request_value();
+    v["ldlm_request"]["lock_desc"]["l_req_mode"] = json!("LCK_BOGUS");
+    let e = from_value::<PrepareRequest>(&v).unwrap_err();
+    assert!(e.starts_with("ldlm_request.lock_desc.l_req_mode: "), "{e}");
+    assert!(e.contains("LockMode: unknown name"), "{e}");
+
+    let (_, mut v) = request_value();
+    v["ldlm_request"]["lock_handle"][1] = json!("0xzz");
+    let e = from_value::<PrepareRequest>(&v).unwrap_err();
+    assert!(e.starts_with("ldlm_request.lock_handle[1]: "), "{e}");
+
+    let (_, mut v) = request_value();
+    v["md_create_prepare_req"]["mcpr_flags"]["colour"] = json!("red");
+    let e = from_value::<PrepareRequest>(&v).unwrap_err();
+    assert!(e.contains("unknown field `colour`"), "{e}");
+    assert!(e.starts_with("md_create_prepare_req.mcpr_flags"), "{e}");
+
+    let (_, mut v) = request_value();
+    v.as_object_mut().unwrap().remove("groups");
+    let e = from_value::<PrepareRequest>(&v).unwrap_err();
+    assert!(e.contains("missing field `groups`"), "{e}");
+}
+
+#[test]
+fn flag_sets_show_bits_names_and_unknown_and_read_every_form() {
+    let f = McprFlags(0x83 | 0x1_0000);
+    let v = serde_json::to_value(f).unwrap();
+    let names: Vec<&str> = McprFlags::NAMED.iter().map(|(n, _)| *n).collect();
+    assert_eq!(v["bits"], "0x00010083");
+    assert_eq!(v["names"], json!([names[0], names[1]]));
+    assert_eq!(v["unknown"], "0x00010080");
+    assert_eq!(serde_json::from_value::<McprFlags>(v.clone()).unwrap(), f);
+    // Without an unknown bit there is no "unknown" key.
+    let v0 = serde_json::to_value(McprFlags(0x1)).unwrap();
+    assert_eq!(v0, json!({"bits": "0x00000001", "names": [names[0]]}));
+    // 64-bit sets use 16 digits.
+    assert_eq!(
+        serde_json::to_value(InodeBits::UPDATE).unwrap()["bits"],
+        "0x0000000000000002"
+    );
+
+    // Input: bits alone, the text grammar, a number.
+    for input in [
+        json!({"bits": "0x10083"}),
+        json!({"bits": 65667}),
+        json!(format!("{}|{}|0x10080", names[0], names[1])),
+        json!(65667),
+        json!({"names": [names[0], names[1]], "bits": "0x00010083", "unknown": "0x10080"}),
+    ] {
+        assert_eq!(
+            serde_json::from_value::<McprFlags>(input.clone()).unwrap(),
+            f,
+            "{input}"
+        );
+    }
+    // Names that disagree with bits, a wrong "unknown", too wide, an unknown name, no bits.
+    for bad in [
+        json!({"bits": "0x1", "names": []}),
+        json!({"bits": "0x1", "names": [names[1]]}),
+        json!({"bits": "0x1", "names": [names[0], names[0]]}),
+        json!({"bits": "0x81", "unknown": "0x1"}),
+        json!({"bits": "0x100000000"}),
+        json!(4294967296u64),
+        json!({"names": [names[0]]}),
+        json!("NOPE"),
+        json!({"bits": "0x1", "names": ["NOPE"]}),
+    ] {
+        assert!(
+            serde_json::from_value::<McprFlags>(bad.clone()).is_err(),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn open_enumerations_show_value_and_name_and_read_every_form() {
+    assert_eq!(
+        serde_json::to_value(LockMode::PW).unwrap(),
+        json!({"value": "0x00000002", "name": "LCK_PW"})
+    );
+    assert_eq!(
+        serde_json::to_value(LockMode(3)).unwrap(),
+        json!({"value": "0x00000003"})
+    );
+    for input in [
+        json!("LCK_PW"),
+        json!(2),
+        json!("0x2"),
+        json!({"value": "0x2", "name": "LCK_PW"}),
+    ] {
+        assert_eq!(
+            serde_json::from_value::<LockMode>(input.clone()).unwrap(),
+            LockMode::PW
+        );
+    }
+    assert_eq!(
+        serde_json::from_value::<LockMode>(json!({"value": 3})).unwrap(),
+        LockMode(3)
+    );
+    assert!(serde_json::from_value::<LockMode>(json!({"value": 2, "name": "LCK_EX"})).is_err());
+    assert!(serde_json::from_value::<LockMode>(json!({"value": 3, "name": "LCK_EX"})).is_err());
+    assert!(serde_json::from_value::<AclTagProbe>(json!({"t": 65536})).is_err());
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct AclTagProbe {
+    t: lustre_dne_intent::xattr::AclTag,
+}
+
+#[test]
+fn names_and_groups_keep_their_invariants() {
+    let (_, mut v) = request_value();
+    for bad in [
+        json!("a/b"),
+        json!(""),
+        json!(".."),
+        json!("x".repeat(256)),
+        json!({"hex": "6100"}),
+    ] {
+        v["name"] = bad.clone();
+        let e = from_value::<PrepareRequest>(&v).unwrap_err();
+        assert!(e.starts_with("name: "), "{bad}: {e}");
+    }
+    // A name that is not UTF-8 goes as hex and comes back.
+    let (mut req, _) = request_value();
+    req.name = Some(EntryName::new(b"caf\xe9").unwrap());
+    let v = serde_json::to_value(req).unwrap();
+    assert_eq!(v["name"], json!({"hex": "636166e9"}));
+    assert_eq!(from_value::<PrepareRequest>(&v).unwrap(), req);
+    // Object mode: no name.
+    req.name = None;
+    let v = serde_json::to_value(req).unwrap();
+    assert_eq!(v["name"], Value::Null);
+    assert_eq!(from_value::<PrepareRequest>(&v).unwrap(), req);
+
+    let (_, mut v) = request_value();
+    v["groups"] = json!((0..129).collect::<Vec<u32>>());
+    assert!(
+        from_value::<PrepareRequest>(&v)
+            .unwrap_err()
+            .starts_with("groups: ")
+    );
+    v["groups"] = json!((0..128).collect::<Vec<u32>>());
+    assert_eq!(
+        from_value::<PrepareRequest>(&v)
+            .unwrap()
+            .groups
+            .as_slice()
+            .len(),
+        128
+    );
+    v["ldlm_request"]["lock_handle"] = json!(["0x1"]);
+    assert!(
+        from_value::<PrepareRequest>(&v)
+            .unwrap_err()
+            .starts_with("ldlm_request.lock_handle")
+    );
+}
+
+#[test]
+fn jobids_are_text_or_hex_and_v2_bodies_have_none() {
+    let (mut req, _) = request_value();
+    let mut j = [0u8; 32];
+    j[..3].copy_from_slice(b"\x01\x02\x03");
+    req.ptlrpc.jobid = Some(j);
+    let v = serde_json::to_value(req).unwrap();
+    assert_eq!(
+        v["ptlrpc_body"]["pb_jobid"]["hex"].as_str().unwrap().len(),
+        64
+    );
+    assert_eq!(from_value::<PrepareRequest>(&v).unwrap(), req);
+    req.ptlrpc.jobid = None;
+    let v = serde_json::to_value(req).unwrap();
+    assert_eq!(v["ptlrpc_body"]["pb_jobid"], Value::Null);
+    assert_eq!(from_value::<PrepareRequest>(&v).unwrap(), req);
+}
+
+#[test]
+fn closed_enumerations_and_results_are_strings_and_tagged_objects() {
+    assert_eq!(serde_json::to_value(Endian::Big).unwrap(), "be");
+    assert_eq!(serde_json::to_value(Operation::Rename).unwrap(), "rename");
+    assert_eq!(
+        serde_json::to_value(MliBuf::DefLmv).unwrap(),
+        "MLI_BUF_DEF_LMV"
+    );
+    assert_eq!(
+        serde_json::from_value::<MliBuf>(json!("MLI_BUF_LOV")).unwrap(),
+        MliBuf::Lov
+    );
+    assert!(serde_json::from_value::<Endian>(json!("little")).is_err());
+    let r: PrepResult<u32> = PrepResult::Unknown(UnknownReason::Truncated { size: 9 });
+    let v = serde_json::to_value(r).unwrap();
+    assert_eq!(v, json!({"unknown": {"truncated": {"size": 9}}}));
+    assert_eq!(serde_json::from_value::<PrepResult<u32>>(v).unwrap(), r);
+    assert_eq!(
+        serde_json::to_value(PrepResult::<u32>::Absent).unwrap(),
+        "absent"
+    );
+    assert_eq!(
+        serde_json::to_value(PrepResult::<u32>::Unknown(UnknownReason::EmptyResult)).unwrap(),
+        json!({"unknown": "empty_result"})
+    );
+}
+
+#[test]
+fn reply_results_are_keyed_by_mli_buf_name() {
+    let bytes = std::fs::read(testdata().join("mkdir_reply_complete.bin")).unwrap();
+    let rep = ReplyView::parse(&bytes).unwrap().to_value();
+    let mut v = serde_json::to_value(&rep).unwrap();
+    let results = v["outcome"]["results"].as_object().unwrap();
+    let keys: Vec<&String> = results.keys().collect();
+    assert_eq!(keys.len(), 6);
+    assert_eq!(
+        results["MLI_BUF_PIN"],
+        "5b68736d3a20332c706f6f6c3a20666173745d"
+    );
+    v["outcome"]["results"]["MLI_BUF_PIN"] = json!("5b");
+    let back: PrepareReply = from_value(&v).unwrap();
+    assert_eq!(
+        &back.outcome.unwrap().results[MliBuf::Pin.index()][..],
+        b"["
+    );
+    v["outcome"]["results"]["MLI_BUF_PIN"] = json!("5");
+    assert!(
+        from_value::<PrepareReply>(&v)
+            .unwrap_err()
+            .starts_with("outcome.results.MLI_BUF_PIN")
+    );
+    v["outcome"]["results"]["MLI_BUF_NOPE"] = json!("");
+    assert!(from_value::<PrepareReply>(&v).is_err());
+    // The empty result.
+    let bytes = std::fs::read(testdata().join("mkdir_reply_empty.bin")).unwrap();
+    let rep = ReplyView::parse(&bytes).unwrap().to_value();
+    assert_eq!(serde_json::to_value(&rep).unwrap()["outcome"], Value::Null);
+}

@@ -207,8 +207,8 @@ pub(crate) mod name {
     }
 }
 
-/// A fixed, NUL-padded byte field (`pb_jobid`, pool names): text when it is UTF-8 of at most
-/// `text_max` bytes followed by NULs only, else `{"hex"}` of the whole field.
+/// A fixed, NUL-padded byte field (`pb_jobid`, pool names): text when it is printable ASCII of
+/// at most `text_max` bytes followed by NULs only, else `{"hex"}` of the whole field.
 pub(crate) fn ser_padded<S: Serializer>(
     field: &[u8],
     text_max: usize,
@@ -216,8 +216,9 @@ pub(crate) fn ser_padded<S: Serializer>(
 ) -> Result<S::Ok, S::Error> {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
     let tail_clean = field[end..].iter().all(|&b| b == 0);
+    let printable = field[..end].iter().all(|b| (0x20..0x7f).contains(b));
     match core::str::from_utf8(&field[..end]) {
-        Ok(t) if tail_clean && end <= text_max => s.serialize_str(t),
+        Ok(t) if printable && tail_clean && end <= text_max => s.serialize_str(t),
         _ => {
             let mut m = s.serialize_map(Some(1))?;
             m.serialize_entry("hex", &HexStr(field))?;

@@ -49,9 +49,10 @@
 //! objects in snake case: `{"present": …}`, `"absent"`, `{"unknown": {"truncated": {"size": 9}}}`.
 //!
 //! **Bytes.** Result payloads and other opaque blobs are lower-case hex strings (`""` when
-//! empty). Names — entry names, pool names, pins, the model's entry names — are a JSON string
-//! when the bytes are UTF-8, else `{"hex": "…"}`; so is `pb_jobid` (its NUL padding dropped),
-//! `null` for a `ptlrpc_body_v2`, which has none.
+//! empty). Names — entry names, pins, the model's names — are a JSON string
+//! when the bytes are UTF-8, else `{"hex": "…"}`. Fixed NUL-padded fields (`pb_jobid`, pool
+//! names) are a string when printable ASCII followed by NULs, else `{"hex"}` of the whole
+//! field; `pb_jobid` is `null` for a `ptlrpc_body_v2`, which has none.
 //!
 //! ```text
 //! PrepareRequest = {
@@ -97,6 +98,8 @@
 pub(crate) mod bytes;
 pub(crate) mod flags;
 pub(crate) mod ints;
+#[cfg(feature = "std")]
+pub(crate) mod model;
 pub(crate) mod wire;
 mod xattr;
 

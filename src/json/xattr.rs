@@ -2,9 +2,9 @@
 //! hash type as a flag set whose first name is the hash function.
 
 use super::bytes::{de_name, de_padded, ser_name, ser_padded};
-use crate::flags::{WireBits, parse_enum};
+use crate::flags::WireBits;
 use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
-use crate::xattr::{LmvHashFlags, LmvHashFn, LmvHashType, Pin, PoolName};
+use crate::xattr::{LmvHashFlags, LmvHashType, Pin, PoolName};
 use core::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
@@ -72,32 +72,6 @@ impl Serialize for LmvHashType {
             st.serialize_field("unknown", u.as_str())?;
         }
         st.end()
-    }
-}
-
-/// Parses `lfs`'s form: `fnv_1a_64`, `crush,migrating`, parts in hex when unnamed.
-fn parse_hash_type(s: &str) -> Result<u32, crate::ParseError> {
-    let mut parts = s.split(',');
-    let first = parts.next().unwrap_or("");
-    let mut v = parse_enum::<LmvHashFn>(first)? as u32;
-    let mut offset = first.len() + 1;
-    for p in parts {
-        let bits = crate::flags::parse_flags::<LmvHashFlags>(p).map_err(|mut e| {
-            e.offset += offset;
-            e.what = "LmvHashType";
-            e
-        })?;
-        v |= bits as u32;
-        offset += p.len() + 1;
-    }
-    Ok(v)
-}
-
-impl core::str::FromStr for LmvHashType {
-    type Err = crate::ParseError;
-    /// `lfs`'s form, as `Display` writes it: `fnv_1a_64`, `crush,migrating`, `0x7,0x10000`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_hash_type(s).map(LmvHashType)
     }
 }
 

@@ -98,6 +98,32 @@ impl fmt::Display for LmvHashType {
     }
 }
 
+/// Parses `lfs`'s form: `fnv_1a_64`, `crush,migrating`, parts in hex when unnamed.
+fn parse_hash_type(s: &str) -> Result<u32, crate::ParseError> {
+    let mut parts = s.split(',');
+    let first = parts.next().unwrap_or("");
+    let mut v = crate::flags::parse_enum::<LmvHashFn>(first)? as u32;
+    let mut offset = first.len() + 1;
+    for p in parts {
+        let bits = crate::flags::parse_flags::<LmvHashFlags>(p).map_err(|mut e| {
+            e.offset += offset;
+            e.what = "LmvHashType";
+            e
+        })?;
+        v |= bits as u32;
+        offset += p.len() + 1;
+    }
+    Ok(v)
+}
+
+impl core::str::FromStr for LmvHashType {
+    type Err = crate::ParseError;
+    /// `lfs`'s form, as `Display` writes it: `fnv_1a_64`, `crush,migrating`, `0x7,0x10000`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_hash_type(s).map(LmvHashType)
+    }
+}
+
 impl fmt::Debug for LmvHashType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "LmvHashType({self})")
