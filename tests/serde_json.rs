@@ -73,14 +73,46 @@ fn every_message_vector_round_trips_through_json() {
     }
 }
 
+/// Every vector's JSON, as `to_string_pretty` writes it: messages and xattr payloads.
+fn all_json() -> Vec<(String, String)> {
+    use lustre_dne_intent::xattr::*;
+    let pretty = |v: serde_json::Result<String>| v.unwrap() + "\n";
+    let mut out: Vec<_> = message_vectors()
+        .into_iter()
+        .map(|(name, bytes)| {
+            (
+                name,
+                pretty(serde_json::to_string_pretty(&decode(&bytes).0)),
+            )
+        })
+        .collect();
+    for e in std::fs::read_dir(testdata()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_stem().unwrap().to_str().unwrap().to_owned();
+        if !(name.starts_with("xattr_") && p.extension().is_some_and(|e| e == "bin")) {
+            continue;
+        }
+        let b = std::fs::read(&p).unwrap();
+        let json = match name.split('_').nth(1).unwrap() {
+            "acl" => serde_json::to_string_pretty(&AclView::parse(&b).unwrap().to_value()),
+            "dmv" => serde_json::to_string_pretty(&DefaultLmvView::parse(&b).unwrap().to_value()),
+            "lmv" => serde_json::to_string_pretty(&LmvView::parse(&b).unwrap().to_value()),
+            "lov" => serde_json::to_string_pretty(&LovView::parse(&b).unwrap().to_value()),
+            "pin" => serde_json::to_string_pretty(&PinView::parse(&b).unwrap().to_value()),
+            other => panic!("unexpected xattr vector kind {other}"),
+        };
+        out.push((name, pretty(json)));
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn golden_json_snapshots_pin_the_schema() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let dir = testdata().join("json");
     let mut stale = Vec::new();
-    for (name, bytes) in message_vectors() {
-        let (value, _) = decode(&bytes);
-        let json = serde_json::to_string_pretty(&value).unwrap() + "\n";
+    for (name, json) in all_json() {
         let path = dir.join(format!("{name}.json"));
         if update {
             std::fs::create_dir_all(&dir).unwrap();
@@ -92,14 +124,23 @@ fn golden_json_snapshots_pin_the_schema() {
         if want != json {
             stale.push(name);
         }
-        // The committed file reads back as the vector's value.
-        let back: Message = serde_json::from_str(&want).unwrap();
-        assert_eq!(back, value);
     }
     assert!(
         stale.is_empty(),
         "serialization changed for {stale:?} (UPDATE_GOLDEN=1 regenerates testdata/json)"
     );
+}
+
+#[test]
+fn committed_message_snapshots_read_back_and_encode_to_their_vectors() {
+    for (name, bytes) in message_vectors() {
+        let text =
+            std::fs::read_to_string(testdata().join("json").join(format!("{name}.json"))).unwrap();
+        let back: Message = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (value, order) = decode(&bytes);
+        assert_eq!(back, value, "{name}");
+        assert_eq!(encode(&back, order), bytes, "{name}");
+    }
 }
 
 fn xattr_round_trip<T>(name: &str, bytes: &[u8], value: T)
