@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 /// elsewhere.
 #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[allow(clippy::large_enum_variant)]
 enum Message {
     Request(PrepareRequest),
     Reply(PrepareReply),
@@ -191,7 +192,7 @@ use serde_json::{Value, json};
 fn request_value() -> (PrepareRequest, Value) {
     let bytes = std::fs::read(testdata().join("mkdir_request.bin")).unwrap();
     let req = RequestView::parse(&bytes).unwrap().to_value();
-    let v = serde_json::to_value(&req).unwrap();
+    let v = serde_json::to_value(req).unwrap();
     (req, v)
 }
 

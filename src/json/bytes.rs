@@ -20,7 +20,7 @@ impl fmt::Display for Hex<'_> {
 /// Decodes hex (either case) of at most `max` bytes.
 pub(crate) fn unhex<E: de::Error>(s: &str, max: usize) -> Result<Vec<u8>, E> {
     let s = s.trim();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(E::custom("hex: odd number of digits"));
     }
     if s.len() / 2 > max {
@@ -79,7 +79,8 @@ pub(crate) mod hex {
     }
 }
 
-/// `#[serde(with)]` for an optional blob: `null` or hex.
+/// `#[serde(with)]` for an optional blob: `null` or hex (the model's xattrs).
+#[cfg(feature = "std")]
 pub(crate) mod opt_hex {
     use super::*;
     pub(crate) fn serialize<S: Serializer, T: AsRef<[u8]>>(
@@ -197,6 +198,7 @@ pub(crate) fn de_name<'de, D: Deserializer<'de>>(d: D, max: usize) -> Result<Vec
 }
 
 /// `#[serde(with)]` for a model name (`Vec<u8>`): text or `{"hex"}`.
+#[cfg(feature = "std")]
 pub(crate) mod name {
     use super::*;
     pub(crate) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
