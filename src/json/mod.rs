@@ -89,6 +89,43 @@
 //! MDT_BODY = { "mbo_fid1", "mbo_fid2", "mbo_open_handle", "mbo_valid", "mbo_size", … }
 //! ```
 //!
+//! ## Example
+//! ```
+//! use lustre_dne_intent::intent::*;
+//! use lustre_dne_intent::wire::{LockMode, LuFid};
+//! use lustre_dne_intent::Endian;
+//!
+//! let body = MdCreatePrepareReq {
+//!     fid: LuFid::new(0x200000401, 1, 0),
+//!     child_mode: 0o040755,
+//!     buf_limit: [216, 0, 0, 0, 0, 0],
+//!     ..Default::default()
+//! };
+//! let name = EntryName::new(b"newdir")?;
+//! let req = PrepareRequest::new(
+//!     Operation::Create, body, Some(name), GroupList::new(), LockMode::PW, 0x9379ea6c975fb7c0,
+//! );
+//! let json = serde_json::to_value(&req)?;
+//! assert_eq!(json["md_create_prepare_req"]["mcpr_fid"], "[0x200000401:0x1:0x0]");
+//! assert_eq!(json["ldlm_request"]["lock_desc"]["lr_name"]["name"][3], "0x9379ea6c975fb7c0");
+//! assert_eq!(json["ldlm_request"]["lock_desc"]["l_req_mode"]["name"], "LCK_PW");
+//! assert_eq!(json["name"], "newdir");
+//!
+//! // Unknown fields are refused, and serde_path_to_error names where.
+//! let mut bad = json.clone();
+//! bad["ptlrpc_body"]["pb_colour"] = "red".into();
+//! let text = bad.to_string();
+//! let err = serde_path_to_error::deserialize::<_, PrepareRequest>(
+//!     &mut serde_json::Deserializer::from_str(&text),
+//! )
+//! .unwrap_err();
+//! assert_eq!(err.path().to_string(), "ptlrpc_body.pb_colour");
+//!
+//! let back: PrepareRequest = serde_json::from_value(json)?;
+//! assert_eq!(back.to_bytes(Endian::Little)?, req.to_bytes(Endian::Little)?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! The byte order is not part of a value: a decoded big-endian message serializes like its
 //! little-endian twin, and the encoder is told the order.
 //!

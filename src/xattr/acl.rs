@@ -430,6 +430,11 @@ impl Credentials<'_> {
 
 /// Which class of an ACL decided a permission check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum AclClass {
     /// USER_OBJ: the caller owns the object.
     Owner,
@@ -443,6 +448,11 @@ pub enum AclClass {
 
 /// The result of [`AclView::permission`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct AclPermission {
     /// True when access is granted (0), false for -EACCES.
     pub allowed: bool,
@@ -577,6 +587,11 @@ pub fn generic_permission(
 
 /// The result of [`AclView::equiv_mode`] (`posix_acl_equiv_mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct EquivMode {
     /// The permission bits (0o777) the ACL implies; with a MASK, the group bits are the mask's.
     pub mode: u32,
@@ -607,6 +622,11 @@ fn acl_equiv_mode(entries: impl Iterator<Item = AclEntry>) -> Option<EquivMode> 
 
 /// Which ACL a renderer prints: `getfacl` prefixes default entries with `default:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum AclKind {
     /// `system.posix_acl_access`.
     #[default]
