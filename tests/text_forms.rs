@@ -131,6 +131,18 @@ fn display_honours_width_fill_and_alignment() {
     assert_eq!(format!("{f:-<16}"), "HAS_INTENT|0x4--");
     // Narrower than the text: no truncation.
     assert_eq!(format!("{f:3}"), "HAS_INTENT|0x4");
+    assert_eq!(
+        format!("{:>24}|", LuFid::new(0x2_0000_0401, 1, 0)),
+        "   [0x200000401:0x1:0x0]|"
+    );
+    assert_eq!(
+        format!("{:<8}|", EntryName::new(b"a\xff").unwrap()),
+        "a\\xff   |"
+    );
+    assert_eq!(
+        format!("{:>18}", LmvHashType(3 | 0x8000_0000)),
+        "   crush,migrating"
+    );
 }
 
 #[test]

@@ -83,18 +83,20 @@ impl LmvHashType {
 impl fmt::Display for LmvHashType {
     /// As `lfs` prints it: `fnv_1a_64`, `crush,migrating`, unknown parts in hex.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.hash_fn())?;
-        let mut rest = self.flags().0;
-        for &(name, v) in LmvHashFlags::NAMED {
-            if rest & v == v {
-                write!(f, ",{name}")?;
-                rest &= !v;
+        crate::flags::pad_with(f, |w| {
+            write!(w, "{}", self.hash_fn())?;
+            let mut rest = self.flags().0;
+            for &(name, v) in LmvHashFlags::NAMED {
+                if rest & v == v {
+                    write!(w, ",{name}")?;
+                    rest &= !v;
+                }
             }
-        }
-        if rest != 0 {
-            write!(f, ",{rest:#x}")?;
-        }
-        Ok(())
+            if rest != 0 {
+                write!(w, ",{rest:#x}")?;
+            }
+            Ok(())
+        })
     }
 }
 
