@@ -54,7 +54,16 @@ impl Endian {
 }
 
 impl fmt::Display for Endian {
+    /// `le` or `be`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
+    }
+}
+
+impl core::str::FromStr for Endian {
+    type Err = crate::ParseError;
+    /// `le` or `be` (surrounding whitespace ignored).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::flags::parse_closed(s, "Endian", &[Endian::Little, Endian::Big], |e| e.name())
     }
 }

@@ -4,6 +4,251 @@
 //! integer with named constants; unknown values survive a round trip unchanged and are printed in
 //! hex. Whether an unknown bit is *acceptable* is a rule of the structure that carries it, not of
 //! the type.
+//!
+//! ## Text form
+//! A flag set displays as its names joined by `|`, then the bits no name covers as one hex
+//! number: `MCPR_NO_LOOKUP|MCPR_GROUPS_PARTIAL|0x80`; the empty set is `0x0`. `FromStr` reads
+//! that grammar and bitflags' (`A | B | 0x80`): names and `0x…` parts separated by `|`,
+//! whitespace ignored, names case-sensitive; the empty string is the empty set. An open
+//! enumeration displays as its name, or its value in hex; `FromStr` takes a name, `0x…` or a
+//! decimal number. `Display` honours width, fill and alignment (`{:>12}`).
+//!
+//! ## Why not bitflags 2
+//! The crate keeps this small macro rather than bitflags 2: bitflags' `Arbitrary` generates only
+//! known bits (this crate's fuzzing must exercise unknown ones), its serde form is a single
+//! string that drops the raw value and refuses numbers (this crate's JSON shows names *and* raw
+//! bits, see [`crate::json`]), its text form differs (` | ` separators, the empty set as an
+//! empty string), and Lustre's labels would need a `flag_name` attribute on every constant.
+
+use core::fmt;
+
+/// What the text forms and the serde impls need to know of a `wire_flags!` or `wire_enum!` type.
+pub trait WireBits: Copy {
+    /// The Rust type's name, for errors.
+    const TYPE: &'static str;
+    /// Width of the wire integer.
+    const BITS: u32;
+    /// Named constant `i` of the `NAMED` table.
+    fn named(i: usize) -> Option<(&'static str, u64)>;
+    /// The raw value, widened.
+    fn to_u64(self) -> u64;
+    /// From a raw value that fits [`WireBits::BITS`].
+    fn from_u64(v: u64) -> Self;
+    /// The largest raw value.
+    fn max() -> u64 {
+        if Self::BITS >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << Self::BITS) - 1
+        }
+    }
+    /// The value of a name.
+    fn value_of(name: &str) -> Option<u64> {
+        (0..)
+            .map_while(Self::named)
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// Why a text form (of a flag set, an enumeration, [`crate::Endian`], an operation, a fault …)
+/// did not parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseError {
+    /// The type being parsed.
+    pub what: &'static str,
+    /// Byte offset of the part that failed.
+    pub offset: usize,
+    /// What is wrong with it.
+    pub kind: ParseErrorKind,
+}
+
+/// What is wrong with a part of a text form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// Not one of the type's names.
+    UnknownName,
+    /// A number that is malformed or does not fit the type.
+    BadNumber,
+    /// An empty part (`A||B`, a trailing `|`, or an empty input where a value is needed).
+    Empty,
+}
+
+impl ParseError {
+    pub(crate) const fn new(what: &'static str, offset: usize, kind: ParseErrorKind) -> Self {
+        ParseError { what, offset, kind }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.kind {
+            ParseErrorKind::UnknownName => "unknown name",
+            ParseErrorKind::BadNumber => "bad or too wide number",
+            ParseErrorKind::Empty => "empty part",
+        };
+        write!(f, "{}: {} at byte {}", self.what, why, self.offset)
+    }
+}
+
+impl core::error::Error for ParseError {}
+
+/// Counts the chars a `Display` writes, so that padding can be computed without a buffer.
+struct Count(usize);
+
+impl fmt::Write for Count {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.chars().count();
+        Ok(())
+    }
+}
+
+/// Writes `body` honouring the formatter's width, fill and alignment (left by default, as
+/// `Formatter::pad` does for strings), without allocating.
+pub(crate) fn pad_with(
+    f: &mut fmt::Formatter<'_>,
+    body: impl Fn(&mut dyn fmt::Write) -> fmt::Result,
+) -> fmt::Result {
+    let Some(width) = f.width() else {
+        return body(f);
+    };
+    let mut n = Count(0);
+    body(&mut n)?;
+    let pad = width.saturating_sub(n.0);
+    let (before, after) = match f.align() {
+        Some(fmt::Alignment::Right) => (pad, 0),
+        Some(fmt::Alignment::Center) => (pad / 2, pad - pad / 2),
+        _ => (0, pad),
+    };
+    let fill = f.fill();
+    for _ in 0..before {
+        fmt::Write::write_char(f, fill)?;
+    }
+    body(f)?;
+    for _ in 0..after {
+        fmt::Write::write_char(f, fill)?;
+    }
+    Ok(())
+}
+
+/// The greedy decomposition of `bits` into names, in `NAMED` order: a name is taken when all of
+/// its bits are still set. Returns the bit mask of the `NAMED` indices taken and the bits left.
+pub(crate) fn decompose<T: WireBits>(bits: u64) -> (u128, u64) {
+    let mut rest = bits;
+    let mut taken = 0u128;
+    for (i, (_, v)) in (0..128).map_while(T::named).enumerate() {
+        if v != 0 && rest & v == v {
+            taken |= 1 << i;
+            rest &= !v;
+        }
+    }
+    (taken, rest)
+}
+
+/// `NAME|NAME|0xREST`, or `0x0` for the empty set.
+pub(crate) fn write_flags<T: WireBits>(w: &mut dyn fmt::Write, v: T) -> fmt::Result {
+    let (taken, rest) = decompose::<T>(v.to_u64());
+    let mut first = true;
+    for (i, (name, _)) in (0..128).map_while(T::named).enumerate() {
+        if taken & (1 << i) != 0 {
+            if !first {
+                w.write_str("|")?;
+            }
+            w.write_str(name)?;
+            first = false;
+        }
+    }
+    if rest != 0 || first {
+        if !first {
+            w.write_str("|")?;
+        }
+        write!(w, "{rest:#x}")?;
+    }
+    Ok(())
+}
+
+/// Reads `0x…` (hex) or decimal digits, at most `max`.
+pub(crate) fn parse_number(s: &str, max: u64) -> Option<u64> {
+    let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) if !h.is_empty() && !h.starts_with('+') => u64::from_str_radix(h, 16).ok()?,
+        Some(_) => return None,
+        None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s.parse().ok()?,
+        None => return None,
+    };
+    (v <= max).then_some(v)
+}
+
+/// Parses `NAME|NAME|0x80` (whitespace ignored; the empty string is the empty set).
+pub(crate) fn parse_flags<T: WireBits>(s: &str) -> Result<u64, ParseError> {
+    if s.trim().is_empty() {
+        return Ok(0);
+    }
+    let mut bits = 0u64;
+    let mut offset = 0;
+    for part in s.split('|') {
+        let lead = part.len() - part.trim_start().len();
+        let word = part.trim();
+        let at = offset + lead;
+        offset += part.len() + 1;
+        if word.is_empty() {
+            return Err(ParseError::new(T::TYPE, at, ParseErrorKind::Empty));
+        }
+        if word.starts_with("0x") || word.starts_with("0X") {
+            bits |= parse_number(word, T::max()).ok_or(ParseError::new(
+                T::TYPE,
+                at,
+                ParseErrorKind::BadNumber,
+            ))?;
+        } else {
+            bits |= T::value_of(word).ok_or(ParseError::new(
+                T::TYPE,
+                at,
+                ParseErrorKind::UnknownName,
+            ))?;
+        }
+    }
+    Ok(bits)
+}
+
+/// Parses an enumeration: a name, `0x…` or a decimal number (surrounding whitespace ignored).
+pub(crate) fn parse_enum<T: WireBits>(s: &str) -> Result<u64, ParseError> {
+    let word = s.trim();
+    let at = s.len() - s.trim_start().len();
+    if word.is_empty() {
+        return Err(ParseError::new(T::TYPE, at, ParseErrorKind::Empty));
+    }
+    if let Some(v) = T::value_of(word) {
+        return Ok(v);
+    }
+    if word.as_bytes()[0].is_ascii_digit() {
+        return parse_number(word, T::max()).ok_or(ParseError::new(
+            T::TYPE,
+            at,
+            ParseErrorKind::BadNumber,
+        ));
+    }
+    Err(ParseError::new(T::TYPE, at, ParseErrorKind::UnknownName))
+}
+
+/// Parses a closed enumeration by the names `name` gives its `values`.
+pub(crate) fn parse_closed<T: Copy>(
+    s: &str,
+    what: &'static str,
+    values: &[T],
+    name: impl Fn(T) -> &'static str,
+) -> Result<T, ParseError> {
+    let word = s.trim();
+    let at = s.len() - s.trim_start().len();
+    if word.is_empty() {
+        return Err(ParseError::new(what, at, ParseErrorKind::Empty));
+    }
+    values
+        .iter()
+        .copied()
+        .find(|&v| name(v) == word)
+        .ok_or(ParseError::new(what, at, ParseErrorKind::UnknownName))
+}
 
 /// Defines a bit-set newtype with named single-bit (or multi-bit) constants.
 macro_rules! wire_flags {
@@ -75,24 +320,64 @@ macro_rules! wire_flags {
             fn bitor_assign(&mut self, rhs: Self) { self.0 |= rhs.0 }
         }
 
+        impl core::ops::BitAnd for $Name {
+            type Output = Self;
+            #[inline]
+            fn bitand(self, rhs: Self) -> Self { Self(self.0 & rhs.0) }
+        }
+
+        impl core::ops::BitAndAssign for $Name {
+            #[inline]
+            fn bitand_assign(&mut self, rhs: Self) { self.0 &= rhs.0 }
+        }
+
+        impl core::ops::Not for $Name {
+            type Output = Self;
+            /// Every bit of the wire integer flipped, unknown ones included (the set is open).
+            #[inline]
+            fn not(self) -> Self { Self(!self.0) }
+        }
+
+        impl $crate::flags::WireBits for $Name {
+            const TYPE: &'static str = stringify!($Name);
+            const BITS: u32 = <$T>::BITS;
+            #[inline]
+            fn named(i: usize) -> Option<(&'static str, u64)> {
+                Self::NAMED.get(i).map(|&(n, v)| (n, v as u64))
+            }
+            #[inline]
+            fn to_u64(self) -> u64 { self.0 as u64 }
+            #[inline]
+            fn from_u64(v: u64) -> Self { Self(v as $T) }
+        }
+
         impl core::fmt::Display for $Name {
-            /// `NAME|NAME|0xUNKNOWN`, or `0` when empty.
+            /// `NAME|NAME|0xUNKNOWN`, or `0x0` when empty.
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                let mut rest = self.0;
-                let mut first = true;
-                for &(name, v) in Self::NAMED {
-                    if v != 0 && rest & v == v {
-                        if !first { f.write_str("|")?; }
-                        f.write_str(name)?;
-                        rest &= !v;
-                        first = false;
-                    }
-                }
-                if rest != 0 || first {
-                    if !first { f.write_str("|")?; }
-                    write!(f, "{:#x}", rest)?;
-                }
-                Ok(())
+                $crate::flags::pad_with(f, |w| $crate::flags::write_flags(w, *self))
+            }
+        }
+
+        impl core::str::FromStr for $Name {
+            type Err = $crate::flags::ParseError;
+            /// `NAME|NAME|0x80` (see the module docs of `flags`).
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $crate::flags::parse_flags::<Self>(s)
+                    .map(<Self as $crate::flags::WireBits>::from_u64)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $Name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $crate::json::flags::serialize(*self, s)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl<'de> serde::Deserialize<'de> for $Name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::json::flags::deserialize(d)
             }
         }
 
@@ -134,13 +419,48 @@ macro_rules! wire_enum {
             }
         }
 
+        impl $crate::flags::WireBits for $Name {
+            const TYPE: &'static str = stringify!($Name);
+            const BITS: u32 = <$T>::BITS;
+            #[inline]
+            fn named(i: usize) -> Option<(&'static str, u64)> {
+                Self::NAMED.get(i).map(|&(n, v)| (n, v as u64))
+            }
+            #[inline]
+            fn to_u64(self) -> u64 { self.0 as u64 }
+            #[inline]
+            fn from_u64(v: u64) -> Self { Self(v as $T) }
+        }
+
         impl core::fmt::Display for $Name {
             /// The Lustre name, or the value in hex when it has none.
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 match self.name() {
-                    Some(n) => f.write_str(n),
-                    None => write!(f, "{:#x}", self.0),
+                    Some(n) => f.pad(n),
+                    None => $crate::flags::pad_with(f, |w| write!(w, "{:#x}", self.0)),
                 }
+            }
+        }
+
+        impl core::str::FromStr for $Name {
+            type Err = $crate::flags::ParseError;
+            /// A Lustre name, `0x…` or a decimal number.
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $crate::flags::parse_enum::<Self>(s).map(|v| Self(v as $T))
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $Name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $crate::json::flags::serialize_enum(*self, s)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl<'de> serde::Deserialize<'de> for $Name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::json::flags::deserialize_enum(d)
             }
         }
 

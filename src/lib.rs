@@ -67,6 +67,8 @@ pub mod endian;
 pub mod errno;
 pub mod error;
 pub mod intent;
+#[cfg(feature = "serde")]
+pub mod json;
 pub mod limits;
 pub mod mode;
 #[cfg(feature = "std")]
@@ -80,6 +82,7 @@ pub mod fuzzing;
 
 pub use endian::Endian;
 pub use error::{At, DecodeError, EncodeError, ErrorKind};
+pub use flags::{ParseError, ParseErrorKind};
 
 /// The README's example runs as a doc test.
 #[cfg(doctest)]

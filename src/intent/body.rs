@@ -71,22 +71,38 @@ pub mod req_off {
 /// The request body of a prepare intent: who asks, about what, and how much they accept back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct MdCreatePrepareReq {
     /// `mcpr_fid`: the parent (entry mode) or the object (object mode); the lock's FID.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fid"))]
     pub fid: LuFid,
     /// `mcpr_flags`; unknown bits are kept.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_flags"))]
     pub flags: McprFlags,
     /// `mcpr_fsuid`, already mapped.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsuid"))]
     pub fsuid: u32,
     /// `mcpr_fsgid`.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsgid"))]
     pub fsgid: u32,
     /// `mcpr_umask` (bits 0o777 only).
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_umask"))]
     pub umask: u32,
     /// `mcpr_cap`: bit n is capability n.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mcpr_cap", with = "crate::json::ints::hex")
+    )]
     pub cap: u64,
     /// `mcpr_child_mode`: create's requested mode with S_IFMT, before umask; else 0.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_child_mode"))]
     pub child_mode: u32,
     /// `mcpr_buf_limit[MLI_BUF_MAX]`: most bytes accepted per result, 0 = not requested.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_buf_limit"))]
     pub buf_limit: [u32; MLI_BUF_MAX],
 }
 
@@ -173,26 +189,41 @@ pub mod rep_off {
 /// The reply body of a prepare intent: what the parent decided and which results it returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct MdCreatePrepareRep {
     /// `mcpp_status`: 0 or the operation's negative errno.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_status"))]
     pub status: i32,
     /// `mcpp_flags`; unknown bits are kept.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_flags"))]
     pub flags: McppFlags,
     /// `mcpp_valid`: results known (present or absent).
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_valid"))]
     pub valid: ResultMask,
     /// `mcpp_truncated`: results that exist but exceeded the limit.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_truncated"))]
     pub truncated: ResultMask,
     /// `mcpp_fid`: the entry the lookup found, zero otherwise.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_fid"))]
     pub fid: LuFid,
     /// `mcpp_child_mode`.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_mode"))]
     pub child_mode: u32,
     /// `mcpp_child_gid`.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_gid"))]
     pub child_gid: u32,
     /// `mcpp_child_projid`.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_projid"))]
     pub child_projid: u32,
     /// `mcpp_child_flags` (LUSTRE_*_FL).
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_flags"))]
     pub child_flags: u32,
     /// `mcpp_buf_size[MLI_BUF_MAX]`: each result's size as stored on the parent.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpp_buf_size"))]
     pub buf_size: [u32; MLI_BUF_MAX],
 }
 

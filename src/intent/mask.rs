@@ -93,8 +93,35 @@ impl MliBuf {
 }
 
 impl fmt::Display for MliBuf {
+    /// The Lustre name, `MLI_BUF_DEF_ACL`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
+    }
+}
+
+impl core::str::FromStr for MliBuf {
+    type Err = crate::ParseError;
+    /// The Lustre name (`MLI_BUF_DEF_ACL`) or the short one (`def_acl`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::flags::parse_closed(s, "MliBuf", &MliBuf::ALL, |b| b.name()).or_else(|e| {
+            crate::flags::parse_closed(s, "MliBuf", &MliBuf::ALL, |b| b.short_name()).map_err(|_| e)
+        })
+    }
+}
+
+impl FromIterator<MliBuf> for ResultMask {
+    fn from_iter<I: IntoIterator<Item = MliBuf>>(iter: I) -> Self {
+        let mut m = ResultMask::EMPTY;
+        m.extend(iter);
+        m
+    }
+}
+
+impl Extend<MliBuf> for ResultMask {
+    fn extend<I: IntoIterator<Item = MliBuf>>(&mut self, iter: I) {
+        for b in iter {
+            *self = self.with(b);
+        }
     }
 }
 
@@ -157,6 +184,11 @@ impl ResultMask {
 /// Why a result is unknown: the coordinator reads that one item itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum UnknownReason {
     /// The reply carried no prepare result at all (the empty result).
     EmptyResult,
@@ -172,6 +204,11 @@ pub enum UnknownReason {
 /// The state of one optional result. Never an empty slice standing for "unknown".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum PrepResult<T> {
     /// Known, present: the value, authoritative under the granted lock.
     Present(T),

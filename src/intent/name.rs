@@ -96,7 +96,7 @@ impl fmt::Debug for EntryName {
 impl fmt::Display for EntryName {
     /// The name with non-printable bytes escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.as_bytes().escape_ascii())
+        crate::flags::pad_with(f, |w| write!(w, "{}", self.as_bytes().escape_ascii()))
     }
 }
 

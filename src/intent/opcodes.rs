@@ -73,6 +73,18 @@ impl Operation {
         }
     }
 
+    /// Every operation.
+    pub const ALL: [Operation; 3] = [Operation::Create, Operation::Rename, Operation::Unlink];
+
+    /// The tool's and the JSON name: `"create"`, `"rename"` or `"unlink"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Operation::Create => "create",
+            Operation::Rename => "rename",
+            Operation::Unlink => "unlink",
+        }
+    }
+
     /// The opcode's Lustre name.
     pub const fn opc_name(self) -> &'static str {
         match self {
@@ -80,5 +92,20 @@ impl Operation {
             Operation::Rename => "IT_DNE_RENAME_PREPARE",
             Operation::Unlink => "IT_DNE_UNLINK_PREPARE",
         }
+    }
+}
+
+impl core::fmt::Display for Operation {
+    /// `create`, `rename` or `unlink`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl core::str::FromStr for Operation {
+    type Err = crate::ParseError;
+    /// `create`, `rename` or `unlink` (surrounding whitespace ignored).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::flags::parse_closed(s, "Operation", &Operation::ALL, |o| o.name())
     }
 }

@@ -41,14 +41,23 @@ const BUF_SIZE_FIELDS: [&str; MLI_BUF_MAX] = [
 /// What a reply must agree with when its request is known: the operation, the limits, the lock
 /// asked for and the reply space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct ReplyContext {
     /// The operation requested.
+    #[cfg_attr(feature = "serde", serde(rename = "operation"))]
     pub op: Operation,
     /// `mcpr_buf_limit`.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_buf_limit"))]
     pub limits: [u32; MLI_BUF_MAX],
     /// The lock requested: the reply grants exactly this resource and mode.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_desc"))]
     pub lock: LdlmLockDesc,
     /// The request's `lm_repsize`.
+    #[cfg_attr(feature = "serde", serde(rename = "lm_repsize"))]
     pub repsize: u32,
 }
 
@@ -600,10 +609,20 @@ impl ReplyMessage {
 
 /// The prepare outcome of a reply: the body and the six result buffers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct PrepareOutcome {
     /// `md_create_prepare_rep`.
+    #[cfg_attr(feature = "serde", serde(rename = "md_create_prepare_rep"))]
     pub body: MdCreatePrepareRep,
     /// Buffers 3..=8: a result's bytes when present; empty when absent or unknown.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "results", with = "crate::json::wire::results")
+    )]
     pub results: [Bytes; MLI_BUF_MAX],
 }
 
@@ -664,14 +683,23 @@ impl PrepareOutcome {
 
 /// An owned prepare reply: build it, validate it, encode it. Always encodes 9 buffers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct PrepareReply {
     /// Header fields.
+    #[cfg_attr(feature = "serde", serde(rename = "lustre_msg_v2"))]
     pub header: MsgHeader,
     /// Buffer 0.
+    #[cfg_attr(feature = "serde", serde(rename = "ptlrpc_body"))]
     pub ptlrpc: PtlrpcBody,
     /// Buffer 1.
+    #[cfg_attr(feature = "serde", serde(rename = "ldlm_reply"))]
     pub ldlm: LdlmReply,
     /// Buffers 2..=8; `None` is the empty result.
+    #[cfg_attr(feature = "serde", serde(rename = "outcome"))]
     pub outcome: Option<PrepareOutcome>,
 }
 

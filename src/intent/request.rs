@@ -372,20 +372,35 @@ use super::reply::ReplyContext;
 
 /// An owned prepare request: build it, validate it, encode it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct PrepareRequest {
     /// Message header fields (`lm_repsize` matters: see [`PrepareRequest::required_repsize`]).
+    #[cfg_attr(feature = "serde", serde(rename = "lustre_msg_v2"))]
     pub header: MsgHeader,
     /// Buffer 0.
+    #[cfg_attr(feature = "serde", serde(rename = "ptlrpc_body"))]
     pub ptlrpc: PtlrpcBody,
     /// Buffer 1: the lock asked for.
+    #[cfg_attr(feature = "serde", serde(rename = "ldlm_request"))]
     pub ldlm: LdlmRequest,
     /// Buffer 2's opcode.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "ldlm_intent", with = "crate::json::wire::ldlm_intent")
+    )]
     pub opc: IntentOpc,
     /// Buffer 3.
+    #[cfg_attr(feature = "serde", serde(rename = "md_create_prepare_req"))]
     pub body: MdCreatePrepareReq,
     /// Buffer 4; `None` in object mode.
+    #[cfg_attr(feature = "serde", serde(rename = "name"))]
     pub name: Option<EntryName>,
     /// Buffer 5.
+    #[cfg_attr(feature = "serde", serde(rename = "groups"))]
     pub groups: GroupList,
 }
 

@@ -18,6 +18,11 @@ use core::fmt;
 
 /// A store, a caller and an operation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Scenario {
     /// The remote MDT's objects.
     pub store: Store,
@@ -29,6 +34,11 @@ pub struct Scenario {
 
 /// The invariants of MODEL.md §4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum Invariant {
     /// 1: the intent path's outcome equals the standard path's.
     Equivalence = 1,
@@ -67,6 +77,11 @@ impl Invariant {
 
 /// An invariant that broke, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Violation {
     /// Which.
     pub invariant: Invariant,
@@ -88,6 +103,11 @@ impl fmt::Display for Violation {
 
 /// Both runs of a scenario that held every invariant.
 #[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Report {
     /// The standard path: the right answer.
     pub standard: (Outcome, Trace),

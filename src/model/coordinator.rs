@@ -20,12 +20,18 @@ use bytes::Bytes;
 
 /// One cross-MDT operation, as the coordinator sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum Op {
     /// Create or mkdir `name` with `mode` (type bits included, before umask) in `parent`.
     Create {
         /// The remote parent.
         parent: LuFid,
         /// The new name.
+        #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::name"))]
         name: Vec<u8>,
         /// Requested mode.
         mode: u32,
@@ -35,6 +41,7 @@ pub enum Op {
         /// The remote parent.
         parent: LuFid,
         /// The name to remove.
+        #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::name"))]
         name: Vec<u8>,
     },
     /// The preparation of a cross-MDT rename of `name` out of `parent`: the source lookup and
@@ -43,6 +50,7 @@ pub enum Op {
         /// The remote source parent.
         parent: LuFid,
         /// The source name.
+        #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::name"))]
         name: Vec<u8>,
     },
 }
@@ -72,6 +80,11 @@ impl Op {
 
 /// What an operation comes to: an errno, or the state it prepared.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum Outcome {
     /// It fails with this negative errno.
     Error(i32),
@@ -145,37 +158,26 @@ impl Fault {
         v
     }
 
-    /// The name the tool uses: `none`, `peer-without-flag`, `unknown-lov`, …
+    /// The name the tool uses: `none`, `peer-without-flag`, `unknown-lov`, … (the
+    /// [`Display`](core::fmt::Display) form).
     pub fn name(&self) -> alloc::string::String {
-        use alloc::format;
-        match self {
-            Fault::None => "none".into(),
-            Fault::PeerWithoutFlag => "peer-without-flag".into(),
-            Fault::PeerLostFlag => "peer-lost-flag".into(),
-            Fault::Replay => "replay".into(),
-            Fault::Resend => "resend".into(),
-            Fault::EmptyResult => "empty".into(),
-            Fault::Advisory => "advisory".into(),
-            Fault::Unknown(b) => format!("unknown-{}", b.short_name().replace('_', "-")),
-            Fault::Truncated(b) => format!("truncated-{}", b.short_name().replace('_', "-")),
-            Fault::Malformed => "malformed".into(),
-            Fault::NonMdtSender => "non-mdt-sender".into(),
-            Fault::PartialGroups(n) => format!("partial-groups-{n}"),
-        }
+        alloc::string::ToString::to_string(self)
     }
 
-    /// Parses [`Fault::name`].
+    /// Parses [`Fault::name`] (the [`FromStr`](core::str::FromStr) form).
     pub fn from_name(s: &str) -> Option<Fault> {
-        Fault::all()
-            .into_iter()
-            .chain([Fault::PartialGroups(2), Fault::PartialGroups(3)])
-            .find(|f| f.name() == s)
+        s.parse().ok()
     }
 }
 
 /// Deliberate coordinator bugs, for showing that the checker catches them (mutation testing).
 /// All off in a correct coordinator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Mutations {
     /// Take an advisory status (and derivation) as final.
     pub trust_advisory: bool,
@@ -193,11 +195,19 @@ pub struct Mutations {
 
 /// A read item: what one synchronous remote read fetches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Item {
     /// attr_get with the permission data (attributes, access ACL).
     Attrs(LuFid),
     /// An index lookup of a name.
-    Lookup(LuFid, Vec<u8>),
+    Lookup(
+        LuFid,
+        #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::name"))] Vec<u8>,
+    ),
     /// One xattr, named by the result it corresponds to.
     Xattr(LuFid, MliBuf),
     /// ROOT's default layout (the filesystem default for files).
@@ -206,12 +216,18 @@ pub enum Item {
 
 /// One LDLM enqueue.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Enqueue {
     /// The resource.
     pub resource: LdlmResId,
     /// The prepare intent it carried.
     pub intent: Option<Operation>,
     /// The lock id when granted, or the negative errno.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::model::lock_result"))]
     pub result: Result<u32, i32>,
     /// The peer advertised the connect flag at this enqueue.
     pub peer_flag: bool,
@@ -223,6 +239,11 @@ pub struct Enqueue {
 
 /// A cache event, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum CacheEvent {
     /// A lock was granted.
     Grant(u32),
@@ -234,6 +255,7 @@ pub enum CacheEvent {
         /// What was seeded.
         item: Item,
         /// The seeded value (`None` = negative entry).
+        #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
         value: Option<Vec<u8>>,
         /// The result's state in the reply (`"present"`, `"absent"`, …).
         state: &'static str,
@@ -242,10 +264,17 @@ pub enum CacheEvent {
 
 /// One run of the handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct HandlerRun {
     /// The request.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::hex"))]
     pub request: Bytes,
     /// The reply, or the errno with no lock.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::model::reply_result"))]
     pub reply: Result<Bytes, i32>,
     /// The store was identical after the call.
     pub store_unchanged: bool,
@@ -255,6 +284,11 @@ pub struct HandlerRun {
 
 /// Everything a run did, for the checker and the tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Trace {
     /// Enqueues, in order.
     pub enqueues: Vec<Enqueue>,

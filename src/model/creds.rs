@@ -19,6 +19,11 @@ pub const CAP_SYS_RESOURCE: u32 = 24;
 
 /// A caller: filesystem ids (already mapped), supplementary groups, capabilities, umask.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Creds {
     /// Filesystem uid.
     pub fsuid: u32,
@@ -27,6 +32,7 @@ pub struct Creds {
     /// Supplementary groups: all of them on the coordinator; possibly fewer in an intent.
     pub groups: Vec<u32>,
     /// Effective capabilities, bit n = capability n (as `mcpr_cap`).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
     pub cap: u64,
     /// Umask (0o777 bits).
     pub umask: u32,

@@ -16,6 +16,11 @@ use bytes::Bytes;
 
 /// Faults the handler can be told to show (MODEL.md §3: what a real handler may answer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct HandlerFaults {
     /// Answer the empty result (an internal failure: out of memory, an unreadable xattr).
     pub empty: bool,

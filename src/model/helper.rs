@@ -16,12 +16,18 @@ use alloc::vec::Vec;
 /// What the helper learns about one object with one read ("attr_get, permission"): its
 /// attributes, whether it is dead, and its access ACL.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct ObjInfo {
     /// Attributes.
     pub attrs: Attrs,
     /// Being removed.
     pub dead: bool,
     /// `system.posix_acl_access`, when it has one.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub access_acl: Option<Vec<u8>>,
 }
 
@@ -39,6 +45,11 @@ pub trait ParentSource {
 
 /// What the lookup found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Lookup {
     /// No lookup ran (object mode, or the checks stopped before it).
     NotDone,
@@ -50,6 +61,11 @@ pub enum Lookup {
 
 /// A new child's initial state: what create derives from the parent and the caller.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct ChildState {
     /// Type and permission bits.
     pub mode: u32,
@@ -60,19 +76,29 @@ pub struct ChildState {
     /// LUSTRE_*_FL flags it starts with.
     pub flags: u32,
     /// Its access ACL (Lustre stores the masked clone even when equivalent to the mode).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub access_acl: Option<Vec<u8>>,
     /// Its default ACL (directories: the parent's).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub default_acl: Option<Vec<u8>>,
     /// Its pin (regular files and directories: the parent's, byte for byte).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub pin: Option<Vec<u8>>,
     /// The default LMV a new directory stores (the parent's, inherit counters stepped).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub dmv: Option<Vec<u8>>,
     /// The layout policy: the default layout a directory stores, or the layout a file uses.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub layout: Option<Vec<u8>>,
 }
 
 /// The helper's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Prepared {
     /// 0 or a negative errno.
     pub status: i32,
@@ -109,6 +135,11 @@ impl Prepared {
 
 /// A permission verdict and whether it depended on group membership.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Verdict {
     /// Access granted.
     pub allowed: bool,

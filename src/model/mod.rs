@@ -14,6 +14,7 @@ mod arbitrary;
 pub mod checker;
 pub mod coordinator;
 pub mod creds;
+mod fault_name;
 pub mod handler;
 pub mod helper;
 pub mod store;

@@ -15,6 +15,11 @@ pub const PROJINHERIT_FL: u32 = 0x2000_0000;
 
 /// An object's attributes (the part of `lu_attr` the model uses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Attrs {
     /// Type and permission bits.
     pub mode: u32,
@@ -29,10 +34,13 @@ pub struct Attrs {
     /// Link count.
     pub nlink: u32,
     /// Size.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
     pub size: u64,
     /// Modification time.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
     pub mtime: i64,
     /// Change time.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
     pub ctime: i64,
 }
 
@@ -88,23 +96,39 @@ impl Attrs {
 
 /// The xattrs of an object that the model knows, raw (always little-endian payloads).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Xattrs {
     /// `system.posix_acl_access`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub access_acl: Option<Vec<u8>>,
     /// `system.posix_acl_default`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub default_acl: Option<Vec<u8>>,
     /// `trusted.pin`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub pin: Option<Vec<u8>>,
     /// `trusted.lmv`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub lmv: Option<Vec<u8>>,
     /// `trusted.lov` (a directory's default layout).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub lov: Option<Vec<u8>>,
     /// `trusted.dmv` (default directory striping).
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::bytes::opt_hex"))]
     pub dmv: Option<Vec<u8>>,
 }
 
 /// A directory entry: the child's FID and file type (S_IFMT bits, 0 when unknown).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Entry {
     /// The child.
     pub fid: LuFid,
@@ -114,6 +138,11 @@ pub struct Entry {
 
 /// One object of the store.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Object {
     /// Attributes.
     pub attrs: Attrs,
@@ -122,12 +151,18 @@ pub struct Object {
     /// Being removed (`mdd_is_dead_obj`).
     pub dead: bool,
     /// Entries, for a directory.
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::model::entries"))]
     pub entries: BTreeMap<Vec<u8>, Entry>,
 }
 
 /// The objects of the MDTs the model runs over. ROOT's default layout is the filesystem
 /// default a regular file falls back to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Store {
     /// Objects by FID.
     pub objects: BTreeMap<LuFid, Object>,

@@ -7,6 +7,11 @@ use crate::intent::MliBuf;
 
 /// Where a read of the standard path happens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Label {
     /// Before any lock exists (object instantiation, a pre-lock striping or linkEA read).
     BeforeLock,
@@ -38,6 +43,11 @@ impl Label {
 
 /// What the intent path does with a read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum WithIntent {
     /// Still read.
     Kept,
@@ -55,6 +65,7 @@ pub enum WithIntent {
 
 /// One read of a survey trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SurveyRead {
     /// Its number in the design's table.
     pub n: u8,
@@ -68,6 +79,7 @@ pub struct SurveyRead {
 
 /// An operation's survey trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SurveyTrace {
     /// The operation.
     pub operation: &'static str,
@@ -201,6 +213,7 @@ pub const TRACES: [SurveyTrace; 3] = [
 
 /// Counts of one operation before (no intents) and after (intents, under a fault).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Row {
     /// The operation.
     pub operation: &'static str,

@@ -95,7 +95,9 @@ impl WireStruct for LuFid {
 impl fmt::Display for LuFid {
     /// Lustre's `DFID` form: `[0x200000400:0x1:0x0]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{:#x}:{:#x}:{:#x}]", self.seq, self.oid, self.ver)
+        crate::flags::pad_with(f, |w| {
+            write!(w, "[{:#x}:{:#x}:{:#x}]", self.seq, self.oid, self.ver)
+        })
     }
 }
 

@@ -163,8 +163,17 @@ check_layout!(LdlmResIdRaw<LittleEndian>, 32; name @ 0);
 /// An LDLM resource name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LdlmResId {
     /// `name[4]`: FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "name", with = "crate::json::ints::hex_array")
+    )]
     pub name: [u64; 4],
 }
 
@@ -215,14 +224,26 @@ check_layout!(LdlmInodebitsRaw<LittleEndian>, 32;
 /// The inodebits policy of a lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LdlmInodebits {
     /// Bits to lock.
+    #[cfg_attr(feature = "serde", serde(rename = "bits"))]
     pub bits: InodeBits,
     /// Optional bits to try (`cancel_bits` in a convert).
+    #[cfg_attr(feature = "serde", serde(rename = "try_bits"))]
     pub try_bits: InodeBits,
     /// `li_gid`: group lock id.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "li_gid", with = "crate::json::ints::hex")
+    )]
     pub gid: u64,
     /// `li_initiator_id`: index of the MDT that started the lock.
+    #[cfg_attr(feature = "serde", serde(rename = "li_initiator_id"))]
     pub initiator_id: u32,
 }
 
@@ -267,16 +288,26 @@ check_layout!(LdlmLockDescRaw<LittleEndian>, 80;
 /// A lock descriptor: resource, modes and (inodebits) policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LdlmLockDesc {
     /// `l_resource.lr_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lr_type"))]
     pub lr_type: LockType,
     /// `l_resource.lr_name`.
+    #[cfg_attr(feature = "serde", serde(rename = "lr_name"))]
     pub resource: LdlmResId,
     /// `l_req_mode`.
+    #[cfg_attr(feature = "serde", serde(rename = "l_req_mode"))]
     pub req_mode: LockMode,
     /// `l_granted_mode`.
+    #[cfg_attr(feature = "serde", serde(rename = "l_granted_mode"))]
     pub granted_mode: LockMode,
     /// `l_policy_data`, read as inodebits (the union's three members share this layout).
+    #[cfg_attr(feature = "serde", serde(rename = "l_policy_data"))]
     pub policy: LdlmInodebits,
 }
 
@@ -378,14 +409,23 @@ impl<'a> arbitrary::Arbitrary<'a> for LockHandles {
 /// `struct ldlm_request`: an enqueue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LdlmRequest {
     /// `lock_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_flags"))]
     pub lock_flags: LdlmFlags,
     /// `lock_count`: handles in use (the requester's own plus early cancels).
+    #[cfg_attr(feature = "serde", serde(rename = "lock_count"))]
     pub lock_count: u32,
     /// `lock_desc`.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_desc"))]
     pub lock_desc: LdlmLockDesc,
     /// `lock_handle[]`.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_handle"))]
     pub handles: LockHandles,
 }
 
@@ -500,16 +540,29 @@ check_layout!(LdlmReplyRaw<LittleEndian>, 112;
 /// `struct ldlm_reply`: the granted lock and the intent's dispositions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LdlmReply {
     /// `lock_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_flags"))]
     pub lock_flags: LdlmFlags,
     /// `lock_desc`: the granted lock.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_desc"))]
     pub lock_desc: LdlmLockDesc,
     /// `lock_handle`: the server's handle of the granted lock (opaque).
+    #[cfg_attr(feature = "serde", serde(rename = "lock_handle"))]
     pub lock_handle: LustreHandle,
     /// `lock_policy_res1`: dispositions.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_policy_res1"))]
     pub policy_res1: DispFlags,
     /// `lock_policy_res2`: the intent status (0 for a prepare intent).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lock_policy_res2", with = "crate::json::ints::hex")
+    )]
     pub policy_res2: u64,
 }
 
@@ -550,8 +603,14 @@ check_layout!(LdlmIntentRaw<LittleEndian>, 8; opc @ 0);
 /// `struct ldlm_intent`: which intent buffer 3 onwards carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LdlmIntent {
     /// The intent opcode (`enum ldlm_intent_flags`).
+    #[cfg_attr(feature = "serde", serde(rename = "opc"))]
     pub opc: crate::intent::IntentOpc,
 }
 

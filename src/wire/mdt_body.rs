@@ -128,41 +128,111 @@ check_layout!(MdtBodyRaw<LittleEndian>, 216;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[allow(missing_docs)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct MdtBody {
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_fid1"))]
     pub fid1: LuFid,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_fid2"))]
     pub fid2: LuFid,
     /// `mbo_open_handle` (opaque).
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_open_handle"))]
     pub open_handle: LustreHandle,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_valid"))]
     pub valid: MdtValid,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_size", with = "crate::json::ints::dec")
+    )]
     pub size: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_mtime", with = "crate::json::ints::dec_i64")
+    )]
     pub mtime: i64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_atime", with = "crate::json::ints::dec_i64")
+    )]
     pub atime: i64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_ctime", with = "crate::json::ints::dec_i64")
+    )]
     pub ctime: i64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_blocks", with = "crate::json::ints::dec")
+    )]
     pub blocks: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_version", with = "crate::json::ints::dec")
+    )]
     pub version: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_t_state", with = "crate::json::ints::hex")
+    )]
     pub t_state: u64,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_fsuid"))]
     pub fsuid: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_fsgid"))]
     pub fsgid: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_capability"))]
     pub capability: u32,
     /// `mbo_mode`: type and permission bits.
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_mode"))]
     pub mode: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_uid"))]
     pub uid: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_gid"))]
     pub gid: u32,
     /// `mbo_flags`: LUSTRE_*_FL.
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_flags"))]
     pub flags: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_rdev"))]
     pub rdev: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_nlink"))]
     pub nlink: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_layout_gen"))]
     pub layout_gen: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_suppgid"))]
     pub suppgid: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_eadatasize"))]
     pub eadatasize: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_aclsize"))]
     pub aclsize: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_max_mdsize"))]
     pub max_mdsize: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_uid_h"))]
     pub uid_h: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_gid_h"))]
     pub gid_h: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "mbo_projid"))]
     pub projid: u32,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_dom_size", with = "crate::json::ints::dec")
+    )]
     pub dom_size: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_dom_blocks", with = "crate::json::ints::dec")
+    )]
     pub dom_blocks: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_btime", with = "crate::json::ints::dec")
+    )]
     pub btime: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "mbo_xattr_absent", with = "crate::json::ints::hex")
+    )]
     pub xattr_absent: u64,
 }
 

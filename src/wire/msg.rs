@@ -105,16 +105,26 @@ check_layout!(MsgHeaderRaw<LittleEndian>, 32;
 /// The header fields of a message that are not derived from its buffers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct MsgHeader {
     /// `lm_secflvr`: 0 for the null flavour.
+    #[cfg_attr(feature = "serde", serde(rename = "lm_secflvr"))]
     pub secflvr: u32,
     /// `lm_repsize`: reply space the sender preallocated.
+    #[cfg_attr(feature = "serde", serde(rename = "lm_repsize"))]
     pub repsize: u32,
     /// `lm_cksum`.
+    #[cfg_attr(feature = "serde", serde(rename = "lm_cksum"))]
     pub cksum: u32,
     /// `lm_flags` (`MSGHDR_*`).
+    #[cfg_attr(feature = "serde", serde(rename = "lm_flags"))]
     pub flags: u32,
     /// `lm_opc`.
+    #[cfg_attr(feature = "serde", serde(rename = "lm_opc"))]
     pub opc: u32,
 }
 

@@ -87,31 +87,79 @@ check_layout!(PtlrpcBodyRaw<LittleEndian>, 184;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[allow(missing_docs)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct PtlrpcBody {
     /// `pb_handle`: opaque, never byte-swapped.
+    #[cfg_attr(feature = "serde", serde(rename = "pb_handle"))]
     pub handle: LustreHandle,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_type"))]
     pub msg_type: PtlrpcMsgType,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_version"))]
     pub version: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_opc"))]
     pub opc: u32,
     /// `pb_status`: 0 or a negative errno.
+    #[cfg_attr(feature = "serde", serde(rename = "pb_status"))]
     pub status: i32,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_last_xid", with = "crate::json::ints::hex")
+    )]
     pub last_xid: u64,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_tag"))]
     pub tag: u16,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_projid"))]
     pub projid: u32,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_last_committed", with = "crate::json::ints::dec")
+    )]
     pub last_committed: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_transno", with = "crate::json::ints::dec")
+    )]
     pub transno: u64,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_flags"))]
     pub flags: MsgFlags,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_op_flags"))]
     pub op_flags: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_conn_cnt"))]
     pub conn_cnt: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_timeout"))]
     pub timeout: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_service_time"))]
     pub service_time: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_limit"))]
     pub limit: u32,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_slv", with = "crate::json::ints::dec")
+    )]
     pub slv: u64,
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_pre_versions", with = "crate::json::ints::dec_array")
+    )]
     pub pre_versions: [u64; 4],
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_mbits", with = "crate::json::ints::hex")
+    )]
     pub mbits: u64,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_uid"))]
     pub uid: u32,
+    #[cfg_attr(feature = "serde", serde(rename = "pb_gid"))]
     pub gid: u32,
     /// `pb_jobid` (never byte-swapped); `None` for a 152-byte `ptlrpc_body_v2`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "pb_jobid", with = "crate::json::wire::jobid")
+    )]
     pub jobid: Option<[u8; JOBID_SIZE]>,
 }
 

@@ -54,6 +54,11 @@ impl AclTag {
 /// `e_perm`: read 4, write 2, execute 1. Displays as `rwx` / `r-x` / `---`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct AclPerm(pub u16);
 
 impl AclPerm {
@@ -100,12 +105,20 @@ impl fmt::Debug for AclPerm {
 /// [`ACL_UNDEFINED_ID`] for the others (the wire value is ignored on read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct AclEntry {
     /// `e_tag`.
+    #[cfg_attr(feature = "serde", serde(rename = "e_tag"))]
     pub tag: AclTag,
     /// `e_perm`.
+    #[cfg_attr(feature = "serde", serde(rename = "e_perm"))]
     pub perm: AclPerm,
     /// `e_id`: a uid for USER, a gid for GROUP.
+    #[cfg_attr(feature = "serde", serde(rename = "e_id"))]
     pub id: u32,
 }
 
@@ -474,6 +487,11 @@ impl Credentials<'_> {
 
 /// Which class of an ACL decided a permission check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum AclClass {
     /// USER_OBJ: the caller owns the object.
     Owner,
@@ -487,6 +505,11 @@ pub enum AclClass {
 
 /// The result of [`AclView::permission`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct AclPermission {
     /// True when access is granted (0), false for -EACCES.
     pub allowed: bool,
@@ -621,6 +644,11 @@ pub fn generic_permission(
 
 /// The result of [`AclView::equiv_mode`] (`posix_acl_equiv_mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct EquivMode {
     /// The permission bits (0o777) the ACL implies; with a MASK, the group bits are the mask's.
     pub mode: u32,
@@ -651,6 +679,11 @@ fn acl_equiv_mode(entries: impl Iterator<Item = AclEntry>) -> Option<EquivMode> 
 
 /// Which ACL a renderer prints: `getfacl` prefixes default entries with `default:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum AclKind {
     /// `system.posix_acl_access`.
     #[default]
@@ -708,8 +741,14 @@ impl<I: Iterator<Item = AclEntry> + Clone> fmt::Display for Getfacl<I> {
 /// An owned POSIX ACL. Encoding writes `e_id` 0xFFFFFFFF for unnamed entries.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Acl {
     /// The entries, in wire order.
+    #[cfg_attr(feature = "serde", serde(rename = "a_entries"))]
     pub entries: alloc::vec::Vec<AclEntry>,
 }
 
@@ -856,6 +895,11 @@ impl super::XattrEncode for Acl {
 /// What [`posix_acl_create`] gives a new object.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct AclCreated {
     /// The new object's mode.
     pub mode: u32,

@@ -114,10 +114,17 @@ crate::wire::check_layout!(LmvUserMdsDataRaw, 24; lum_fid @ 0, lum_padding @ 16,
 /// One MDT of a SPECIFIC default LMV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LmvUserMdsData {
     /// `lum_fid`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_fid"))]
     pub fid: LuFid,
     /// `lum_mds`: the MDT index.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_mds"))]
     pub mds: u32,
 }
 
@@ -301,24 +308,38 @@ impl fmt::Display for GetDefaultDirStripe<'_> {
 /// An owned `lmv_user_md_v1` (a default LMV).
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct DefaultLmv {
     /// [`LMV_USER_MAGIC`] or [`LMV_USER_MAGIC_SPECIFIC`].
+    #[cfg_attr(feature = "serde", serde(rename = "lum_magic"))]
     pub magic: u32,
     /// `lum_stripe_count`; with SPECIFIC, equals `objects.len()`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_stripe_count"))]
     pub stripe_count: i32,
     /// `lum_stripe_offset`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_stripe_offset"))]
     pub stripe_offset: u32,
     /// `lum_hash_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_hash_type"))]
     pub hash_type: LmvHashType,
     /// `lum_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_type"))]
     pub lum_type: u32,
     /// `lum_max_inherit`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_max_inherit"))]
     pub max_inherit: u8,
     /// `lum_max_inherit_rr`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_max_inherit_rr"))]
     pub max_inherit_rr: u8,
     /// `lum_pool_name`.
+    #[cfg_attr(feature = "serde", serde(rename = "lum_pool_name"))]
     pub pool_name: PoolName,
     /// `lum_objects` (SPECIFIC only).
+    #[cfg_attr(feature = "serde", serde(rename = "lum_objects"))]
     pub objects: alloc::vec::Vec<LmvUserMdsData>,
 }
 

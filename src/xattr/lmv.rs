@@ -83,18 +83,46 @@ impl LmvHashType {
 impl fmt::Display for LmvHashType {
     /// As `lfs` prints it: `fnv_1a_64`, `crush,migrating`, unknown parts in hex.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.hash_fn())?;
-        let mut rest = self.flags().0;
-        for &(name, v) in LmvHashFlags::NAMED {
-            if rest & v == v {
-                write!(f, ",{name}")?;
-                rest &= !v;
+        crate::flags::pad_with(f, |w| {
+            write!(w, "{}", self.hash_fn())?;
+            let mut rest = self.flags().0;
+            for &(name, v) in LmvHashFlags::NAMED {
+                if rest & v == v {
+                    write!(w, ",{name}")?;
+                    rest &= !v;
+                }
             }
-        }
-        if rest != 0 {
-            write!(f, ",{rest:#x}")?;
-        }
-        Ok(())
+            if rest != 0 {
+                write!(w, ",{rest:#x}")?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Parses `lfs`'s form: `fnv_1a_64`, `crush,migrating`, parts in hex when unnamed.
+fn parse_hash_type(s: &str) -> Result<u32, crate::ParseError> {
+    let mut parts = s.split(',');
+    let first = parts.next().unwrap_or("");
+    let mut v = crate::flags::parse_enum::<LmvHashFn>(first)? as u32;
+    let mut offset = first.len() + 1;
+    for p in parts {
+        let bits = crate::flags::parse_flags::<LmvHashFlags>(p).map_err(|mut e| {
+            e.offset += offset;
+            e.what = "LmvHashType";
+            e
+        })?;
+        v |= bits as u32;
+        offset += p.len() + 1;
+    }
+    Ok(v)
+}
+
+impl core::str::FromStr for LmvHashType {
+    type Err = crate::ParseError;
+    /// `lfs`'s form, as `Display` writes it: `fnv_1a_64`, `crush,migrating`, `0x7,0x10000`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_hash_type(s).map(LmvHashType)
     }
 }
 
@@ -353,35 +381,56 @@ impl fmt::Display for GetDirStripe<'_> {
 /// An owned `lmv_mds_md_v1`.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LmvMd {
     /// [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_magic"))]
     pub magic: u32,
     /// `lmv_stripe_count`: equals `stripe_fids.len()`, except on a stripe object stored without
     /// its FID table.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_count"))]
     pub stripe_count: u32,
     /// `lmv_master_mdt_index`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_master_mdt_index"))]
     pub master_mdt_index: u32,
     /// `lmv_hash_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_hash_type"))]
     pub hash_type: LmvHashType,
     /// `lmv_layout_version`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_layout_version"))]
     pub layout_version: u32,
     /// `lmv_migrate_offset`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_offset"))]
     pub migrate_offset: u32,
     /// `lmv_migrate_hash`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_hash"))]
     pub migrate_hash: LmvHashType,
     /// `lmv_pool_name`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_pool_name"))]
     pub pool_name: PoolName,
     /// `lmv_stripe_fids`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_fids"))]
     pub stripe_fids: alloc::vec::Vec<LuFid>,
 }
 
 /// An owned `trusted.lmv`.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub enum Lmv {
     /// `lmv_mds_md_v1`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_mds_md_v1"))]
     Md(LmvMd),
     /// `lmv_foreign_md`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmv_foreign_md"))]
     Foreign(super::ForeignMd),
 }
 

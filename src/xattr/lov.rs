@@ -145,10 +145,23 @@ crate::wire::check_layout!(OstIdRaw, 16; oi_id @ 0, oi_seq @ 8);
 /// An object id (`struct ost_id`), kept as its two 64-bit words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct OstId {
     /// `oi_id` (bytes 0–7).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "oi_id", with = "crate::json::ints::hex")
+    )]
     pub id: u64,
     /// `oi_seq` (bytes 8–15).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "oi_seq", with = "crate::json::ints::hex")
+    )]
     pub seq: u64,
 }
 
@@ -219,12 +232,20 @@ crate::wire::check_layout!(LovUserOstDataRaw, 24; l_ost_oi @ 0, l_ost_gen @ 16, 
 /// One stripe object of a plain layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LovOstData {
     /// `l_ost_oi`.
+    #[cfg_attr(feature = "serde", serde(rename = "l_ost_oi"))]
     pub oi: OstId,
     /// `l_ost_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "l_ost_gen"))]
     pub gen_: u32,
     /// `l_ost_idx`.
+    #[cfg_attr(feature = "serde", serde(rename = "l_ost_idx"))]
     pub idx: u32,
 }
 
@@ -417,30 +438,56 @@ impl<'a> LovMdView<'a> {
 
 /// One component's place and attributes in a composite layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LovCompEntry {
     /// `lcme_id`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
     pub id: u32,
     /// `lcme_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
     pub flags: LcmeFlags,
     /// `lcme_extent.e_start`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_start", with = "crate::json::ints::dec")
+    )]
     pub extent_start: u64,
     /// `lcme_extent.e_end` (`u64::MAX`: EOF).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_end", with = "crate::json::ints::dec")
+    )]
     pub extent_end: u64,
     /// `lcme_offset`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_offset"))]
     pub offset: u32,
     /// `lcme_size`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_size"))]
     pub size: u32,
     /// `lcme_layout_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
     pub layout_gen: u32,
     /// `lcme_time_and_id`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_time_and_id", with = "crate::json::ints::hex")
+    )]
     pub time_and_id: u64,
     /// `lcme_dstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
     pub dstripe_count: u8,
     /// `lcme_cstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
     pub cstripe_count: u8,
     /// `lcme_compr_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
     pub compr_type: u8,
     /// Byte 47: compression level (low nibble) and chunk bits (high nibble).
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
     pub compr_bits: u8,
 }
 
@@ -857,22 +904,35 @@ impl fmt::Display for GetStripe<'_> {
 /// An owned plain layout (V1, V3 or SPECIFIC).
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LovMd {
     /// [`LOV_MAGIC_V1`], [`LOV_MAGIC_V3`] or [`LOV_MAGIC_SPECIFIC`].
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_magic"))]
     pub magic: u32,
     /// `lmm_pattern`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_pattern"))]
     pub pattern: LovPattern,
     /// `lmm_oi`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_oi"))]
     pub oi: OstId,
     /// `lmm_stripe_size`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_size"))]
     pub stripe_size: u32,
     /// `lmm_stripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_count"))]
     pub stripe_count: u16,
     /// `lmm_stripe_offset`.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_offset"))]
     pub stripe_offset: u16,
     /// `lmm_pool_name`: `Some` exactly for V3 and SPECIFIC.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_pool_name"))]
     pub pool_name: Option<PoolName>,
     /// The stripe objects: none (a template) or one per stripe.
+    #[cfg_attr(feature = "serde", serde(rename = "lmm_objects"))]
     pub objects: alloc::vec::Vec<LovOstData>,
 }
 
@@ -905,10 +965,17 @@ impl LovMd {
 /// An owned component blob.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub enum LovBlob {
     /// A plain layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_user_md"))]
     Md(LovMd),
     /// A foreign layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_foreign_md"))]
     Foreign(super::ForeignMd),
 }
 
@@ -932,44 +999,79 @@ impl LovBlob {
 /// computed on encoding (blobs packed after the entry table, in order).
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LovComponent {
     /// `lcme_id`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
     pub id: u32,
     /// `lcme_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
     pub flags: LcmeFlags,
     /// `lcme_extent.e_start`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_start", with = "crate::json::ints::dec")
+    )]
     pub extent_start: u64,
     /// `lcme_extent.e_end`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_end", with = "crate::json::ints::dec")
+    )]
     pub extent_end: u64,
     /// `lcme_layout_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
     pub layout_gen: u32,
     /// `lcme_time_and_id`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_time_and_id", with = "crate::json::ints::hex")
+    )]
     pub time_and_id: u64,
     /// `lcme_dstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
     pub dstripe_count: u8,
     /// `lcme_cstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
     pub cstripe_count: u8,
     /// `lcme_compr_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
     pub compr_type: u8,
     /// Byte 47 (compression level and chunk bits).
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
     pub compr_bits: u8,
     /// The blob.
+    #[cfg_attr(feature = "serde", serde(rename = "layout"))]
     pub blob: LovBlob,
 }
 
 /// An owned composite layout.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct LovComp {
     /// `lcm_layout_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_layout_gen"))]
     pub layout_gen: u32,
     /// `lcm_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_flags"))]
     pub flags: LcmFlags,
     /// `lcm_mirror_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_mirror_count"))]
     pub mirror_count: u16,
     /// `lcm_ec_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_ec_count"))]
     pub ec_count: u8,
     /// The components (at least one).
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_entries"))]
     pub components: alloc::vec::Vec<LovComponent>,
 }
 
@@ -1016,12 +1118,20 @@ impl LovComp {
 /// An owned `trusted.lov`.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub enum Lov {
     /// A plain layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_user_md"))]
     Md(LovMd),
     /// A composite layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_comp_md_v1"))]
     Comp(LovComp),
     /// A foreign layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_foreign_md"))]
     Foreign(super::ForeignMd),
 }
 

@@ -371,12 +371,23 @@ impl fmt::Display for ForeignView<'_> {
 /// An owned foreign layout (the magic is given by where it is used).
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct ForeignMd {
     /// `lfm_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lfm_type"))]
     pub foreign_type: ForeignType,
     /// `lfm_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lfm_flags"))]
     pub flags: u32,
     /// `lfm_value`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lfm_value", with = "crate::json::bytes::hex")
+    )]
     pub value: bytes::Bytes,
 }
 
