@@ -7,8 +7,17 @@
 //!
 //! Data flows one way: bytes → validated views ([`intent::RequestView`],
 //! [`intent::ReplyView`]) → owned values ([`intent::PrepareRequest`],
-//! [`intent::PrepareReply`]) → and back out through encoders that know their size in advance
-//! and write into a `&mut [u8]` or any [`bytes::BufMut`].
+//! `intent::PrepareReply`) → and back out through encoders that know their size in advance
+//! and write into a `&mut [u8]` or (with `alloc`) any `bytes::BufMut`.
+//!
+//! ## Features
+//! - `std` (default): `std::error::Error` for the errors, the `model` and the C header
+//!   generator; implies `alloc`.
+//! - `alloc`: the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, the owned xattr
+//!   payloads) and the `bytes::Bytes`/`BufMut` API. Without it the crate depends on neither
+//!   `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and
+//!   [`intent::MdLockIntent::fill`] work on caller buffers.
+//! - `arbitrary`, `proptest`: `Arbitrary` impls for fuzzing, and the model's strategies.
 //!
 //! ## Contract
 //! - No input makes a decoder panic. Every length, count and offset read from input is checked

@@ -20,5 +20,7 @@ pub use lock_intent::{MdLockIntent, MdLockIntentRef, MliReplyBuf};
 pub use mask::{MliBuf, PrepResult, ResultMask, UnknownReason};
 pub use name::{EntryName, GroupList, GroupsView};
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
-pub use reply::{PrepareOutcome, PrepareReply, ReplyContext, ReplyMessage, ReplyView};
+#[cfg(feature = "alloc")]
+pub use reply::{PrepareOutcome, PrepareReply, ReplyMessage};
+pub use reply::{ReplyContext, ReplyView};
 pub use request::{PrepareRequest, RequestView, reply_size_for};

@@ -15,17 +15,23 @@ use super::{
 };
 use crate::endian::Endian;
 use crate::errno::ErrnoName;
-use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+#[cfg(feature = "alloc")]
+use crate::error::EncodeError;
+use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{
     LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
+#[cfg(feature = "alloc")]
 use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::{
     DispFlags, LdlmLockDesc, LdlmReply, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType,
     WireStruct,
 };
+#[cfg(feature = "alloc")]
+use crate::wire::{out::Out, put_struct};
+#[cfg(feature = "alloc")]
 use bytes::Bytes;
 
 const REP: &str = "md_create_prepare_rep";
@@ -553,6 +559,7 @@ impl<'a> ReplyView<'a> {
         self.parts.results[buf.index()].start as usize
     }
     /// An owned copy (the results are copied).
+    #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> PrepareReply {
         PrepareReply {
             header: self.parts.header,
@@ -570,12 +577,14 @@ impl<'a> ReplyView<'a> {
 }
 
 /// A validated reply that owns its bytes and hands out results as zero-copy `Bytes` slices.
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone)]
 pub struct ReplyMessage {
     bytes: Bytes,
     parts: Parts,
 }
 
+#[cfg(feature = "alloc")]
 impl ReplyMessage {
     /// Validates `bytes` as a reply (see [`ReplyView::parse`]).
     pub fn parse(bytes: Bytes) -> Result<Self, DecodeError> {
@@ -608,6 +617,7 @@ impl ReplyMessage {
 }
 
 /// The prepare outcome of a reply: the body and the six result buffers.
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(
     feature = "serde",
@@ -626,6 +636,7 @@ pub struct PrepareOutcome {
     pub results: [Bytes; MLI_BUF_MAX],
 }
 
+#[cfg(feature = "alloc")]
 impl PrepareOutcome {
     /// An outcome with this body and every result unknown.
     pub fn new(body: MdCreatePrepareRep) -> Self {
@@ -682,6 +693,7 @@ impl PrepareOutcome {
 }
 
 /// An owned prepare reply: build it, validate it, encode it. Always encodes 9 buffers.
+#[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[cfg_attr(
     feature = "serde",
@@ -703,6 +715,7 @@ pub struct PrepareReply {
     pub outcome: Option<PrepareOutcome>,
 }
 
+#[cfg(feature = "alloc")]
 impl PrepareReply {
     /// A reply granting the lock of `ctx` (resource and mode as requested) with the
     /// dispositions of the outcome's lookup, or the empty result when `outcome` is `None`.
@@ -788,14 +801,14 @@ impl PrepareReply {
         Ok(())
     }
 
-    fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+    fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
-        self.ptlrpc.put_buffer(order, out);
+        self.ptlrpc.put_buffer_to(order, out);
         put_padding(lens[0] as usize, out);
-        self.ldlm.put(order, out);
+        put_struct(&self.ldlm, order, out);
         if let Some(o) = &self.outcome {
-            o.body.put(order, out);
+            put_struct(&o.body, order, out);
             for r in &o.results {
                 out.put_slice(r);
                 put_padding(r.len(), out);

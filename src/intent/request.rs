@@ -21,10 +21,11 @@ use crate::limits::{
 };
 use crate::mode;
 use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
+use crate::wire::out::Out;
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmResId,
-    LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct,
+    LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct, put_struct,
 };
 
 pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
@@ -492,6 +493,7 @@ impl PrepareRequest {
     }
 
     /// Appends the message in `order` after validating it.
+    #[cfg(feature = "alloc")]
     pub fn put<B: bytes::BufMut + ?Sized>(
         &self,
         order: Endian,
@@ -502,14 +504,14 @@ impl PrepareRequest {
         Ok(())
     }
 
-    fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+    fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
-        self.ptlrpc.put_buffer(order, out);
+        self.ptlrpc.put_buffer_to(order, out);
         put_padding(lens[0] as usize, out);
-        self.ldlm.put_buffer(order, out);
-        LdlmIntent { opc: self.opc }.put(order, out);
-        self.body.put(order, out);
+        self.ldlm.put_buffer_to(order, out);
+        put_struct(&LdlmIntent { opc: self.opc }, order, out);
+        put_struct(&self.body, order, out);
         if let Some(name) = &self.name {
             out.put_slice(name.as_bytes());
             out.put_u8(0);
@@ -528,6 +530,7 @@ impl PrepareRequest {
     }
 
     /// The message as a new buffer.
+    #[cfg(feature = "alloc")]
     pub fn to_bytes(&self, order: Endian) -> Result<bytes::Bytes, EncodeError> {
         self.validate()?;
         let mut out = bytes::BytesMut::with_capacity(self.wire_len());

@@ -1,7 +1,8 @@
 //! LDLM enqueue structures (WIRE.md §3): resource names, inodebits policy, lock descriptors,
 //! `ldlm_request`, `ldlm_reply` and `ldlm_intent`.
 
-use super::{LuFid, WireStruct, check_layout};
+use super::out::Out;
+use super::{LuFid, WireStruct, check_layout, put_struct};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{
@@ -501,11 +502,16 @@ impl LdlmRequest {
     }
 
     /// Appends the request: the fixed part, then every handle.
+    #[cfg(feature = "alloc")]
     pub fn put_buffer<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+        self.put_buffer_to(order, out);
+    }
+
+    pub(crate) fn put_buffer_to<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let raw_flags = order.u32_to(self.lock_flags.0);
         out.put_slice(&raw_flags);
         out.put_slice(&order.u32_to(self.lock_count));
-        self.lock_desc.put(order, out);
+        put_struct(&self.lock_desc, order, out);
         for h in self.handles.as_slice() {
             out.put_slice(&h.to_bytes());
         }

@@ -11,6 +11,7 @@ mod fid;
 mod ldlm;
 mod mdt_body;
 pub(crate) mod msg;
+pub(crate) mod out;
 pub(crate) mod ptlrpc;
 
 pub use fid::{FidParseError, LuFid};
@@ -37,7 +38,8 @@ pub mod raw {
 }
 
 use crate::endian::Endian;
-use crate::error::{At, DecodeError, ErrorKind};
+use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+use out::Out;
 use zerocopy::{
     BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
 };
@@ -79,11 +81,22 @@ pub trait WireStruct: Sized {
     }
 
     /// Appends the structure in `order` ([`Self::SIZE`] bytes).
+    #[cfg(feature = "alloc")]
     fn put<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
-        match order {
-            Endian::Little => out.put_slice(self.to_raw::<LittleEndian>().as_bytes()),
-            Endian::Big => out.put_slice(self.to_raw::<BigEndian>().as_bytes()),
-        }
+        put_struct(self, order, out);
+    }
+
+    /// Writes the structure in `order` at the start of `out`; returns [`Self::SIZE`].
+    fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        msg::encode_into_slice(Self::SIZE, out, |w| put_struct(self, order, w))
+    }
+}
+
+/// [`WireStruct::put`] into any sink of the crate's encoders.
+pub(crate) fn put_struct<T: WireStruct, W: Out + ?Sized>(v: &T, order: Endian, out: &mut W) {
+    match order {
+        Endian::Little => out.put_slice(v.to_raw::<LittleEndian>().as_bytes()),
+        Endian::Big => out.put_slice(v.to_raw::<BigEndian>().as_bytes()),
     }
 }
 

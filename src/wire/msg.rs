@@ -1,6 +1,7 @@
 //! `lustre_msg_v2` framing: a header, `lm_buflens[]`, then buffers padded to 8 bytes.
 
 use super::check_layout;
+use super::out::Out;
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN};
@@ -343,7 +344,7 @@ fn read_header<O: ByteOrder>(bytes: &[u8]) -> (MsgHeader, u32) {
 }
 
 /// Writes the header and `lm_buflens[]` (with the header's padding) of a message.
-pub(crate) fn put_header<B: bytes::BufMut + ?Sized>(
+pub(crate) fn put_header<B: Out + ?Sized>(
     order: Endian,
     header: &MsgHeader,
     lens: &[u32],
@@ -366,7 +367,7 @@ pub(crate) fn put_header<B: bytes::BufMut + ?Sized>(
 }
 
 /// Pads a buffer of `len` bytes to the 8-byte boundary.
-pub(crate) fn put_padding<B: bytes::BufMut + ?Sized>(len: usize, out: &mut B) {
+pub(crate) fn put_padding<B: Out + ?Sized>(len: usize, out: &mut B) {
     out.put_bytes(0, round8(len) - len);
 }
 
@@ -447,7 +448,12 @@ impl<'a> MsgBuilder<'a> {
     }
 
     /// Appends the message to `out`.
+    #[cfg(feature = "alloc")]
     pub fn put<B: bytes::BufMut + ?Sized>(&self, out: &mut B) {
+        self.put_to(out);
+    }
+
+    fn put_to<B: Out + ?Sized>(&self, out: &mut B) {
         put_header(self.order, &self.header, &self.lens[..self.count], out);
         for b in &self.bufs[..self.count] {
             out.put_slice(b);
@@ -457,6 +463,6 @@ impl<'a> MsgBuilder<'a> {
 
     /// Writes the message at the start of `out`; returns its size.
     pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, EncodeError> {
-        encode_into_slice(self.wire_len(), out, |w| self.put(w))
+        encode_into_slice(self.wire_len(), out, |w| self.put_to(w))
     }
 }

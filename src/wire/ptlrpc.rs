@@ -1,7 +1,8 @@
 //! `ptlrpc_body_v3` (buffer 0 of every message), accepting the 152-byte v2 on input.
 
 use super::ldlm::LustreHandle;
-use super::{WireStruct, check_layout};
+use super::out::Out;
+use super::{WireStruct, check_layout, put_struct};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::limits::{JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE};
@@ -218,10 +219,15 @@ impl PtlrpcBody {
     }
 
     /// Appends the body: 184 bytes, or 152 for a v2 body.
+    #[cfg(feature = "alloc")]
     pub fn put_buffer<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
+        self.put_buffer_to(order, out);
+    }
+
+    pub(crate) fn put_buffer_to<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
         let mut w: &mut [u8] = &mut v3;
-        self.put(order, &mut w);
+        put_struct(self, order, &mut w);
         out.put_slice(&v3[..self.wire_len()]);
     }
 }
