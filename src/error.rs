@@ -152,6 +152,16 @@ pub enum ErrorKind {
         /// The offending bits.
         forbidden: u64,
     },
+    /// `pb_type` names another kind of message than the decoder reads: a reply handed to the
+    /// request decoder, a request handed to the reply decoder, or neither.
+    #[error("pb_type {got} ({}): expected {expected}", pb_type_word(*.got))]
+    WrongMessageType {
+        /// `pb_type` as found.
+        got: u32,
+        /// What the decoder reads, in words: `"a request"`, `"a reply"`, or
+        /// `"a request or a reply"`.
+        expected: &'static str,
+    },
     /// A reply carries an error status instead of a granted lock.
     #[error("the enqueue failed with {errno} (status {status})")]
     EnqueueFailed {
@@ -522,6 +532,17 @@ pub enum ErrorKind {
         /// Component index.
         index: usize,
     },
+}
+
+/// The kind of message a `pb_type` stands for, as an error message names it.
+const fn pb_type_word(pb_type: u32) -> &'static str {
+    use crate::wire::PtlrpcMsgType as T;
+    match T(pb_type) {
+        T::REQUEST => "request",
+        T::ERR => "error",
+        T::REPLY => "reply",
+        _ => "unknown",
+    }
 }
 
 /// Why a value could not be encoded.

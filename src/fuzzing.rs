@@ -4,13 +4,15 @@
 //! Each function takes arbitrary bytes, may see them rejected, and panics only when an invariant
 //! of the crate breaks (that panic is the finding).
 
-use crate::DecodeError;
-use crate::intent::{MdLockIntent, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason};
+use crate::intent::{
+    MdLockIntent, MessageView, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
+};
 use crate::limits::MLI_BUF_MAX;
 use crate::wire::MsgView;
 use crate::xattr::{
     AclKind, AclView, Credentials, DefaultLmvView, LmvView, LovView, PinView, XattrEncode,
 };
+use crate::{DecodeError, ErrorKind};
 use core::fmt::Debug;
 
 pub mod mutate;
@@ -52,6 +54,48 @@ pub fn decode_message(data: &[u8]) {
         let _ = view.lmv();
         let _ = view.lov();
         let _ = view.def_lmv();
+    }
+    message_agrees(data);
+}
+
+/// The entry point agrees with the single-kind decoders: at most one of them accepts the
+/// bytes, `MessageView` is that one, and when both refuse, it gives the error of the kind
+/// `pb_type` names (a `WrongMessageType` from both means neither kind).
+fn message_agrees(data: &[u8]) {
+    let (req, rep) = (RequestView::parse(data), ReplyView::parse(data));
+    match (MessageView::parse(data), &req, &rep) {
+        (Ok(MessageView::Request(m)), Ok(r), Err(_)) => {
+            assert_eq!(
+                m.to_value(),
+                r.to_value(),
+                "MessageView differs from RequestView"
+            );
+        }
+        (Ok(MessageView::Reply(m)), Err(_), Ok(r)) => {
+            assert_eq!(
+                m.to_value(),
+                r.to_value(),
+                "MessageView differs from ReplyView"
+            );
+        }
+        (Err(e), Err(q), Err(p)) => {
+            let wrong = |d: &DecodeError| matches!(d.kind, ErrorKind::WrongMessageType { .. });
+            let expected = match (wrong(q), wrong(p)) {
+                (false, _) => *q,
+                (true, false) => *p,
+                (true, true) => {
+                    assert!(wrong(&e), "neither kind, but MessageView says {e}");
+                    return;
+                }
+            };
+            assert_eq!(e, expected, "MessageView's error is not its kind's");
+        }
+        (m, q, p) => panic!(
+            "MessageView {:?} disagrees with RequestView {:?} and ReplyView {:?}",
+            m.map(|m| m.is_request()),
+            q.map(|_| ()),
+            p.map(|_| ())
+        ),
     }
 }
 

@@ -10,12 +10,31 @@
 //! `intent::PrepareReply`) → and back out through encoders that know their size in advance
 //! and write into a `&mut [u8]` or (with `alloc`) any `bytes::BufMut`.
 //!
+//! **The entry point** for bytes of either kind is [`intent::MessageView::parse`]: it frames the
+//! message, reads `pb_type` first and decodes a request or a reply with the rules of its kind
+//! (`intent::Message` is its owned counterpart). When the kind is known,
+//! [`intent::RequestView::parse`] and [`intent::ReplyView::parse`] refuse the other kind with
+//! [`ErrorKind::WrongMessageType`].
+//!
+//! ```
+//! use lustre_dne_intent::intent::{MessageView, MliBuf, PrepResult};
+//!
+//! let bytes = include_bytes!("../testdata/mkdir_reply_complete.bin");
+//! match MessageView::parse(bytes)? {
+//!     MessageView::Reply(reply) => {
+//!         assert_eq!(reply.result(MliBuf::Lov).map(<[u8]>::len), PrepResult::Present(32));
+//!     }
+//!     MessageView::Request(_) => unreachable!("pb_type 4713 is a reply"),
+//! }
+//! # Ok::<(), lustre_dne_intent::DecodeError>(())
+//! ```
+//!
 //! ## Features
 //! - `std` (default): `std::error::Error` for the errors, the `model` and the C header
 //!   generator; implies `alloc`.
-//! - `alloc`: the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, the owned xattr
-//!   payloads) and the `bytes::Bytes`/`BufMut` API. Without it the crate depends on neither
-//!   `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and
+//! - `alloc`: the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the
+//!   owned xattr payloads) and the `bytes::Bytes`/`BufMut` API. Without it the crate depends on
+//!   neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and
 //!   [`intent::MdLockIntent::fill`] work on caller buffers.
 //! - `arbitrary`, `proptest`: `Arbitrary` impls for fuzzing, and the model's strategies.
 //!

@@ -157,17 +157,16 @@ fn request_wrong_msg_type() {
     let mut p = ReqParts::mkdir();
     p.ptlrpc.msg_type = PtlrpcMsgType::REPLY;
     let e = req_err(&p);
-    assert!(
-        matches!(
-            e.kind,
-            ErrorKind::WrongValue {
-                got: 4713,
-                expected: 4711
-            }
-        ),
+    assert_eq!(
+        e.kind,
+        ErrorKind::WrongMessageType {
+            got: 4713,
+            expected: "a request"
+        },
         "{e}"
     );
     at(&e, "ptlrpc_body", "pb_type");
+    assert_eq!(e.at.offset, 56 + 8);
 }
 
 #[test]
@@ -601,16 +600,16 @@ fn reply_wrong_msg_type() {
     let mut p = RepParts::mkdir();
     p.ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
     let e = rep_err(&p);
-    assert!(
-        matches!(
-            e.kind,
-            ErrorKind::WrongValue {
-                got: 4711,
-                expected: 4713
-            }
-        ),
+    assert_eq!(
+        e.kind,
+        ErrorKind::WrongMessageType {
+            got: 4711,
+            expected: "a reply"
+        },
         "{e}"
     );
+    at(&e, "ptlrpc_body", "pb_type");
+    assert_eq!(e.at.offset, 72 + 8);
 }
 
 #[test]

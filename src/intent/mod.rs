@@ -5,11 +5,14 @@
 //! - [`body`]: the fixed `md_create_prepare_req` and `md_create_prepare_rep`;
 //! - [`name`]: entry names and supplementary groups, the variable request buffers;
 //! - [`request`] and [`reply`]: the whole messages, as validated views and as owned values;
+//! - [`message`]: either of them, told apart by `pb_type` ([`MessageView::parse`], the entry
+//!   point for bytes of unknown kind);
 //! - [`lock_intent`]: `md_lock_intent`, the internal interface the design hands to OSP.
 
 pub mod body;
 pub mod lock_intent;
 pub mod mask;
+pub mod message;
 pub mod name;
 pub mod opcodes;
 pub mod reply;
@@ -18,6 +21,9 @@ pub mod request;
 pub use body::{McppFlags, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq};
 pub use lock_intent::{MdLockIntent, MdLockIntentRef, MliReplyBuf};
 pub use mask::{MliBuf, PrepResult, ResultMask, UnknownReason};
+#[cfg(feature = "alloc")]
+pub use message::Message;
+pub use message::MessageView;
 pub use name::{EntryName, GroupList, GroupsView};
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
 #[cfg(feature = "alloc")]

@@ -9,6 +9,7 @@
 //! | 3 + i | result i when its valid bit is set (may be empty), otherwise empty |
 
 use super::body::rep_off;
+use super::message::{Expect, check_msg_type, ptlrpc_of};
 use super::{
     McppFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation, PrepResult, ResultMask,
     UnknownReason,
@@ -102,6 +103,12 @@ fn err(at: At, kind: ErrorKind) -> DecodeError {
     DecodeError::new(at, kind)
 }
 
+/// `pb_type` first (a reply, or the error message a reply can be), then the status.
+fn check_type_and_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
+    check_msg_type(p, o0, Expect::Reply)?;
+    check_status(p, o0)
+}
+
 /// A reply that carries an error instead of a granted lock is not a prepare reply.
 fn check_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
     if p.msg_type == PtlrpcMsgType::ERR || p.status != 0 {
@@ -123,16 +130,9 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
     let o1 = f.off[1];
     let o2 = f.off[2];
     let p = f.ptlrpc;
-    check_status(p, o0)?;
-    if p.msg_type != PtlrpcMsgType::REPLY {
-        return Err(err(
-            At::new("ptlrpc_body", "pb_type", o0 + 8),
-            ErrorKind::WrongValue {
-                got: p.msg_type.0.into(),
-                expected: 4713,
-            },
-        ));
-    }
+    // Already checked by a decode, not by PrepareReply::validate. Together they leave only
+    // PTL_RPC_MSG_REPLY with status 0.
+    check_type_and_status(p, o0)?;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(err(
             At::new("ptlrpc_body", "pb_version", o0 + 12),
@@ -400,7 +400,18 @@ struct Parts {
 
 fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
     let msg = MsgView::parse(bytes)?;
+    let ptlrpc = ptlrpc_of(&msg)?;
+    parts_of(&msg, ptlrpc, ctx)
+}
+
+/// The rest of a reply decode, once the framing and buffer 0 are decoded.
+fn parts_of(
+    msg: &MsgView<'_>,
+    ptlrpc: PtlrpcBody,
+    ctx: Option<&ReplyContext>,
+) -> Result<Parts, DecodeError> {
     let order = msg.order();
+    check_type_and_status(&ptlrpc, msg.buffer_offset(0))?;
     if msg.bufcount() < 2 {
         return Err(DecodeError::new(
             At::new("lustre_msg_v2", "lm_bufcount", 0),
@@ -419,8 +430,6 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
             end
         }
     });
-    let ptlrpc = PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), order, off[0])?;
-    check_status(&ptlrpc, off[0])?;
     let lbuf = msg.buffer_or_empty(1);
     if lbuf.len() < LDLM_REPLY_SIZE {
         return Err(DecodeError::too_short(
@@ -498,10 +507,48 @@ pub struct ReplyView<'a> {
 
 impl<'a> ReplyView<'a> {
     /// Decodes and validates a reply without knowing its request.
+    ///
+    /// `pb_type` is read first: a request (or anything but a reply or `PTL_RPC_MSG_ERR`) fails
+    /// with [`ErrorKind::WrongMessageType`]; an error message fails with
+    /// [`ErrorKind::EnqueueFailed`]. To take either kind of message, use
+    /// [`MessageView::parse`](super::MessageView::parse).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView};
+    /// use lustre_dne_intent::ErrorKind;
+    ///
+    /// let bytes = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+    /// let reply = ReplyView::parse(bytes)?;
+    /// let body = reply.body().expect("not the empty result");
+    /// assert_eq!(body.status, 0);
+    /// assert_eq!(body.valid.0, 0x3f);
+    /// assert_eq!(body.child_mode, 0o042755);
+    /// // The pin result, borrowed from the input.
+    /// assert_eq!(reply.result(MliBuf::Pin), PrepResult::Present(&b"[hsm: 3,pool: fast]"[..]));
+    /// match reply.result(MliBuf::Pattr) {
+    ///     PrepResult::Present(attrs) => assert_eq!(attrs.len(), 216),
+    ///     other => panic!("PATTR is {other:?}"),
+    /// }
+    ///
+    /// // A request is refused on its pb_type.
+    /// let request = include_bytes!("../../testdata/mkdir_request.bin");
+    /// let e = ReplyView::parse(request).unwrap_err();
+    /// assert_eq!(e.kind, ErrorKind::WrongMessageType { got: 4711, expected: "a reply" });
+    /// assert_eq!(e.at.offset, 64);
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes,
             parts: parse_parts(bytes, None)?,
+        })
+    }
+
+    /// The rest of [`ReplyView::parse`], once the framing and buffer 0 are decoded.
+    pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
+        Ok(ReplyView {
+            bytes: msg.as_bytes(),
+            parts: parts_of(&msg, ptlrpc, None)?,
         })
     }
 
@@ -776,7 +823,6 @@ impl PrepareReply {
         for (r, &l) in result_lens.iter_mut().zip(&lens[3..]) {
             *r = l as usize;
         }
-        check_status(&self.ptlrpc, off[0])?;
         check(
             &Facts {
                 ptlrpc: &self.ptlrpc,

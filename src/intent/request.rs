@@ -11,6 +11,7 @@
 //! | 5 | supplementary groups, u32 each |
 
 use super::body::req_off;
+use super::message::{Expect, check_msg_type, ptlrpc_of};
 use super::name::{GroupList, GroupsView, name_from_buffer};
 use super::{EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, ResultMask};
 use crate::endian::Endian;
@@ -64,13 +65,7 @@ struct Facts<'x> {
 fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.off;
     let p = f.ptlrpc;
-    if p.msg_type != PtlrpcMsgType::REQUEST {
-        return Err(wrong(
-            At::new("ptlrpc_body", "pb_type", o0 + 8),
-            p.msg_type.0.into(),
-            4711,
-        ));
-    }
+    check_msg_type(p, o0, Expect::Request)?;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(wrong(
             At::new("ptlrpc_body", "pb_version", o0 + 12),
@@ -228,9 +223,45 @@ pub struct RequestView<'a> {
 
 impl<'a> RequestView<'a> {
     /// Decodes and validates a request message in either byte order.
+    ///
+    /// `pb_type` is read first: a reply (or anything else) fails with
+    /// [`ErrorKind::WrongMessageType`] before any other rule is looked at. To take either kind
+    /// of message, use [`MessageView::parse`](super::MessageView::parse).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{Operation, RequestView};
+    /// use lustre_dne_intent::wire::LuFid;
+    /// use lustre_dne_intent::{Endian, ErrorKind};
+    ///
+    /// let bytes = include_bytes!("../../testdata/mkdir_request.bin");
+    /// let req = RequestView::parse(bytes)?;
+    /// assert_eq!(req.order(), Endian::Little);
+    /// assert_eq!(req.operation(), Operation::Create);
+    /// assert_eq!(req.name(), Some(&b"newdir"[..]));
+    /// assert_eq!(req.body().fid, LuFid::new(0x200000401, 0x1, 0x0));
+    /// assert_eq!(req.groups().len(), 3);
+    /// assert!(req.groups().contains(600));
+    ///
+    /// // A reply is refused on its pb_type, with where and what.
+    /// let reply = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+    /// let e = RequestView::parse(reply).unwrap_err();
+    /// assert_eq!(e.kind, ErrorKind::WrongMessageType { got: 4713, expected: "a request" });
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "ptlrpc_body.pb_type at offset 80: pb_type 4713 (reply): expected a request"
+    /// );
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let msg = MsgView::parse(bytes)?;
+        let ptlrpc = ptlrpc_of(&msg)?;
+        Self::from_parts(msg, ptlrpc)
+    }
+
+    /// The rest of [`RequestView::parse`], once the framing and buffer 0 are decoded.
+    pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
         let order = msg.order();
+        check_msg_type(&ptlrpc, msg.buffer_offset(0), Expect::Request)?;
         if msg.bufcount() < 4 {
             return Err(DecodeError::new(
                 At::new("lustre_msg_v2", "lm_bufcount", 0),
@@ -249,7 +280,6 @@ impl<'a> RequestView<'a> {
                 end
             }
         });
-        let ptlrpc = PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), order, off[0])?;
         let ldlm = LdlmRequest::decode_buffer(msg.buffer_or_empty(1), order, off[1])?;
         let it_buf = msg.buffer_or_empty(2);
         if it_buf.len() < LDLM_INTENT_SIZE {

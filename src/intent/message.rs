@@ -1,0 +1,263 @@
+//! One entry point for "a message of this protocol": a prepare request or a prepare reply, told
+//! apart by `ptlrpc_body.pb_type` before any other rule is looked at (WIRE.md §2, §5, §7).
+//!
+//! | `pb_type` | decoded as |
+//! |---|---|
+//! | 4711 `PTL_RPC_MSG_REQUEST` | [`RequestView`] |
+//! | 4713 `PTL_RPC_MSG_REPLY` | [`ReplyView`] |
+//! | 4712 `PTL_RPC_MSG_ERR` | [`ReplyView`], which refuses it with [`ErrorKind::EnqueueFailed`] and its errno |
+//! | anything else | [`ErrorKind::WrongMessageType`] |
+//!
+//! The single-kind decoders read `pb_type` first too, so a reply handed to
+//! [`RequestView::parse`] (or the reverse) fails with [`ErrorKind::WrongMessageType`], which
+//! says what was found and what was expected.
+
+#[cfg(feature = "alloc")]
+use super::{PrepareReply, PrepareRequest};
+use super::{ReplyView, RequestView};
+use crate::endian::Endian;
+#[cfg(feature = "alloc")]
+use crate::error::EncodeError;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
+
+/// Offset of `pb_type` in `ptlrpc_body`.
+const PB_TYPE: usize = 8;
+
+/// What a decoder reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expect {
+    Request,
+    Reply,
+}
+
+/// Buffer 0 of a framed message: the first thing every decoder reads.
+pub(crate) fn ptlrpc_of(msg: &MsgView<'_>) -> Result<PtlrpcBody, DecodeError> {
+    PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), msg.order(), msg.buffer_offset(0))
+}
+
+/// Checks `pb_type` of a `ptlrpc_body` at offset `o0`. The reply decoder takes
+/// `PTL_RPC_MSG_ERR` too: that is how a failed enqueue answers, and the reply rules name its
+/// errno.
+pub(crate) fn check_msg_type(p: &PtlrpcBody, o0: usize, expect: Expect) -> Result<(), DecodeError> {
+    let t = p.msg_type;
+    let (ok, expected) = match expect {
+        Expect::Request => (t == PtlrpcMsgType::REQUEST, "a request"),
+        Expect::Reply => (
+            t == PtlrpcMsgType::REPLY || t == PtlrpcMsgType::ERR,
+            "a reply",
+        ),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(wrong_type(t, o0, expected))
+    }
+}
+
+fn wrong_type(t: PtlrpcMsgType, o0: usize, expected: &'static str) -> DecodeError {
+    DecodeError::new(
+        At::new("ptlrpc_body", "pb_type", o0 + PB_TYPE),
+        ErrorKind::WrongMessageType { got: t.0, expected },
+    )
+}
+
+/// A received message of this protocol, validated: a request or a reply, whichever `pb_type`
+/// says.
+#[derive(Debug, Clone, Copy)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "views hold their decoded fields inline so that decoding never allocates"
+)]
+pub enum MessageView<'a> {
+    /// `PTL_RPC_MSG_REQUEST`: a prepare-intent enqueue.
+    Request(RequestView<'a>),
+    /// `PTL_RPC_MSG_REPLY`: the answer to one.
+    Reply(ReplyView<'a>),
+}
+
+impl<'a> MessageView<'a> {
+    /// Frames `bytes`, reads `pb_type` from buffer 0, and decodes the message with the rules of
+    /// its kind (the reply rules without the request: see [`ReplyView::parse_for`] for those).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{MessageView, Operation};
+    /// use lustre_dne_intent::{Endian, ErrorKind};
+    ///
+    /// let request = MessageView::parse(include_bytes!("../../testdata/mkdir_request_be.bin"))?;
+    /// assert!(request.is_request());
+    /// assert_eq!(request.order(), Endian::Big);
+    /// assert_eq!(request.request().map(|r| r.operation()), Some(Operation::Create));
+    ///
+    /// let reply = MessageView::parse(include_bytes!("../../testdata/mkdir_reply_eexist.bin"))?;
+    /// let MessageView::Reply(r) = reply else { panic!("a reply") };
+    /// assert_eq!(r.body().map(|b| b.status), Some(-17)); // -EEXIST
+    ///
+    /// // Neither a request nor a reply: pb_type 0.
+    /// let mut bytes = include_bytes!("../../testdata/unlink_request.bin").to_vec();
+    /// bytes[64..68].fill(0);
+    /// let e = MessageView::parse(&bytes).unwrap_err();
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "ptlrpc_body.pb_type at offset 64: pb_type 0 (unknown): expected a request or a reply"
+    /// );
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let msg = MsgView::parse(bytes)?;
+        let ptlrpc = ptlrpc_of(&msg)?;
+        match ptlrpc.msg_type {
+            PtlrpcMsgType::REQUEST => RequestView::from_parts(msg, ptlrpc).map(Self::Request),
+            PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => {
+                ReplyView::from_parts(msg, ptlrpc).map(Self::Reply)
+            }
+            t => Err(wrong_type(t, msg.buffer_offset(0), "a request or a reply")),
+        }
+    }
+
+    /// The byte order the sender used.
+    pub fn order(&self) -> Endian {
+        match self {
+            MessageView::Request(r) => r.order(),
+            MessageView::Reply(r) => r.order(),
+        }
+    }
+
+    /// True for a request.
+    pub fn is_request(&self) -> bool {
+        matches!(self, MessageView::Request(_))
+    }
+
+    /// True for a reply.
+    pub fn is_reply(&self) -> bool {
+        matches!(self, MessageView::Reply(_))
+    }
+
+    /// Buffer 0, common to both kinds.
+    pub fn ptlrpc(&self) -> &PtlrpcBody {
+        match self {
+            MessageView::Request(r) => r.ptlrpc(),
+            MessageView::Reply(r) => r.ptlrpc(),
+        }
+    }
+
+    /// The request, if this is one.
+    pub fn request(&self) -> Option<&RequestView<'a>> {
+        match self {
+            MessageView::Request(r) => Some(r),
+            MessageView::Reply(_) => None,
+        }
+    }
+
+    /// The reply, if this is one.
+    pub fn reply(&self) -> Option<&ReplyView<'a>> {
+        match self {
+            MessageView::Reply(r) => Some(r),
+            MessageView::Request(_) => None,
+        }
+    }
+
+    /// An owned copy (a reply's results are copied).
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> Message {
+        match self {
+            MessageView::Request(r) => Message::Request(r.to_value()),
+            MessageView::Reply(r) => Message::Reply(r.to_value()),
+        }
+    }
+}
+
+impl<'a> From<RequestView<'a>> for MessageView<'a> {
+    fn from(r: RequestView<'a>) -> Self {
+        MessageView::Request(r)
+    }
+}
+
+impl<'a> From<ReplyView<'a>> for MessageView<'a> {
+    fn from(r: ReplyView<'a>) -> Self {
+        MessageView::Reply(r)
+    }
+}
+
+/// An owned message of this protocol: build it, validate it, encode it (`alloc`: a reply holds
+/// its results as `Bytes`).
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a request holds its name and groups inline; boxing it would only move the bytes"
+)]
+pub enum Message {
+    /// A prepare request.
+    Request(PrepareRequest),
+    /// A prepare reply.
+    Reply(PrepareReply),
+}
+
+#[cfg(feature = "alloc")]
+impl Message {
+    /// True for a request.
+    pub fn is_request(&self) -> bool {
+        matches!(self, Message::Request(_))
+    }
+
+    /// Size of the encoded message.
+    pub fn wire_len(&self) -> usize {
+        match self {
+            Message::Request(r) => r.wire_len(),
+            Message::Reply(r) => r.wire_len(),
+        }
+    }
+
+    /// Checks every rule a decoder would (a reply without its request); `Ok` means the encoding
+    /// decodes through [`MessageView::parse`] as the same kind.
+    pub fn validate(&self) -> Result<(), DecodeError> {
+        match self {
+            Message::Request(r) => r.validate().map(|_| ()),
+            Message::Reply(r) => r.validate(None),
+        }
+    }
+
+    /// Writes the message in `order` at the start of `out` after validating it; returns its
+    /// size.
+    pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        match self {
+            Message::Request(r) => r.encode_into(order, out),
+            Message::Reply(r) => r.encode_into(order, out),
+        }
+    }
+
+    /// Appends the message in `order` after validating it.
+    pub fn put<B: bytes::BufMut + ?Sized>(
+        &self,
+        order: Endian,
+        out: &mut B,
+    ) -> Result<(), EncodeError> {
+        match self {
+            Message::Request(r) => r.put(order, out),
+            Message::Reply(r) => r.put(order, out),
+        }
+    }
+
+    /// The message as a new buffer.
+    pub fn to_bytes(&self, order: Endian) -> Result<bytes::Bytes, EncodeError> {
+        match self {
+            Message::Request(r) => r.to_bytes(order),
+            Message::Reply(r) => r.to_bytes(order),
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<PrepareRequest> for Message {
+    fn from(r: PrepareRequest) -> Self {
+        Message::Request(r)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<PrepareReply> for Message {
+    fn from(r: PrepareReply) -> Self {
+        Message::Reply(r)
+    }
+}

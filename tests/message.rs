@@ -1,0 +1,282 @@
+//! `MessageView`/`Message`, the one entry point for a message of either kind, and the
+//! `pb_type`-first rule of the single-kind decoders: over every golden vector, each parses as the
+//! kind its `.md` (written by the independent generator) says, and fails through the other view
+//! with `WrongMessageType` at the `pb_type` offset the `.md` gives.
+
+mod common;
+
+use common::*;
+use lustre_dne_intent::intent::*;
+use lustre_dne_intent::wire::PtlrpcMsgType;
+use lustre_dne_intent::{DecodeError, Endian, ErrorKind};
+use std::path::Path;
+
+/// A message vector with what its `.md` says of `ptlrpc_body.pb_type`.
+struct Vector {
+    name: String,
+    bytes: Vec<u8>,
+    pb_type: u32,
+    pb_type_offset: usize,
+}
+
+/// Every `testdata/*.bin` that is a message (not an xattr payload), with the `pb_type` row of
+/// its field table: `| 0 | <offset> | pb_type | <value> | ... |`.
+fn vectors() -> Vec<Vector> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("testdata/") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".bin") || name.starts_with("xattr_") {
+            continue;
+        }
+        let md =
+            std::fs::read_to_string(path.with_extension("md")).expect("every vector has a .md");
+        let row: Vec<&str> = md
+            .lines()
+            .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+            .find(|cells| cells.len() > 4 && cells[3] == "pb_type")
+            .unwrap_or_else(|| panic!("{name}: no pb_type row"))
+            .into_iter()
+            .collect();
+        out.push(Vector {
+            bytes: std::fs::read(&path).expect("readable"),
+            pb_type: row[4].parse().expect("pb_type value"),
+            pb_type_offset: row[2].parse().expect("pb_type offset"),
+            name,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+#[test]
+fn the_vectors_are_all_here() {
+    let v = vectors();
+    let requests = v.iter().filter(|v| v.pb_type == 4711).count();
+    let replies = v.iter().filter(|v| v.pb_type == 4713).count();
+    assert_eq!((requests, replies, v.len()), (5, 9, 14));
+    for v in &v {
+        // The file names agree with the .md.
+        assert_eq!(v.name.contains("_request"), v.pb_type == 4711, "{}", v.name);
+    }
+}
+
+#[test]
+fn every_vector_parses_as_its_kind() {
+    for v in vectors() {
+        let m = MessageView::parse(&v.bytes).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        assert_eq!(m.ptlrpc().msg_type.0, v.pb_type, "{}", v.name);
+        assert_eq!(m.is_request(), v.pb_type == 4711, "{}", v.name);
+        assert_eq!(m.is_reply(), v.pb_type == 4713, "{}", v.name);
+        let be = v.name.ends_with("_be.bin");
+        assert_eq!(m.order(), if be { Endian::Big } else { Endian::Little });
+        // The same as the single-kind decoder gives.
+        match m {
+            MessageView::Request(r) => {
+                let direct = RequestView::parse(&v.bytes).expect("a request");
+                assert_eq!(r.to_value(), direct.to_value(), "{}", v.name);
+                assert!(m.reply().is_none());
+                assert_eq!(m.request().map(|r| r.operation()), Some(r.operation()));
+            }
+            MessageView::Reply(r) => {
+                let direct = ReplyView::parse(&v.bytes).expect("a reply");
+                assert_eq!(r.to_value(), direct.to_value(), "{}", v.name);
+                assert_eq!(r.results(), direct.results(), "{}", v.name);
+                assert!(m.request().is_none());
+            }
+        }
+        // The owned message encodes back to the same bytes, in the sender's order.
+        let owned = m.to_value();
+        assert_eq!(owned.is_request(), m.is_request());
+        owned
+            .validate()
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        assert_eq!(owned.wire_len(), v.bytes.len(), "{}", v.name);
+        assert_eq!(
+            owned.to_bytes(m.order()).expect("valid"),
+            v.bytes,
+            "{}",
+            v.name
+        );
+        let mut buf = vec![0u8; v.bytes.len()];
+        assert_eq!(owned.encode_into(m.order(), &mut buf), Ok(v.bytes.len()));
+        assert_eq!(buf, v.bytes, "{}", v.name);
+        let mut appended = Vec::new();
+        owned.put(m.order(), &mut appended).expect("valid");
+        assert_eq!(appended, v.bytes, "{}", v.name);
+    }
+}
+
+fn wrong_type(e: &DecodeError, got: u32, offset: usize, expected: &'static str) {
+    assert_eq!(e.kind, ErrorKind::WrongMessageType { got, expected }, "{e}");
+    assert_eq!(
+        (e.at.structure, e.at.field, e.at.offset),
+        ("ptlrpc_body", "pb_type", offset),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_vector_fails_through_the_other_view() {
+    for v in vectors() {
+        if v.pb_type == 4711 {
+            let e = ReplyView::parse(&v.bytes).expect_err(&v.name);
+            wrong_type(&e, 4711, v.pb_type_offset, "a reply");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "ptlrpc_body.pb_type at offset {}: pb_type 4711 (request): expected a reply",
+                    v.pb_type_offset
+                )
+            );
+            // Also against a known request: pb_type comes before the request-dependent rules.
+            let ctx = mkdir_request().reply_context().expect("valid");
+            let e = ReplyView::parse_for(&v.bytes, &ctx).expect_err(&v.name);
+            wrong_type(&e, 4711, v.pb_type_offset, "a reply");
+        } else {
+            let e = RequestView::parse(&v.bytes).expect_err(&v.name);
+            wrong_type(&e, 4713, v.pb_type_offset, "a request");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "ptlrpc_body.pb_type at offset {}: pb_type 4713 (reply): expected a request",
+                    v.pb_type_offset
+                )
+            );
+        }
+    }
+}
+
+/// pb_type is read before anything else: even a message broken everywhere after buffer 0 is
+/// refused for its type, and a bad status does not hide a wrong type.
+#[test]
+fn pb_type_comes_before_every_other_rule() {
+    // A request whose ldlm_request is garbage and whose status is an error.
+    let mut p = ReqParts::mkdir();
+    p.ptlrpc.status = -71;
+    p.raw[1] = Some(vec![0xff; 3]);
+    let e = ReplyView::parse(&p.encode()).unwrap_err();
+    wrong_type(&e, 4711, 64, "a reply");
+    // A 2-buffer reply (the empty result) is too few buffers for a request, but its type is
+    // what is wrong.
+    let mut r = RepParts::mkdir();
+    r.bufcount = 2;
+    let bytes = r.encode();
+    assert!(
+        ReplyView::parse(&bytes)
+            .expect("the empty result")
+            .is_empty_result()
+    );
+    let e = RequestView::parse(&bytes).unwrap_err();
+    // 2 buffers: a 40-byte header, so pb_type is at 48.
+    wrong_type(&e, 4713, 48, "a request");
+}
+
+#[test]
+fn an_error_message_goes_to_the_reply_rules() {
+    let mut p = RepParts::mkdir();
+    p.ptlrpc.msg_type = PtlrpcMsgType::ERR;
+    p.ptlrpc.status = -71;
+    let bytes = p.encode();
+    let e = MessageView::parse(&bytes).unwrap_err();
+    assert!(
+        matches!(e.kind, ErrorKind::EnqueueFailed { status: -71, .. }),
+        "{e}"
+    );
+    assert_eq!(e, ReplyView::parse(&bytes).unwrap_err());
+    let e = RequestView::parse(&bytes).unwrap_err();
+    wrong_type(&e, 4712, 80, "a request");
+    assert_eq!(
+        e.to_string(),
+        "ptlrpc_body.pb_type at offset 80: pb_type 4712 (error): expected a request"
+    );
+}
+
+#[test]
+fn an_unknown_pb_type_is_neither() {
+    for got in [0, 4710, 4714, u32::MAX] {
+        let mut p = ReqParts::mkdir();
+        p.ptlrpc.msg_type = PtlrpcMsgType(got);
+        let bytes = p.encode();
+        let e = MessageView::parse(&bytes).unwrap_err();
+        wrong_type(&e, got, 64, "a request or a reply");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ptlrpc_body.pb_type at offset 64: pb_type {got} (unknown): expected a request or a reply"
+            )
+        );
+        wrong_type(
+            &RequestView::parse(&bytes).unwrap_err(),
+            got,
+            64,
+            "a request",
+        );
+        wrong_type(&ReplyView::parse(&bytes).unwrap_err(), got, 64, "a reply");
+    }
+}
+
+/// Framing errors come before pb_type: there is no buffer 0 to read it from.
+#[test]
+fn framing_errors_come_first() {
+    let e = MessageView::parse(&[0u8; 16]).unwrap_err();
+    assert!(
+        matches!(e.kind, ErrorKind::Truncated { need: 32, have: 16 }),
+        "{e}"
+    );
+    let mut p = ReqParts::mkdir();
+    p.raw[0] = Some(vec![0; 100]);
+    let e = MessageView::parse(&p.encode()).unwrap_err();
+    assert_eq!(e.at.structure, "ptlrpc_body", "{e}");
+    assert!(
+        matches!(e.kind, ErrorKind::BufferTooShort { len: 100, .. }),
+        "{e}"
+    );
+}
+
+/// The owned encoders refuse a wrong pb_type with the decoder's error, at the same offset.
+#[test]
+fn owned_values_refuse_the_wrong_type_as_the_decoders_do() {
+    let mut req = mkdir_request();
+    req.ptlrpc.msg_type = PtlrpcMsgType::REPLY;
+    let e = req.validate().unwrap_err();
+    wrong_type(&e, 4713, 64, "a request");
+    let bytes = ReqParts::from_value(&req, Endian::Little).encode();
+    assert_eq!(RequestView::parse(&bytes).unwrap_err(), e);
+    let msg = Message::from(req);
+    assert_eq!(msg.validate(), Err(e));
+    assert!(msg.to_bytes(Endian::Little).is_err());
+
+    let mut rep = mkdir_reply();
+    rep.ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
+    rep.ptlrpc.status = -2;
+    let e = rep.validate(None).unwrap_err();
+    wrong_type(&e, 4711, 80, "a reply");
+    let bytes = RepParts::from_value(&rep, Endian::Little).encode();
+    assert_eq!(ReplyView::parse(&bytes).unwrap_err(), e);
+    assert_eq!(Message::from(rep).validate(), Err(e));
+}
+
+#[test]
+fn owned_messages_round_trip_through_the_entry_point() {
+    for order in [Endian::Little, Endian::Big] {
+        for msg in [Message::from(mkdir_request()), Message::from(mkdir_reply())] {
+            let bytes = msg.to_bytes(order).expect("valid");
+            assert_eq!(bytes.len(), msg.wire_len());
+            let view = MessageView::parse(&bytes).expect("decodes");
+            assert_eq!(view.is_request(), msg.is_request());
+            assert_eq!(view.order(), order);
+            assert_eq!(view.to_value(), msg);
+            // Too small a buffer is refused before anything is written.
+            let mut short = vec![0u8; msg.wire_len() - 1];
+            assert!(msg.encode_into(order, &mut short).is_err());
+            assert!(short.iter().all(|&b| b == 0));
+        }
+    }
+    // The views convert into the entry point's enum.
+    let req = mkdir_request().to_bytes(Endian::Little).expect("valid");
+    let view: MessageView<'_> = RequestView::parse(&req).expect("valid").into();
+    assert!(view.is_request());
+    assert_eq!(view.ptlrpc().msg_type, PtlrpcMsgType::REQUEST);
+}
