@@ -546,6 +546,10 @@ const fn pb_type_word(pb_type: u32) -> &'static str {
 }
 
 /// Why a value could not be encoded.
+///
+/// The message is complete on its own: [`EncodeError::Invalid`] prints the decoder's error
+/// inside its own text, so `source()` is `None` and an error reporter that walks the chain does
+/// not print the cause twice. Match the variant to get the [`DecodeError`] itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
@@ -559,5 +563,11 @@ pub enum EncodeError {
     },
     /// The value breaks a rule a decoder would enforce; the decoder's error says which.
     #[error("value would not decode: {0}")]
-    Invalid(#[from] DecodeError),
+    Invalid(DecodeError),
+}
+
+impl From<DecodeError> for EncodeError {
+    fn from(e: DecodeError) -> Self {
+        EncodeError::Invalid(e)
+    }
 }

@@ -140,6 +140,32 @@ impl<'n, 'b> MdLockIntent<'n, 'b> {
     /// its buffer, an absent one is known with length 0, an unknown one is marked unknown, and a
     /// truncated one reports its real size. A result larger than its destination is never
     /// written; it is reported truncated with its size.
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::*;
+    ///
+    /// // Room for every result of a mkdir, but only 64 bytes for the LMV.
+    /// let (mut pattr, mut acl, mut pin) = ([0u8; 216], [0u8; 4096], [0u8; 256]);
+    /// let (mut lmv, mut lov, mut dmv) = ([0u8; 64], [0u8; 4096], [0u8; 4096]);
+    /// let mut intent = MdLockIntent::new(
+    ///     Operation::Create,
+    ///     MdCreatePrepareReq::default(),
+    ///     Some(b"newdir"),
+    ///     [&mut pattr, &mut acl, &mut pin, &mut lmv, &mut lov, &mut dmv],
+    /// );
+    ///
+    /// let reply = ReplyView::parse(include_bytes!("../../testdata/mkdir_reply_complete.bin"))?;
+    /// intent.fill(&reply);
+    /// assert!(intent.replied);
+    /// assert_eq!(intent.result(MliBuf::Pin), PrepResult::Present(&b"[hsm: 3,pool: fast]"[..]));
+    /// assert_eq!(intent.result(MliBuf::Lov).map(<[u8]>::len), PrepResult::Present(32));
+    /// // The 88-byte LMV did not fit: not written, reported with its size.
+    /// assert_eq!(
+    ///     intent.result(MliBuf::Lmv),
+    ///     PrepResult::Unknown(UnknownReason::Truncated { size: 88 })
+    /// );
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
     pub fn fill(&mut self, reply: &ReplyView<'_>) {
         self.reply = reply.body().copied();
         self.replied = self.reply.is_some();
@@ -161,6 +187,13 @@ impl<'n, 'b> MdLockIntent<'n, 'b> {
                 PrepResult::Unknown(r) => PrepResult::Unknown(r),
             };
         }
+    }
+
+    /// The state of result `buf` after [`MdLockIntent::fill`]: present with the bytes copied
+    /// into its buffer, absent, or unknown (and why). Before `fill`, every result is unknown.
+    pub fn result(&self, buf: MliBuf) -> PrepResult<&[u8]> {
+        let rb = &self.reply_buf[buf.index()];
+        rb.state.map(|()| rb.data())
     }
 }
 

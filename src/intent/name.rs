@@ -87,6 +87,54 @@ impl EntryName {
     }
 }
 
+impl AsRef<[u8]> for EntryName {
+    /// The name's bytes (no NUL).
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl TryFrom<&[u8]> for EntryName {
+    type Error = DecodeError;
+    /// [`EntryName::new`].
+    fn try_from(name: &[u8]) -> Result<Self, DecodeError> {
+        EntryName::new(name)
+    }
+}
+
+impl<const N: usize> TryFrom<&[u8; N]> for EntryName {
+    type Error = DecodeError;
+    /// [`EntryName::new`], for byte-string literals.
+    fn try_from(name: &[u8; N]) -> Result<Self, DecodeError> {
+        EntryName::new(name)
+    }
+}
+
+impl TryFrom<&str> for EntryName {
+    type Error = DecodeError;
+    /// [`EntryName::new`] on the string's UTF-8 bytes.
+    fn try_from(name: &str) -> Result<Self, DecodeError> {
+        EntryName::new(name.as_bytes())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl TryFrom<alloc::vec::Vec<u8>> for EntryName {
+    type Error = DecodeError;
+    /// [`EntryName::new`] (the name is held inline; the vector is dropped).
+    fn try_from(name: alloc::vec::Vec<u8>) -> Result<Self, DecodeError> {
+        EntryName::new(&name)
+    }
+}
+
+impl core::str::FromStr for EntryName {
+    type Err = DecodeError;
+    /// [`EntryName::new`] on the string's UTF-8 bytes.
+    fn from_str(name: &str) -> Result<Self, DecodeError> {
+        EntryName::new(name.as_bytes())
+    }
+}
+
 impl fmt::Debug for EntryName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "EntryName(\"{}\")", self.as_bytes().escape_ascii())
@@ -196,13 +244,38 @@ impl GroupList {
         }
     }
 
-    /// Groups from a slice; `None` past 128.
+    /// Groups from a slice; `None` past 128. [`GroupList::try_from_slice`] says why, for `?`.
     pub fn from_slice(ids: &[u32]) -> Option<Self> {
-        let mut l = GroupList::new();
-        for &g in ids {
-            l.push(g).ok()?;
+        Self::try_from_slice(ids).ok()
+    }
+
+    /// Groups from a slice, refusing more than [`GROUPS_MAX`] (128) with the rule a decoder
+    /// applies to buffer 5 (`groups`, [`ErrorKind::OverLimit`]; the offset is 0).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::GroupList;
+    /// use lustre_dne_intent::ErrorKind;
+    ///
+    /// let groups = GroupList::try_from_slice(&[100, 600, 700])?;
+    /// assert_eq!(groups.as_slice(), [100, 600, 700]);
+    /// let e = GroupList::try_from_slice(&[0; 129]).unwrap_err();
+    /// assert_eq!(e.kind, ErrorKind::OverLimit { value: 129, max: 128 });
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn try_from_slice(ids: &[u32]) -> Result<Self, DecodeError> {
+        if ids.len() > GROUPS_MAX {
+            return Err(DecodeError::new(
+                At::new("groups", "", 0),
+                ErrorKind::OverLimit {
+                    value: ids.len() as u64,
+                    max: GROUPS_MAX as u64,
+                },
+            ));
         }
-        Some(l)
+        let mut l = GroupList::new();
+        l.ids[..ids.len()].copy_from_slice(ids);
+        l.len = ids.len() as u8;
+        Ok(l)
     }
 
     /// Adds a group; `Err` when full.
@@ -230,6 +303,29 @@ impl GroupList {
 impl Default for GroupList {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl AsRef<[u32]> for GroupList {
+    /// The groups.
+    fn as_ref(&self) -> &[u32] {
+        self.as_slice()
+    }
+}
+
+impl TryFrom<&[u32]> for GroupList {
+    type Error = DecodeError;
+    /// [`GroupList::try_from_slice`].
+    fn try_from(ids: &[u32]) -> Result<Self, DecodeError> {
+        GroupList::try_from_slice(ids)
+    }
+}
+
+impl<const N: usize> TryFrom<&[u32; N]> for GroupList {
+    type Error = DecodeError;
+    /// [`GroupList::try_from_slice`].
+    fn try_from(ids: &[u32; N]) -> Result<Self, DecodeError> {
+        GroupList::try_from_slice(ids)
     }
 }
 

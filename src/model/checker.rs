@@ -75,7 +75,8 @@ impl Invariant {
     }
 }
 
-/// An invariant that broke, and why.
+/// An invariant that broke, and why. An error (`std::error::Error`), so `?` takes it into a
+/// `Box<dyn Error>` (see [`check`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(
     feature = "serde",
@@ -101,6 +102,8 @@ impl fmt::Display for Violation {
     }
 }
 
+impl std::error::Error for Violation {}
+
 /// Both runs of a scenario that held every invariant.
 #[derive(Debug, Clone)]
 #[cfg_attr(
@@ -120,6 +123,40 @@ fn broke(invariant: Invariant, why: String) -> Result<(), Violation> {
 }
 
 /// Runs `scenario` both ways under `fault` and checks every invariant.
+///
+/// ```
+/// use std::error::Error;
+/// use lustre_dne_intent::mode::S_IFDIR;
+/// use lustre_dne_intent::model::{self, Attrs, Creds, Fault, Object, Op, Outcome, Scenario, Store};
+/// use lustre_dne_intent::wire::LuFid;
+///
+/// // A mkdir in a setgid directory the caller may write through its group 600.
+/// fn mkdir(fault: Fault) -> Result<Outcome, Box<dyn Error>> {
+///     let parent = LuFid::new(0x200000401, 1, 0);
+///     let dir = |mode| Object {
+///         attrs: Attrs { mode: S_IFDIR | mode, gid: 600, ..Default::default() },
+///         ..Default::default()
+///     };
+///     let mut store = Store::default();
+///     store.insert(LuFid::ROOT, dir(0o755));
+///     store.insert(parent, dir(0o2775));
+///     let scenario = Scenario {
+///         store,
+///         creds: Creds { fsuid: 500, fsgid: 500, groups: vec![600], umask: 0o022, ..Default::default() },
+///         op: Op::Create { parent, name: b"new".to_vec(), mode: S_IFDIR | 0o755 },
+///     };
+///     // A broken invariant is a `Violation`, an error `?` passes on.
+///     let report = model::check(&scenario, fault)?;
+///     assert_eq!(report.intent.0, report.standard.0);
+///     Ok(report.intent.0)
+/// }
+///
+/// for fault in [Fault::None, Fault::PeerWithoutFlag, Fault::EmptyResult] {
+///     let Outcome::Created(child) = mkdir(fault)? else { panic!("mkdir is allowed") };
+///     assert_eq!((child.mode, child.gid), (S_IFDIR | 0o2755, 600));
+/// }
+/// # Ok::<(), Box<dyn Error>>(())
+/// ```
 pub fn check(scenario: &Scenario, fault: Fault) -> Result<Report, Violation> {
     check_with(scenario, fault, Mutations::default())
 }

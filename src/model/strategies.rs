@@ -3,6 +3,36 @@
 //!
 //! Ids come from a small pool so that ownership, group membership and named ACL entries
 //! actually coincide.
+//!
+//! A conformance suite drives them with its own runner (or `proptest!`), and holds its
+//! implementation to what the reference model says:
+//!
+//! ```
+//! use lustre_dne_intent::model::{self, Op, strategies};
+//! use lustre_dne_intent::xattr::AclView;
+//! use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+//!
+//! let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+//! let mut runner = TestRunner::new_with_rng(Config::with_cases(32), rng);
+//! runner
+//!     .run(&(strategies::scenario(), strategies::fault()), |(scenario, fault)| {
+//!         let (Op::Create { parent, .. } | Op::Unlink { parent, .. } | Op::Rename { parent, .. }) =
+//!             scenario.op;
+//!         assert_eq!(parent, strategies::PARENT);
+//!         // Every invariant of MODEL.md §4 holds on the reference coordinator.
+//!         model::check(&scenario, fault).map_err(|v| TestCaseError::fail(v.to_string()))?;
+//!         Ok(())
+//!     })
+//!     .expect("the reference model holds");
+//! // Generated ACLs are valid `system.posix_acl_*` values with the three required entries.
+//! runner
+//!     .run(&strategies::acl_bytes(), |bytes| {
+//!         let acl = AclView::parse(&bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+//!         assert!(acl.len() >= 3);
+//!         Ok(())
+//!     })
+//!     .expect("valid ACLs");
+//! ```
 
 use super::checker::Scenario;
 use super::coordinator::{Fault, Op};
