@@ -80,6 +80,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

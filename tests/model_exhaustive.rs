@@ -4,10 +4,13 @@
 //! faults — and every invariant of MODEL.md §4 on each.
 
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG, S_ISGID};
-use lustre_dne_intent::model::store::PROJINHERIT_FL;
-use lustre_dne_intent::model::strategies::{PARENT, dmv_bytes, lov_bytes};
+use lustre_dne_intent::model::store::{PROJINHERIT_FL, dmv_bytes, lov_bytes};
 use lustre_dne_intent::model::*;
 use lustre_dne_intent::wire::LuFid;
+
+/// The remote parent (the one the strategies of the `proptest` feature use; this test runs
+/// without that feature).
+const PARENT: LuFid = LuFid::new(0x2_0000_0401, 1, 0);
 use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
 
 fn acl(entries: &[(AclTag, u16, u32)]) -> Vec<u8> {
