@@ -947,7 +947,9 @@ pub fn posix_acl_create(parent_default: Option<&AclView<'_>>, mode: u32, umask: 
     }
 }
 
-#[cfg(test)]
+// These build their inputs in `Vec`s: they run whenever `alloc` is on (always, but in
+// `cargo test --no-default-features --lib`).
+#[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
     use proptest::prelude::*;
