@@ -180,9 +180,14 @@ impl<'a> From<ReplyView<'a>> for MessageView<'a> {
 }
 
 /// An owned message of this protocol: build it, validate it, encode it (`alloc`: a reply holds
-/// its results as `Bytes`).
+/// its results as `Bytes`). With `serde`, `{"request": …}` or `{"reply": …}`.
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 #[allow(
     clippy::large_enum_variant,
     reason = "a request holds its name and groups inline; boxing it would only move the bytes"

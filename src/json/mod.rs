@@ -78,6 +78,7 @@
 //!                                "mcpp_buf_size": [6 numbers] },
 //!     "results": { "MLI_BUF_PATTR": "hex", …, "MLI_BUF_DEF_LMV": "hex" } }
 //! }
+//! Message = { "request": PrepareRequest } | { "reply": PrepareReply }
 //! PTLRPC_BODY = { "pb_handle", "pb_type", "pb_version", "pb_opc", "pb_status",
 //!                 "pb_last_xid", "pb_tag", "pb_projid", "pb_last_committed", "pb_transno",
 //!                 "pb_flags", "pb_op_flags", "pb_conn_cnt", "pb_timeout", "pb_service_time",
