@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod input;
-mod json;
+mod jtree;
 mod model_cmds;
 mod text;
 mod xattr;
@@ -16,8 +16,8 @@ mod xattr_json;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use input::{Input, Output};
-use lustre_dne_intent::intent::{ReplyView, RequestView};
-use lustre_dne_intent::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
+use lustre_dne_intent::intent::{MessageView, WireMessage};
+use lustre_dne_intent::wire::MsgView;
 use std::process::ExitCode;
 
 /// Why a subcommand failed; decides the exit status.
@@ -213,59 +213,81 @@ fn run(command: Command) -> Result<(), CliError> {
 
 fn cmd_decode(input: &Input, json: bool, out: &mut Output) -> Result<(), CliError> {
     let bytes = input.message_bytes()?;
-    let (msg, view) = decode_message(&bytes).map_err(|e| input.error(e))?;
+    let view = MessageView::parse(&bytes).map_err(|e| input.error(e))?;
     let text = match (&view, json) {
-        (Decoded::Request(v), true) => json::request_json(&msg, v).to_pretty() + "\n",
-        (Decoded::Reply(v), true) => json::reply_json(&msg, v).to_pretty() + "\n",
-        (Decoded::Request(v), false) => text::request_text(&msg, v),
-        (Decoded::Reply(v), false) => text::reply_text(&msg, v),
+        (view, true) => {
+            let value = WireMessage::of(view);
+            note_if_not_canonical(input, &bytes, &value);
+            let mut s = serde_json::to_string_pretty(&value).map_err(|e| input.error(e))?;
+            s.push('\n');
+            s
+        }
+        (MessageView::Request(v), false) => text::request_text(v.msg(), v),
+        (MessageView::Reply(v), false) => {
+            let msg = MsgView::parse(v.as_bytes()).map_err(|e| input.error(e))?;
+            text::reply_text(&msg, v)
+        }
     };
     out.write(text.as_bytes())
 }
 
-/// A decoded and validated message (one per run, so the size difference does not matter).
-#[allow(clippy::large_enum_variant)]
-pub enum Decoded<'a> {
-    /// A prepare request.
-    Request(RequestView<'a>),
-    /// A prepare reply.
-    Reply(ReplyView<'a>),
+/// The JSON holds what the codec represents; when encoding it gives other bytes than the input
+/// (a 2-buffer empty result, a `ptlrpc_body` tail, bytes after a name's NUL, non-zero padding),
+/// say so on standard error, so that nobody mistakes the round trip for a copy.
+fn note_if_not_canonical(input: &Input, bytes: &[u8], value: &WireMessage) {
+    let Ok(again) = value.to_bytes() else {
+        return;
+    };
+    if again[..] != bytes[..] {
+        let first = again
+            .iter()
+            .zip(bytes)
+            .position(|(a, b)| a != b)
+            .unwrap_or(again.len().min(bytes.len()));
+        eprintln!(
+            "dne-intent decode: {input}: note: this JSON re-encodes to the canonical form \
+             ({} bytes), not to these {} bytes (they differ from offset {first}; \
+             docs/spec/WIRE.md)",
+            again.len(),
+            bytes.len()
+        );
+    }
 }
 
-/// Frames `bytes`, tells request from reply by `pb_type` and validates the whole message.
-pub fn decode_message(bytes: &[u8]) -> Result<(MsgView<'_>, Decoded<'_>), String> {
-    let msg = MsgView::parse(bytes).map_err(|e| e.to_string())?;
-    let body = PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), msg.order(), msg.buffer_offset(0))
-        .map_err(|e| e.to_string())?;
-    let decoded = match body.msg_type {
-        PtlrpcMsgType::REQUEST => {
-            Decoded::Request(RequestView::parse(bytes).map_err(|e| e.to_string())?)
+/// Reads a message's JSON (`decode --json`), naming the JSON path of what is wrong.
+fn message_from_json(raw: &[u8]) -> Result<WireMessage, String> {
+    let mut de = serde_json::Deserializer::from_slice(raw);
+    let msg: WireMessage = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.into_inner().to_string()
+        } else {
+            format!("{path}: {}", e.into_inner())
         }
-        PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => {
-            Decoded::Reply(ReplyView::parse(bytes).map_err(|e| e.to_string())?)
-        }
-        other => {
-            return Err(format!(
-                "ptlrpc_body.pb_type at offset {}: {} is neither a request (4711) nor a reply \
-                 (4712, 4713)",
-                msg.buffer_offset(0) + 8,
-                other.0
-            ));
-        }
-    };
-    Ok((msg, decoded))
+    })?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(msg)
 }
 
 fn cmd_encode(input: &Input, hex: bool, force: bool, out: &mut Output) -> Result<(), CliError> {
     let raw = input.read()?;
     let value: serde_json::Value =
         serde_json::from_slice(&raw).map_err(|e| input.error(format_args!("bad JSON: {e}")))?;
-    let bytes = if xattr_json::is_payload(&value) {
-        xattr_json::encode(value)
-    } else {
-        json::encode(value)
+    if !value.is_object() {
+        return Err(input.error(
+            "top level: expected a JSON object: a message (decode --json) or a payload \
+             (xattr --json)",
+        ));
     }
-    .map_err(|e| input.error(e))?;
+    let bytes = if xattr_json::is_payload(&value) {
+        xattr_json::encode(value).map_err(|e| input.error(e))?
+    } else {
+        let msg = message_from_json(&raw).map_err(|e| input.error(e))?;
+        let bytes = msg.to_bytes().map_err(|e| input.error(e))?.to_vec();
+        MessageView::parse(&bytes)
+            .map_err(|e| input.error(format_args!("the encoded message does not decode: {e}")))?;
+        bytes
+    };
     if hex {
         out.write(input::xxd_plain(&bytes).as_bytes())
     } else {

@@ -3,7 +3,7 @@
 
 use crate::CliError;
 use crate::input::{Input, Output, decode_hex, to_hex};
-use crate::json::{J, Obj, i, u};
+use crate::jtree::{J, Obj, i, u};
 use lustre_dne_intent::errno::ErrnoName;
 use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::intent::{
@@ -211,7 +211,7 @@ fn scenario(value: Value) -> Result<Parsed, String> {
     let groups = match c.take("groups")? {
         Value::Array(v) => v
             .iter()
-            .map(|g| crate::json::int::<u32>("creds.groups[]", g))
+            .map(|g| crate::jtree::int::<u32>("creds.groups[]", g))
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err("creds.groups: expected an array of numbers".into()),
     };

@@ -64,7 +64,7 @@
 //! anything its own decoder would refuse (the error is the decoder's).
 
 use crate::input::to_hex;
-use crate::json::{J, Obj, bytes_of, describe, fid, hex_obj, i, int, u, us};
+use crate::jtree::{J, Obj, bytes_of, describe, fid, hex_obj, i, int, u, us};
 use lustre_dne_intent::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::acl::POSIX_ACL_XATTR_VERSION;

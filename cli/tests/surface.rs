@@ -228,3 +228,47 @@ fn errors_name_their_file() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `dne-intent decode --json | jq . | dne-intent encode` gives back every message vector of
+/// testdata/ byte for byte: 64-bit values are strings, which jq does not round.
+#[test]
+fn decode_json_through_jq_and_back_is_byte_exact() {
+    assert!(
+        have("jq"),
+        "jq is not installed: .ci/run installs it (apt package jq)"
+    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".bin") || name.starts_with("xattr_") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let json = run(&["decode", "--json", path.to_str().unwrap()], b"");
+        assert_eq!(json.status.code(), Some(0), "{name}");
+        let jq = Command::new("jq")
+            .arg(".")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        jq.stdin.as_ref().unwrap().write_all(&json.stdout).unwrap();
+        let through = jq.wait_with_output().unwrap();
+        assert!(through.status.success(), "{name}: jq failed");
+        let again = run(&["encode"], &through.stdout);
+        assert_eq!(
+            again.status.code(),
+            Some(0),
+            "{name}: {}",
+            text(&again.stderr)
+        );
+        assert!(
+            again.stdout == bytes,
+            "{name}: the jq round trip changed the bytes"
+        );
+        n += 1;
+    }
+    assert!(n >= 14, "only {n} message vectors");
+}

@@ -266,3 +266,150 @@ impl From<PrepareReply> for Message {
         Message::Reply(r)
     }
 }
+
+/// A message as it travels: its byte order, the message, and the buffers past those the
+/// protocol defines (a request's 7th and later, a reply's 10th and later), which decoders
+/// ignore (WIRE.md §2) but a faithful copy keeps. This is what `dne-intent decode --json`
+/// prints and `encode` reads: with `serde`,
+/// `{"order": "le", "request": {…}}` or `{"order": "be", "reply": {…}, "extra_buffers": ["hex"]}`
+/// (`extra_buffers` only when there are any).
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireMessage {
+    /// The byte order of the message.
+    pub order: Endian,
+    /// The message.
+    pub message: Message,
+    /// Buffers past those the protocol defines, in order.
+    pub extra_buffers: alloc::vec::Vec<bytes::Bytes>,
+}
+
+#[cfg(feature = "alloc")]
+impl WireMessage {
+    /// The owned form of a decoded message, with its order and its extra buffers.
+    pub fn of(view: &MessageView<'_>) -> Self {
+        let (bytes, defined) = match view {
+            MessageView::Request(r) => (r.msg().as_bytes(), crate::limits::REQUEST_BUFCOUNT),
+            MessageView::Reply(r) => (r.as_bytes(), crate::limits::REPLY_BUFCOUNT),
+        };
+        // The view framed these bytes already: framing them again cannot fail.
+        let extra_buffers = MsgView::parse(bytes).map_or_else(
+            |_| alloc::vec::Vec::new(),
+            |msg| {
+                (defined..msg.bufcount())
+                    .map(|i| bytes::Bytes::copy_from_slice(msg.buffer_or_empty(i)))
+                    .collect()
+            },
+        );
+        WireMessage {
+            order: view.order(),
+            message: view.to_value(),
+            extra_buffers,
+        }
+    }
+
+    /// The message's bytes: the validating encoder's, then the extra buffers framed after the
+    /// defined ones. Without extra buffers this is [`Message::to_bytes`].
+    pub fn to_bytes(&self) -> Result<bytes::Bytes, EncodeError> {
+        let base = self.message.to_bytes(self.order)?;
+        if self.extra_buffers.is_empty() {
+            return Ok(base);
+        }
+        let msg = MsgView::parse(&base)?;
+        let mut b = crate::wire::MsgBuilder::new(self.order, *msg.header());
+        for i in 0..msg.bufcount() {
+            b.push(msg.buffer_or_empty(i))?;
+        }
+        for extra in &self.extra_buffers {
+            b.push(extra)?;
+        }
+        let mut out = alloc::vec![0u8; b.wire_len()];
+        let n = b.encode_into(&mut out)?;
+        out.truncate(n);
+        Ok(bytes::Bytes::from(out))
+    }
+}
+
+#[cfg(feature = "serde")]
+mod wire_message_serde {
+    use super::{Message, WireMessage};
+    use crate::Endian;
+    use crate::intent::{PrepareReply, PrepareRequest};
+    use alloc::vec::Vec;
+    use serde::de::Error as _;
+    use serde::ser::SerializeStruct;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// A buffer as lower-case hex.
+    struct Hex<'a>(&'a [u8]);
+
+    impl Serialize for Hex<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            crate::json::bytes::hex::serialize(&self.0, s)
+        }
+    }
+
+    /// A buffer read from hex, at most `MSG_MAX_BUFLEN` bytes.
+    struct HexBuf(bytes::Bytes);
+
+    impl<'de> Deserialize<'de> for HexBuf {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            crate::json::bytes::de_hex(d, crate::limits::MSG_MAX_BUFLEN)
+                .map(|v| HexBuf(bytes::Bytes::from(v)))
+        }
+    }
+
+    impl Serialize for WireMessage {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let extra = !self.extra_buffers.is_empty();
+            let mut st = s.serialize_struct("WireMessage", 2 + usize::from(extra))?;
+            st.serialize_field("order", &self.order)?;
+            match &self.message {
+                Message::Request(r) => st.serialize_field("request", r)?,
+                Message::Reply(r) => st.serialize_field("reply", r)?,
+            }
+            if extra {
+                let hex: Vec<Hex<'_>> = self.extra_buffers.iter().map(|b| Hex(b)).collect();
+                st.serialize_field("extra_buffers", &hex)?;
+            }
+            st.end()
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Repr {
+        order: Endian,
+        #[serde(default)]
+        request: Option<PrepareRequest>,
+        #[serde(default)]
+        reply: Option<PrepareReply>,
+        #[serde(default)]
+        extra_buffers: Vec<HexBuf>,
+    }
+
+    impl<'de> Deserialize<'de> for WireMessage {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let r = Repr::deserialize(d)?;
+            let message = match (r.request, r.reply) {
+                (Some(q), None) => Message::Request(q),
+                (None, Some(p)) => Message::Reply(p),
+                _ => {
+                    return Err(D::Error::custom(
+                        "expected exactly one of `request` and `reply`",
+                    ));
+                }
+            };
+            if r.extra_buffers.len() > crate::limits::MSG_MAX_BUFCOUNT {
+                return Err(D::Error::custom(
+                    "more extra buffers than a message can hold",
+                ));
+            }
+            Ok(WireMessage {
+                order: r.order,
+                message,
+                extra_buffers: r.extra_buffers.into_iter().map(|h| h.0).collect(),
+            })
+        }
+    }
+}

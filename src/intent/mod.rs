@@ -24,6 +24,8 @@ pub use mask::{MliBuf, PrepResult, ResultMask, UnknownReason};
 #[cfg(feature = "alloc")]
 pub use message::Message;
 pub use message::MessageView;
+#[cfg(feature = "alloc")]
+pub use message::WireMessage;
 pub use name::{EntryName, GroupList, GroupsView};
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
 #[cfg(feature = "alloc")]

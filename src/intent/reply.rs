@@ -568,6 +568,10 @@ impl<'a> ReplyView<'a> {
     pub fn header(&self) -> &MsgHeader {
         &self.parts.header
     }
+    /// The whole message as received.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
     /// `lm_bufcount` as received.
     pub fn bufcount(&self) -> usize {
         self.parts.bufcount
