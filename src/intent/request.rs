@@ -56,12 +56,70 @@ struct Facts<'x> {
     body: &'x MdCreatePrepareReq,
     name_len: usize,
     off: [usize; REQUEST_BUFCOUNT],
+    /// The first non-empty buffer past buffer 5, with its length (W2.2).
+    past_last: Option<(usize, usize)>,
+}
+
+/// The first non-empty buffer past `last` (WIRE.md W2.2): its index and length.
+pub(crate) fn first_past_last(msg: &MsgView<'_>, last: usize) -> Option<(usize, usize)> {
+    msg.buflens()
+        .iter()
+        .enumerate()
+        .skip(last + 1)
+        .find(|&(_, &len)| len != 0)
+        .map(|(i, &len)| (i, len as usize))
+}
+
+/// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
+pub(crate) fn past_last_error(index: usize, len: usize, last: usize) -> DecodeError {
+    DecodeError::new(
+        At::new("lustre_msg_v2", "lm_buflens", 32 + 4 * index),
+        ErrorKind::BufferPastLast { index, len, last },
+    )
+}
+
+/// The rules every lock of this protocol obeys, in a request (`l_req_mode`) and in a reply
+/// (both modes): a FID resource (W3.1) and a client mode (W3.2). `o_desc` is the offset of
+/// `lock_desc`.
+pub(crate) fn check_lock(
+    structure: &'static str,
+    desc: &LdlmLockDesc,
+    o_desc: usize,
+    granted_too: bool,
+) -> Result<(), DecodeError> {
+    let name2 = desc.resource.name[2];
+    if name2 != 0 {
+        return Err(DecodeError::new(
+            At::new(
+                structure,
+                "lock_desc.l_resource.lr_name.name[2]",
+                o_desc + 24,
+            ),
+            ErrorKind::ResourceNotFid { got: name2 },
+        ));
+    }
+    let modes = [
+        (desc.req_mode, "lock_desc.l_req_mode", 40),
+        (desc.granted_mode, "lock_desc.l_granted_mode", 44),
+    ];
+    for &(mode, field, rel) in &modes[..if granted_too { 2 } else { 1 }] {
+        if !mode.is_client_mode() {
+            return Err(DecodeError::new(
+                At::new(structure, field, o_desc + rel),
+                ErrorKind::BadLockMode { got: mode.0 },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
 fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.off;
+    if let Some((index, len)) = f.past_last {
+        return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
+    }
     let p = f.ptlrpc;
     if p.msg_type != PtlrpcMsgType::REQUEST {
         return Err(wrong(
@@ -110,6 +168,7 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
             },
         ));
     }
+    check_lock("ldlm_request", &l.lock_desc, o1 + 8, false)?;
     let Some(op) = Operation::of_opc(f.opc) else {
         return Err(DecodeError::new(
             At::new("ldlm_intent", "opc", o2),
@@ -279,6 +338,7 @@ impl<'a> RequestView<'a> {
             body: &body,
             name_len: name_buf.len(),
             off,
+            past_last: first_past_last(&msg, REQUEST_BUFCOUNT - 1),
         })?;
         let name = if name_buf.is_empty() {
             None
@@ -473,6 +533,7 @@ impl PrepareRequest {
             body: &self.body,
             name_len: lens[4] as usize,
             off,
+            past_last: None,
         })
     }
 
@@ -534,7 +595,8 @@ impl PrepareRequest {
 
 /// Legal requests, mostly: arbitrary fields with the rules of WIRE.md §5 and §8 fixed up (the
 /// operation's name and child mode, the umask, limits within `XATTR_SIZE_MAX`, the lock on the
-/// body's FID with `HAS_INTENT` and `UPDATE`, an `lm_repsize` that fits the limits). The lock
+/// body's FID with `HAS_INTENT` and `UPDATE` in a client mode, an `lm_repsize` that fits the
+/// limits). The lock
 /// count is at most the handles carried, except one time in sixteen where it is one more: a
 /// value the encoder must refuse as the decoder does.
 #[cfg(feature = "arbitrary")]
@@ -548,6 +610,14 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
             mode::S_IFBLK,
             mode::S_IFIFO,
             mode::S_IFSOCK,
+        ];
+        const CLIENT_MODES: [LockMode; 6] = [
+            LockMode::EX,
+            LockMode::PW,
+            LockMode::PR,
+            LockMode::CW,
+            LockMode::CR,
+            LockMode::NL,
         ];
         let op: Operation = u.arbitrary()?;
         let mut body: MdCreatePrepareReq = u.arbitrary()?;
@@ -607,6 +677,10 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
         ldlm.lock_desc.lr_type = LockType::IBITS;
         ldlm.lock_desc.policy.bits |= InodeBits::UPDATE;
         ldlm.lock_desc.resource.name[..2].copy_from_slice(&fid_name);
+        ldlm.lock_desc.resource.name[2] = 0;
+        if !ldlm.lock_desc.req_mode.is_client_mode() {
+            ldlm.lock_desc.req_mode = *u.choose(&CLIENT_MODES)?;
+        }
         req.ldlm = ldlm;
         Ok(req)
     }
