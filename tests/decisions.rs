@@ -99,3 +99,33 @@ fn swabbed_component_magic_is_rejected() {
     assert_eq!(e.rule(), "W1.2");
     assert!(e.at.offset >= off, "{e}");
 }
+
+/// The golden vectors, made by an independent generator (testdata/gen_vectors.py) from the
+/// field tables, are canonical (WIRE.md §11) exactly when little-endian: the crate's canonical
+/// re-encoding of each equals the bytes that generator wrote.
+#[test]
+fn golden_vectors_are_canonical_when_little_endian() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).expect("testdata") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().expect("name").to_string_lossy().into_owned();
+        if !name.ends_with(".bin") || name.starts_with("xattr_") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("readable");
+        let big = name.ends_with("_be.bin");
+        let canonical = if name.contains("request") {
+            let v = RequestView::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(v.order() == Endian::Big, big, "{name}");
+            v.is_canonical()
+        } else {
+            let v = ReplyView::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(v.order() == Endian::Big, big, "{name}");
+            v.is_canonical()
+        };
+        assert_eq!(canonical, !big, "{name}: canonical form");
+        seen += 1;
+    }
+    assert_eq!(seen, 14, "the golden messages of testdata/");
+}
