@@ -109,7 +109,11 @@ fn golden_vectors_are_canonical_when_little_endian() {
     let mut seen = 0;
     for entry in std::fs::read_dir(dir).expect("testdata") {
         let path = entry.expect("entry").path();
-        let name = path.file_name().expect("name").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
         if !name.ends_with(".bin") || name.starts_with("xattr_") {
             continue;
         }
