@@ -41,8 +41,10 @@ impl fmt::Display for At {
 }
 
 /// Why a message, a fixed structure or a payload failed to decode: where, and which rule.
+///
+/// Its `Display` ends with the rule's ID in brackets, e.g. `… [W7.4]` (WIRE.md "Rule IDs").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("{at}: {kind}")]
+#[error("{at}: {kind} [{rule}]", rule = .kind.rule())]
 pub struct DecodeError {
     /// The structure, field and offset.
     pub at: At,
@@ -64,6 +66,11 @@ impl DecodeError {
         )
     }
 
+    /// The ID of the rule that failed ([`ErrorKind::rule`]).
+    pub const fn rule(&self) -> crate::rules::RuleId {
+        self.kind.rule()
+    }
+
     /// The same error with its offset moved by `base` (a structure decoded inside a larger input).
     #[must_use]
     pub const fn shifted(mut self, base: usize) -> Self {
@@ -72,7 +79,9 @@ impl DecodeError {
     }
 }
 
-/// Which rule failed, with what was expected and what was found. One variant per rule.
+/// Which rule failed, with what was expected and what was found. One variant per rule, or per
+/// general rule of WIRE.md (bounds, fixed values, required and forbidden bits: the error's
+/// [`At`] says which field); [`ErrorKind::rule`] gives the rule's ID.
 ///
 /// Variants carry only `Copy` data so that an error costs nothing to build and is easy to match in
 /// tests. New rules get new variants, hence `#[non_exhaustive]`.
@@ -169,6 +178,29 @@ pub enum ErrorKind {
         status: i32,
         /// Its name, e.g. `"EPROTO"`.
         errno: crate::errno::ErrnoName,
+    },
+
+    /// A non-empty buffer past the last one the message defines (WIRE.md §2).
+    #[error("buffer {index} holds {len} bytes, past the last buffer the message defines ({last})")]
+    BufferPastLast {
+        /// The buffer's index.
+        index: usize,
+        /// Its length.
+        len: usize,
+        /// The last buffer the message defines (request 5, reply 8).
+        last: usize,
+    },
+    /// A lock resource whose `name[2]` is not 0: not a FID resource (WIRE.md §3).
+    #[error("lr_name.name[2] is {got:#x}, a FID resource has 0 there")]
+    ResourceNotFid {
+        /// `name[2]`.
+        got: u64,
+    },
+    /// A lock mode other than EX, PW, PR, CW, CR and NL (WIRE.md §3).
+    #[error("lock mode {got:#x} is not one of EX, PW, PR, CW, CR, NL")]
+    BadLockMode {
+        /// The mode.
+        got: u32,
     },
 
     // ---- the prepare request (WIRE.md §5) ----
@@ -336,6 +368,23 @@ pub enum ErrorKind {
         /// Its length.
         len: usize,
     },
+    /// A PATTR result marked truncated: an `mdt_body` always fits a PATTR limit.
+    #[error(
+        "MLI_BUF_PATTR is marked truncated (size {size}), but an mdt_body always fits its limit"
+    )]
+    PattrTruncated {
+        /// `mcpp_buf_size[0]`.
+        size: u32,
+    },
+    /// A full reply to a request with `mcpr_flags` bits this version does not define.
+    #[error("the request has unknown mcpr_flags {flags:#x}, so its reply must be the empty result")]
+    ReplyToUnknownFlags {
+        /// The unknown bits.
+        flags: u32,
+    },
+    /// A reply that reports a lookup for a request in object mode.
+    #[error("the request is in object mode (MCPR_NO_LOOKUP), but the reply reports a lookup")]
+    LookupInObjectMode,
     /// A valid PATTR result that is not exactly one `mdt_body`.
     #[error("a valid MLI_BUF_PATTR must be exactly 216 bytes, got {len}")]
     PattrNotMdtBody {

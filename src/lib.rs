@@ -41,8 +41,9 @@
 //! ## Contract
 //! - No input makes a decoder panic. Every length, count and offset read from input is checked
 //!   against a bound in [`limits`] before use, and decoding allocates nothing.
-//! - Every rule of the wire specification has its own [`error::ErrorKind`]; a
-//!   [`DecodeError`] names the structure, the field and the byte offset.
+//! - Every rule of the wire specification has a stable ID (`W7.4`, see [`rules`]) and an
+//!   [`error::ErrorKind`] that names it; a [`DecodeError`] names the structure, the field, the
+//!   byte offset and the rule.
 //! - Encoders validate with the decoders' own rules: what encodes, decodes.
 //! - Both byte orders decode (the order is detected from `lm_magic` and reported); encoders
 //!   write little-endian unless told otherwise.
@@ -102,6 +103,7 @@ pub mod limits;
 pub mod mode;
 #[cfg(feature = "std")]
 pub mod model;
+pub mod rules;
 pub mod wire;
 pub mod xattr;
 
@@ -112,6 +114,7 @@ pub mod fuzzing;
 pub use endian::Endian;
 pub use error::{At, DecodeError, EncodeError, ErrorKind};
 pub use flags::{ParseError, ParseErrorKind};
+pub use rules::RuleId;
 
 /// The README's example runs as a doc test.
 #[cfg(doctest)]

@@ -63,6 +63,20 @@ pub const GROUPS_MAX: usize = 128;
 pub const XATTR_SIZE_MAX: usize = 65536;
 /// Buffers of a request message: body, ldlm_request, ldlm_intent, prepare_req, name, groups.
 pub const REQUEST_BUFCOUNT: usize = 6;
+/// The largest encoded prepare request: its six buffers at their largest (a 255-byte name,
+/// 128 groups, 32 lock handles), each padded to 8 bytes. Bounds the stack buffer of
+/// `RequestView::is_canonical`.
+pub const REQUEST_MAX_LEN: usize = round8_const(MSG_HEADER_FIXED + 4 * REQUEST_BUFCOUNT)
+    + PTLRPC_BODY_V3_SIZE
+    + round8_const(LDLM_REQUEST_FIXED + 8 * LDLM_REQUEST_MAX_HANDLES)
+    + LDLM_INTENT_SIZE
+    + PREPARE_REQ_SIZE
+    + round8_const(NAME_MAX + 1)
+    + round8_const(4 * GROUPS_MAX);
+
+const fn round8_const(n: usize) -> usize {
+    (n + MSG_ALIGN - 1) & !(MSG_ALIGN - 1)
+}
 /// Buffers of a full reply message: body, ldlm_reply, prepare_rep, then one per result.
 pub const REPLY_BUFCOUNT: usize = 3 + MLI_BUF_MAX;
 /// Buffers of an empty-result reply (body and ldlm_reply only).

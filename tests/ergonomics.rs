@@ -50,7 +50,7 @@ fn encode_errors_print_their_cause_once() {
     assert_eq!(
         msgs[0],
         "value would not decode: md_create_prepare_req.mcpr_umask at offset 380: \
-         0x212 has forbidden bits 0x200"
+         0x212 has forbidden bits 0x200 [W0.6]"
     );
     assert!(e.source().is_none());
 
@@ -85,7 +85,7 @@ fn decode_errors_are_one_message() {
     let e = RequestView::parse(&[0u8; 8]).unwrap_err();
     assert_eq!(
         assert_each_cause_once(&e),
-        ["lustre_msg_v2 at offset 0: truncated: need 32 bytes, have 8"]
+        ["lustre_msg_v2 at offset 0: truncated: need 32 bytes, have 8 [W0.1]"]
     );
     // DecodeError converts into EncodeError for `?` in encoders.
     let conv: EncodeError = e.into();
@@ -186,7 +186,7 @@ fn entry_name_conversions() {
     assert_eq!(name("abc").ok(), Some(4));
     assert_eq!(
         name("a/b").unwrap_err().to_string(),
-        "name at offset 1: entry name contains '/' at byte 1"
+        "name at offset 1: entry name contains '/' at byte 1 [W5.11]"
     );
 }
 
@@ -321,6 +321,6 @@ fn wrong_type_is_reported_before_the_status() {
     assert_eq!(
         e.to_string(),
         "value would not decode: ptlrpc_body.pb_type at offset 80: pb_type 4714 (unknown): \
-         expected a reply"
+         expected a reply [W2.3]"
     );
 }

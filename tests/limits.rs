@@ -321,38 +321,39 @@ fn repsize_bound() {
 fn result_size_bound() {
     let mut ctx = mkdir_request().reply_context().expect("valid");
     ctx.repsize = u32::MAX;
-    let with_lov = |len: usize| {
+    // The pin is opaque, so any bytes are a valid result of that size.
+    let with_pin = |len: usize| {
         let mut rep = mkdir_reply();
         let o = rep.outcome.as_mut().expect("outcome");
-        o.set_result(MliBuf::Lov, PrepResult::Present(vec![7u8; len].into()));
+        o.set_result(MliBuf::Pin, PrepResult::Present(vec![7u8; len].into()));
         rep
     };
-    let at = with_lov(XATTR_SIZE_MAX);
+    let at = with_pin(XATTR_SIZE_MAX);
     let bytes = at.to_bytes(Endian::Little).expect("65536 bytes encode");
     let v = ReplyView::parse(&bytes).expect("decodes");
     assert_eq!(v.to_value(), at);
-    // Against the request, the limit of 4096 applies first.
+    // Against the request, the limit of 256 applies first.
     refused(
         ReplyView::parse_for(&bytes, &ctx),
         "md_create_prepare_rep",
-        "mcpp_buf_size[4]",
+        "mcpp_buf_size[2]",
         ErrorKind::ResultOverLimit {
             size: XATTR_SIZE_MAX as u32,
-            limit: 4096,
+            limit: 256,
         },
     );
     for len in [XATTR_SIZE_MAX + 1, MSG_MAX_BUFLEN] {
-        let rep = with_lov(len);
+        let rep = with_pin(len);
         refused(
             rep.validate(None),
-            "MLI_BUF_LOV",
+            "MLI_BUF_PIN",
             "",
             over(len as u64, XATTR_SIZE_MAX),
         );
         let parts = RepParts::from_value(&rep, Endian::Little);
         refused(
             ReplyView::parse(&parts.encode()),
-            "MLI_BUF_LOV",
+            "MLI_BUF_PIN",
             "",
             over(len as u64, XATTR_SIZE_MAX),
         );

@@ -126,7 +126,7 @@ fn every_vector_fails_through_the_other_view() {
             assert_eq!(
                 e.to_string(),
                 format!(
-                    "ptlrpc_body.pb_type at offset {}: pb_type 4711 (request): expected a reply",
+                    "ptlrpc_body.pb_type at offset {}: pb_type 4711 (request): expected a reply [W2.3]",
                     v.pb_type_offset
                 )
             );
@@ -140,7 +140,7 @@ fn every_vector_fails_through_the_other_view() {
             assert_eq!(
                 e.to_string(),
                 format!(
-                    "ptlrpc_body.pb_type at offset {}: pb_type 4713 (reply): expected a request",
+                    "ptlrpc_body.pb_type at offset {}: pb_type 4713 (reply): expected a request [W2.3]",
                     v.pb_type_offset
                 )
             );
@@ -189,7 +189,7 @@ fn an_error_message_goes_to_the_reply_rules() {
     wrong_type(&e, 4712, 80, "a request");
     assert_eq!(
         e.to_string(),
-        "ptlrpc_body.pb_type at offset 80: pb_type 4712 (error): expected a request"
+        "ptlrpc_body.pb_type at offset 80: pb_type 4712 (error): expected a request [W2.3]"
     );
 }
 
@@ -204,7 +204,7 @@ fn an_unknown_pb_type_is_neither() {
         assert_eq!(
             e.to_string(),
             format!(
-                "ptlrpc_body.pb_type at offset 64: pb_type {got} (unknown): expected a request or a reply"
+                "ptlrpc_body.pb_type at offset 64: pb_type {got} (unknown): expected a request or a reply [W2.3]"
             )
         );
         wrong_type(

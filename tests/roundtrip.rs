@@ -40,7 +40,8 @@ fn ptlrpc(msg_type: PtlrpcMsgType) -> impl Strategy<Value = PtlrpcBody> {
         any::<[u64; 8]>(),
         any::<[u32; 10]>(),
         any::<u16>(),
-        proptest::option::of(any::<[u8; 32]>()),
+        // A message value always holds a v3 body (WIRE.md W11.4).
+        any::<[u8; 32]>().prop_map(Some),
     )
         .prop_map(move |(w, d, tag, jobid)| PtlrpcBody {
             handle: LustreHandle(w[0]),
@@ -111,28 +112,68 @@ prop_compose! {
     }
 }
 
+/// A valid payload of `b`'s kind within `limit` (WIRE.md §9), when one fits: any bytes for the
+/// attributes (one `mdt_body`) and the pin, an ACL, a foreign LMV or LOV, a default LMV.
+fn payload(b: MliBuf, limit: u32) -> Option<BoxedStrategy<Vec<u8>>> {
+    let limit = limit as usize;
+    let foreign = |magic: u32| {
+        (
+            any::<(u32, u32)>(),
+            proptest::collection::vec(any::<u8>(), 0..=(limit - 16).min(200)),
+        )
+            .prop_map(move |((ty, flags), value)| {
+                let mut v = Vec::new();
+                for w in [magic, value.len() as u32, ty, flags] {
+                    v.extend_from_slice(&w.to_le_bytes());
+                }
+                v.extend_from_slice(&value);
+                v
+            })
+            .boxed()
+    };
+    Some(match b {
+        MliBuf::Pattr => proptest::collection::vec(any::<u8>(), MDT_BODY_SIZE).boxed(),
+        MliBuf::Pin => proptest::collection::vec(any::<u8>(), 1..=limit.min(300)).boxed(),
+        // The largest ACL the strategy makes: 4 + 8 * 10 bytes.
+        MliBuf::DefAcl if limit >= 84 => lustre_dne_intent::model::strategies::acl_bytes().boxed(),
+        MliBuf::Lmv if limit >= 16 => foreign(0x0CD5_0CD0),
+        MliBuf::Lov if limit >= 16 => foreign(0x0BD7_0BD0),
+        MliBuf::DefLmv if limit >= 48 => (-5i32..=2000, any::<[u32; 3]>(), any::<[u8; 2]>())
+            .prop_map(|(count, words, inherit)| {
+                let mut v = 0x0CD3_0CD0u32.to_le_bytes().to_vec();
+                v.extend_from_slice(&count.to_le_bytes());
+                for w in words {
+                    v.extend_from_slice(&w.to_le_bytes());
+                }
+                v.extend_from_slice(&inherit);
+                v.resize(48, 0);
+                v
+            })
+            .boxed(),
+        _ => return None,
+    })
+}
+
 /// One result's state, valid for its limit.
 fn result_state(b: MliBuf, limit: u32) -> BoxedStrategy<PrepResult<Bytes>> {
     if limit == 0 {
         return Just(PrepResult::Unknown(UnknownReason::NotProvided)).boxed();
     }
-    let present: BoxedStrategy<PrepResult<Bytes>> = if b == MliBuf::Pattr {
-        proptest::collection::vec(any::<u8>(), MDT_BODY_SIZE)
-            .prop_map(|v| PrepResult::Present(Bytes::from(v)))
-            .boxed()
-    } else {
-        proptest::collection::vec(any::<u8>(), 1..=(limit as usize).min(300))
-            .prop_map(|v| PrepResult::Present(Bytes::from(v)))
-            .boxed()
-    };
-    let mut options = vec![
-        present,
-        Just(PrepResult::Unknown(UnknownReason::NotProvided)).boxed(),
-        (limit.saturating_add(1)..=u32::MAX)
-            .prop_map(|size| PrepResult::Unknown(UnknownReason::Truncated { size }))
-            .boxed(),
-    ];
+    let mut options = vec![Just(PrepResult::Unknown(UnknownReason::NotProvided)).boxed()];
+    if let Some(present) = payload(b, limit) {
+        options.push(
+            present
+                .prop_map(|v| PrepResult::Present(Bytes::from(v)))
+                .boxed(),
+        );
+    }
     if b != MliBuf::Pattr {
+        // An mdt_body always fits a PATTR limit, so the attributes are never truncated.
+        options.push(
+            (limit.saturating_add(1)..=u32::MAX)
+                .prop_map(|size| PrepResult::Unknown(UnknownReason::Truncated { size }))
+                .boxed(),
+        );
         options.push(Just(PrepResult::Absent).boxed());
     }
     proptest::strategy::Union::new(options).boxed()
@@ -170,6 +211,14 @@ fn reply_for(req: PrepareRequest) -> impl Strategy<Value = (PrepareRequest, Prep
                 ptlrpc,
                 (lf, handle),
             )| {
+                // Unknown request flags get the empty result (W7.15); object mode, no lookup
+                // (W7.16).
+                let empty = empty || !ctx.flags.unknown().is_empty();
+                let lookup = if ctx.flags.contains(McprFlags::NO_LOOKUP) {
+                    0
+                } else {
+                    lookup
+                };
                 let outcome = (!empty).then(|| {
                     let mut flags = McppFlags(
                         flag_bits & (McppFlags::PERM_DONE.0 | McppFlags::ADVISORY.0 | 0xffff_ffe0),

@@ -83,31 +83,57 @@ fn reply_with_3_buffers_and_buffer_2_empty_is_the_empty_result() {
     assert_eq!(v.bufcount(), 3);
 }
 
-/// Buffers 9 and up are not part of the reply; they are ignored (but still count toward the
-/// reply's size against `lm_repsize`).
+/// Buffers 9 and up are not part of the reply (WIRE.md §2): empty ones are accepted (they still
+/// count toward the reply's size against `lm_repsize`), a non-empty one is an error (W2.2).
 #[test]
-fn reply_buffers_past_the_ninth_are_ignored() {
+fn reply_buffers_past_the_ninth_must_be_empty() {
     let p = RepParts::mkdir();
     let nine = p.encode();
     let view9 = ReplyView::parse(&nine).expect("valid");
     let extra = MsgView::parse(&nine).expect("framed");
-    let mut mb = MsgBuilder::new(Endian::Little, *extra.header());
-    for i in 0..9 {
-        mb.push(extra.buffer_or_empty(i)).expect("push");
-    }
-    mb.push(b"anything at all").expect("push");
-    let mut ten = Vec::new();
-    mb.put(&mut ten);
+    let ten = |more: &[&[u8]]| {
+        let mut mb = MsgBuilder::new(Endian::Little, *extra.header());
+        for i in 0..9 {
+            mb.push(extra.buffer_or_empty(i)).expect("push");
+        }
+        for b in more {
+            mb.push(b).expect("push");
+        }
+        let mut out = Vec::new();
+        mb.put(&mut out);
+        out
+    };
     let ctx = mkdir_request().reply_context().expect("valid request");
-    let view10 = ReplyView::parse_for(&ten, &ctx).expect("a tenth buffer is ignored");
+    let empty10 = ten(&[b""]);
+    let view10 = ReplyView::parse_for(&empty10, &ctx).expect("an empty tenth buffer is accepted");
     assert_eq!(view10.bufcount(), 10);
     assert_eq!(view10.to_value(), view9.to_value());
+    // The canonical re-encoding has 9 buffers: the bytes of the 9-buffer reply.
+    assert_eq!(
+        &view10.to_value().to_bytes(Endian::Little).expect("encodes")[..],
+        &nine[..]
+    );
+    // Two empty buffers more make the header 8 bytes longer, which counts against lm_repsize.
+    let empty11 = ten(&[b"", b""]);
+    assert_eq!(empty11.len(), nine.len() + 8);
     let mut tight = ctx;
     tight.repsize = nine.len() as u32;
     assert!(matches!(
-        ReplyView::parse_for(&ten, &tight).unwrap_err().kind,
-        ErrorKind::ReplyOverRepsize { size, .. } if size == ten.len()
+        ReplyView::parse_for(&empty11, &tight).unwrap_err().kind,
+        ErrorKind::ReplyOverRepsize { size, .. } if size == empty11.len()
     ));
+    let full10 = ten(&[b"anything at all"]);
+    let e = ReplyView::parse(&full10).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::BufferPastLast {
+            index: 9,
+            len: 15,
+            last: 8
+        }
+    );
+    assert_eq!(e.rule(), "W2.2");
+    assert_eq!((e.at.structure, e.at.offset), ("lustre_msg_v2", 32 + 4 * 9));
 }
 
 #[test]
@@ -123,19 +149,38 @@ fn request_buffer_count_4_to_6_and_beyond() {
     let v = RequestView::parse(&bytes).expect("groups buffer absent");
     assert_eq!(v.name(), Some(&b"newdir"[..]));
     assert_eq!(v.groups().len(), 0);
-    // 7 buffers: the seventh is ignored.
+    // 7 buffers: an empty seventh is accepted and dropped on re-encoding; a non-empty one is an
+    // error (W2.2).
     let six = ReqParts::mkdir().encode();
     let m = MsgView::parse(&six).expect("framed");
-    let mut mb = MsgBuilder::new(Endian::Little, *m.header());
-    for i in 0..6 {
-        mb.push(m.buffer_or_empty(i)).expect("push");
-    }
-    mb.push(&[0xff; 24]).expect("push");
-    let mut seven = Vec::new();
-    mb.put(&mut seven);
-    let v7 = RequestView::parse(&seven).expect("a seventh buffer is ignored");
+    let seven = |last: &[u8]| {
+        let mut mb = MsgBuilder::new(Endian::Little, *m.header());
+        for i in 0..6 {
+            mb.push(m.buffer_or_empty(i)).expect("push");
+        }
+        mb.push(last).expect("push");
+        let mut out = Vec::new();
+        mb.put(&mut out);
+        out
+    };
+    let empty7 = seven(&[]);
+    let v7 = RequestView::parse(&empty7).expect("an empty seventh buffer is accepted");
     assert_eq!(v7.msg().bufcount(), 7);
     let v6 = RequestView::parse(&six).expect("valid");
-    assert_eq!(v7.to_value().body, v6.to_value().body);
+    assert_eq!(v7.to_value(), v6.to_value());
     assert_eq!(v7.groups().len(), 3);
+    assert_eq!(
+        &v7.to_value().to_bytes(Endian::Little).expect("encodes")[..],
+        &six[..]
+    );
+    let e = RequestView::parse(&seven(&[0xff; 24])).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::BufferPastLast {
+            index: 6,
+            len: 24,
+            last: 5
+        }
+    );
+    assert_eq!(e.rule(), "W2.2");
 }

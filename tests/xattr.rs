@@ -12,7 +12,7 @@ use lustre_dne_intent::xattr::acl::{MAY_EXEC, MAY_READ, MAY_WRITE};
 use lustre_dne_intent::xattr::dmv::{LMV_INHERIT_NONE, LMV_INHERIT_UNLIMITED};
 use lustre_dne_intent::xattr::lov::LovBlob;
 use lustre_dne_intent::xattr::*;
-use lustre_dne_intent::{DecodeError, Endian};
+use lustre_dne_intent::{DecodeError, EncodeError, Endian};
 use proptest::prelude::*;
 
 fn vector(name: &str) -> Vec<u8> {
@@ -1199,16 +1199,29 @@ fn reply_accessors() {
     ));
     assert_eq!(view.def_lmv().unwrap().state_name(), "truncated");
 
-    // A malformed known-present payload is reported at its offset in the message.
-    let mut bad = acl_b.to_vec();
-    bad[6] = 9; // USER_OBJ e_perm
-    let msg = reply_with(&[(MliBuf::DefAcl, PrepResult::Present(Bytes::from(bad)))]);
-    let view = ReplyView::parse(&msg).unwrap();
-    let base = view.result_offset(MliBuf::DefAcl);
-    let e = view.def_acl().unwrap_err();
+    // A malformed known-present payload fails the reply (WIRE.md §7), reported at its offset in
+    // the message with the payload's rule; the encoder refuses it too.
+    let mut msg = reply_with(&[(MliBuf::DefAcl, PrepResult::Present(acl_b.clone()))]);
+    let base = ReplyView::parse(&msg)
+        .unwrap()
+        .result_offset(MliBuf::DefAcl);
+    assert_eq!(&msg[base..base + 4], &2u32.to_le_bytes());
+    msg[base + 6] = 9; // USER_OBJ e_perm
+    let e = ReplyView::parse(&msg).unwrap_err();
     assert_eq!(e.kind, ErrorKind::AclBadPerm { index: 0, perm: 9 });
     assert_eq!(e.at.offset, base + 6);
-    assert_eq!(&msg[base..base + 4], &2u32.to_le_bytes());
+    assert_eq!(e.rule(), "W9.5");
+    let mut bad = acl_b.to_vec();
+    bad[6] = 9;
+    let mut o = PrepareOutcome::new(MdCreatePrepareRep::default());
+    o.set_result(MliBuf::DefAcl, PrepResult::Present(Bytes::from(bad)));
+    let mut rep = ReplyView::parse(&reply_with(&[])).unwrap().to_value();
+    rep.outcome = Some(o);
+    let e = rep.to_bytes(Endian::Little).unwrap_err();
+    assert!(
+        matches!(e, EncodeError::Invalid(d) if d.kind == ErrorKind::AclBadPerm { index: 0, perm: 9 }),
+        "{e}"
+    );
 }
 
 // ------------------------------------------------------------------ round trips

@@ -99,7 +99,7 @@ impl<'a> MessageView<'a> {
     /// let e = MessageView::parse(&bytes).unwrap_err();
     /// assert_eq!(
     ///     e.to_string(),
-    ///     "ptlrpc_body.pb_type at offset 64: pb_type 0 (unknown): expected a request or a reply"
+    ///     "ptlrpc_body.pb_type at offset 64: pb_type 0 (unknown): expected a request or a reply [W2.3]"
     /// );
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```

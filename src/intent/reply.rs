@@ -10,15 +10,20 @@
 
 use super::body::rep_off;
 use super::message::{Expect, check_msg_type, ptlrpc_of};
+#[cfg(feature = "alloc")]
+use super::request::v3_body;
+use super::request::{check_lock, first_past_last, past_last_error};
 use super::{
-    McppFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation, PrepResult, ResultMask,
-    UnknownReason,
+    McppFlags, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation, PrepResult,
+    ResultMask, UnknownReason,
 };
 use crate::endian::Endian;
 use crate::errno::ErrnoName;
 #[cfg(feature = "alloc")]
 use crate::error::EncodeError;
 use crate::error::{At, DecodeError, ErrorKind};
+#[cfg(feature = "alloc")]
+use crate::limits::PTLRPC_BODY_V3_SIZE;
 use crate::limits::{
     LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, XATTR_SIZE_MAX,
 };
@@ -36,6 +41,13 @@ use crate::wire::{out::Out, put_struct};
 use bytes::Bytes;
 
 const REP: &str = "md_create_prepare_rep";
+/// The dispositions a prepare reply may carry in `lock_policy_res1` (WIRE.md §3, §7).
+const DISPOSITIONS: DispFlags = DispFlags(
+    DispFlags::IT_EXECD.0
+        | DispFlags::LOOKUP_EXECD.0
+        | DispFlags::LOOKUP_NEG.0
+        | DispFlags::LOOKUP_POS.0,
+);
 const BUF_SIZE_FIELDS: [&str; MLI_BUF_MAX] = [
     "mcpp_buf_size[0]",
     "mcpp_buf_size[1]",
@@ -45,8 +57,8 @@ const BUF_SIZE_FIELDS: [&str; MLI_BUF_MAX] = [
     "mcpp_buf_size[5]",
 ];
 
-/// What a reply must agree with when its request is known: the operation, the limits, the lock
-/// asked for and the reply space.
+/// What a reply must agree with when its request is known: the operation, its flags, the
+/// limits, the lock asked for and the reply space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(
     feature = "serde",
@@ -57,6 +69,8 @@ pub struct ReplyContext {
     /// The operation requested.
     #[cfg_attr(feature = "serde", serde(rename = "operation"))]
     pub op: Operation,
+    /// `mcpr_flags`: object mode gets no lookup (W7.16), unknown bits the empty result (W7.15).
+    pub flags: McprFlags,
     /// `mcpr_buf_limit`.
     #[cfg_attr(feature = "serde", serde(rename = "mcpr_buf_limit"))]
     pub limits: [u32; MLI_BUF_MAX],
@@ -78,6 +92,7 @@ impl ReplyContext {
     ) -> Self {
         ReplyContext {
             op,
+            flags: body.flags,
             limits: body.buf_limit,
             lock: *lock,
             repsize,
@@ -94,9 +109,12 @@ struct Facts<'x> {
     ptlrpc: &'x PtlrpcBody,
     ldlm: &'x LdlmReply,
     body: Option<&'x MdCreatePrepareRep>,
-    result_lens: [usize; MLI_BUF_MAX],
+    /// Buffers 3..=8.
+    results: [&'x [u8]; MLI_BUF_MAX],
     off: [usize; REPLY_BUFCOUNT],
     wire_len: usize,
+    /// The first non-empty buffer past buffer 8, with its length (W2.2).
+    past_last: Option<(usize, usize)>,
 }
 
 fn err(at: At, kind: ErrorKind) -> DecodeError {
@@ -129,6 +147,9 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
     let o0 = f.off[0];
     let o1 = f.off[1];
     let o2 = f.off[2];
+    if let Some((index, len)) = f.past_last {
+        return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
+    }
     let p = f.ptlrpc;
     // Already checked by a decode, not by PrepareReply::validate. Together they leave only
     // PTL_RPC_MSG_REPLY with status 0.
@@ -172,6 +193,16 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
             },
         ));
     }
+    let unknown_disp = disp.0 & !DISPOSITIONS.0;
+    if unknown_disp != 0 {
+        return Err(err(
+            disp_at,
+            ErrorKind::ForbiddenBits {
+                got: disp.0,
+                forbidden: unknown_disp,
+            },
+        ));
+    }
     if l.policy_res2 != 0 {
         return Err(err(
             At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
@@ -198,6 +229,16 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
     if (pos || neg) != execd {
         return Err(mismatch(
             "DISP_LOOKUP_EXECD goes with exactly one of DISP_LOOKUP_POS/NEG",
+        ));
+    }
+    check_lock("ldlm_reply", &l.lock_desc, o1 + 8, true)?;
+    if l.lock_desc.granted_mode != l.lock_desc.req_mode {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            ErrorKind::LockNotAsRequested {
+                got: l.lock_desc.granted_mode.0.into(),
+                expected: l.lock_desc.req_mode.0.into(),
+            },
         ));
     }
     if let Some(ctx) = ctx {
@@ -235,20 +276,38 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
                 },
             ));
         }
+        if ctx.flags.contains(McprFlags::NO_LOOKUP) && execd {
+            return Err(err(disp_at, ErrorKind::LookupInObjectMode));
+        }
     }
     let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
     let Some(b) = f.body else {
         // The empty result: no result buffer may carry anything.
-        if let Some(i) = f.result_lens.iter().position(|&len| len != 0) {
+        if let Some(i) = f.results.iter().position(|r| !r.is_empty()) {
             return Err(err(
                 result_at(i),
                 ErrorKind::BufferWithoutValid {
-                    len: f.result_lens[i],
+                    len: f.results[i].len(),
                 },
             ));
         }
         return Ok(());
     };
+    if let Some(ctx) = ctx {
+        let unknown = ctx.flags.unknown();
+        if !unknown.is_empty() {
+            return Err(err(
+                At::new(REP, "", o2),
+                ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
+            ));
+        }
+        if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags.contains(McppFlags::LOOKUP_DONE) {
+            return Err(err(
+                At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
+                ErrorKind::LookupInObjectMode,
+            ));
+        }
+    }
     let at = |field, rel| At::new(REP, field, o2 + rel);
     if b.status > 0 {
         return Err(err(
@@ -297,6 +356,14 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
             ErrorKind::ValidAndTruncated { both },
         ));
     }
+    if b.truncated.has(MliBuf::Pattr) {
+        return Err(err(
+            at("mcpp_truncated", rep_off::TRUNCATED),
+            ErrorKind::PattrTruncated {
+                size: b.buf_size[MliBuf::Pattr.index()],
+            },
+        ));
+    }
     let derived = b.flags.contains(McppFlags::CHILD_DERIVED);
     if derived && b.status != 0 {
         return Err(err(
@@ -334,10 +401,21 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
             };
             return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
         }
+        let requested = ctx.requested();
+        if let Some(buf) = MliBuf::ALL
+            .into_iter()
+            .find(|&buf| !requested.has(buf) && b.buf_size[buf.index()] != 0)
+        {
+            let i = buf.index();
+            return Err(err(
+                at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
+                ErrorKind::ResultNotRequested { extra: buf.bit() },
+            ));
+        }
     }
     for buf in MliBuf::ALL {
         let i = buf.index();
-        let len = f.result_lens[i];
+        let len = f.results[i].len();
         let size = b.buf_size[i];
         let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
         let limit = ctx.map(|c| c.limits[i]);
@@ -373,6 +451,29 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
                     },
                 ));
             }
+        }
+    }
+    check_payloads(f, b.valid)
+}
+
+/// `md_create_prepare_rep` as the canonical form writes it: a zero `mcpp_fid` (`fid_is_zero`,
+/// whatever its f_ver) as 16 zero bytes (WIRE.md W11.6).
+#[cfg(feature = "alloc")]
+fn canonical_rep(mut b: MdCreatePrepareRep) -> MdCreatePrepareRep {
+    if b.fid.is_zero() {
+        b.fid = crate::wire::LuFid::ZERO;
+    }
+    b
+}
+
+/// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
+/// in the message. The one place a reply decode looks inside its results.
+fn check_payloads(f: &Facts<'_>, valid: ResultMask) -> Result<(), DecodeError> {
+    for buf in MliBuf::ALL {
+        let bytes = f.results[buf.index()];
+        if valid.has(buf) && !bytes.is_empty() {
+            crate::xattr::check_result(buf, bytes)
+                .map_err(|e| e.shifted(f.off[3 + buf.index()]))?;
         }
     }
     Ok(())
@@ -448,18 +549,20 @@ fn parts_of(
         }
         _ => Some(MdCreatePrepareRep::decode(bbuf, order)?),
     };
+    let result_bufs: [&[u8]; MLI_BUF_MAX] = core::array::from_fn(|i| msg.buffer_or_empty(3 + i));
     let results: [Span; MLI_BUF_MAX] = core::array::from_fn(|i| Span {
         start: off[3 + i] as u32,
-        len: msg.buffer_or_empty(3 + i).len() as u32,
+        len: result_bufs[i].len() as u32,
     });
     check(
         &Facts {
             ptlrpc: &ptlrpc,
             ldlm: &ldlm,
             body: body.as_ref(),
-            result_lens: results.map(|s| s.len as usize),
+            results: result_bufs,
             off,
             wire_len: end,
+            past_last: first_past_last(msg, REPLY_BUFCOUNT - 1),
         },
         ctx,
     )?;
@@ -506,7 +609,8 @@ pub struct ReplyView<'a> {
 }
 
 impl<'a> ReplyView<'a> {
-    /// Decodes and validates a reply without knowing its request.
+    /// Decodes and validates a reply without knowing its request, every present result's payload
+    /// included (WIRE.md §7, §9).
     ///
     /// `pb_type` is read first: a request (or anything but a reply or `PTL_RPC_MSG_ERR`) fails
     /// with [`ErrorKind::WrongMessageType`]; an error message fails with
@@ -609,15 +713,27 @@ impl<'a> ReplyView<'a> {
     pub fn result_offset(&self, buf: MliBuf) -> usize {
         self.parts.results[buf.index()].start as usize
     }
-    /// An owned copy (the results are copied).
+    /// True when the input is this message's canonical form (WIRE.md §11): little-endian, nine
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, a zero
+    /// `mcpp_fid` as 16 zero bytes. A non-canonical reply that obeys every rule is valid; its
+    /// canonical bytes are `to_value().to_bytes(Endian::Little)`.
+    #[cfg(feature = "alloc")]
+    pub fn is_canonical(&self) -> bool {
+        self.to_value()
+            .to_bytes(Endian::Little)
+            .is_ok_and(|b| b[..] == *self.bytes)
+    }
+
+    /// An owned copy (the results are copied). Its encoding is the canonical form of this
+    /// message (WIRE.md §11): the same bytes exactly when the input was canonical.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> PrepareReply {
         PrepareReply {
             header: self.parts.header,
-            ptlrpc: self.parts.ptlrpc,
+            ptlrpc: v3_body(self.parts.ptlrpc),
             ldlm: self.parts.ldlm,
             outcome: self.parts.body.map(|body| PrepareOutcome {
-                body,
+                body: canonical_rep(body),
                 results: MliBuf::ALL.map(|b| match self.result(b) {
                     PrepResult::Present(s) => Bytes::copy_from_slice(s),
                     _ => Bytes::new(),
@@ -803,7 +919,7 @@ impl PrepareReply {
 
     fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
         let mut lens = [0u32; REPLY_BUFCOUNT];
-        lens[0] = self.ptlrpc.wire_len() as u32;
+        lens[0] = PTLRPC_BODY_V3_SIZE as u32;
         lens[1] = LDLM_REPLY_SIZE as u32;
         if let Some(o) = &self.outcome {
             lens[2] = PREPARE_REP_SIZE as u32;
@@ -823,18 +939,19 @@ impl PrepareReply {
     pub fn validate(&self, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
         let lens = self.lens();
         let (off, wire_len) = buffer_offsets(&lens);
-        let mut result_lens = [0usize; MLI_BUF_MAX];
-        for (r, &l) in result_lens.iter_mut().zip(&lens[3..]) {
-            *r = l as usize;
-        }
+        let results: [&[u8]; MLI_BUF_MAX] = match &self.outcome {
+            Some(o) => core::array::from_fn(|i| &o.results[i][..]),
+            None => [&[]; MLI_BUF_MAX],
+        };
         check(
             &Facts {
                 ptlrpc: &self.ptlrpc,
                 ldlm: &self.ldlm,
                 body: self.outcome.as_ref().map(|o| &o.body),
-                result_lens,
+                results,
                 off,
                 wire_len,
+                past_last: None,
             },
             ctx,
         )
@@ -854,11 +971,11 @@ impl PrepareReply {
     fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
-        self.ptlrpc.put_buffer_to(order, out);
-        put_padding(lens[0] as usize, out);
+        // The canonical form, WIRE.md §11: always a v3 body, a zero mcpp_fid as zeros.
+        put_struct(&self.ptlrpc, order, out);
         put_struct(&self.ldlm, order, out);
         if let Some(o) = &self.outcome {
-            put_struct(&o.body, order, out);
+            put_struct(&canonical_rep(o.body), order, out);
             for r in &o.results {
                 out.put_slice(r);
                 put_padding(r.len(), out);
@@ -881,28 +998,79 @@ impl PrepareReply {
     }
 }
 
+/// A result payload of `buf`'s kind: arbitrary bytes when they are one (always for the pin),
+/// otherwise a small valid payload built from the input (a minimal ACL, a foreign LMV or LOV, a
+/// default LMV without a pool).
+#[cfg(feature = "arbitrary")]
+fn arbitrary_payload(u: &mut arbitrary::Unstructured<'_>, buf: MliBuf) -> arbitrary::Result<Bytes> {
+    let len = u.arbitrary_len::<u8>()?.min(XATTR_SIZE_MAX);
+    let data = u.bytes(len)?;
+    if crate::xattr::check_result(buf, data).is_ok() {
+        return Ok(Bytes::copy_from_slice(data));
+    }
+    let mut v = alloc::vec::Vec::new();
+    let le = |v: &mut alloc::vec::Vec<u8>, w: u32| v.extend_from_slice(&w.to_le_bytes());
+    match buf {
+        MliBuf::DefAcl => {
+            le(&mut v, 2);
+            for tag in [0x01u16, 0x04, 0x20] {
+                v.extend_from_slice(&tag.to_le_bytes());
+                v.extend_from_slice(&u.int_in_range(0..=7u16)?.to_le_bytes());
+                le(&mut v, u32::MAX);
+            }
+        }
+        MliBuf::DefLmv => {
+            le(&mut v, crate::xattr::LMV_USER_MAGIC);
+            v.extend_from_slice(&u.int_in_range(-5..=8i32)?.to_le_bytes());
+            for _ in 0..3 {
+                le(&mut v, u.arbitrary()?);
+            }
+            v.extend_from_slice(&[u.arbitrary()?, u.arbitrary()?]);
+            v.resize(48, 0);
+        }
+        _ => {
+            // lmv_foreign_md / lov_foreign_md: magic, lfm_length, lfm_type, lfm_flags, value.
+            let magic = if buf == MliBuf::Lmv {
+                0x0CD5_0CD0
+            } else {
+                crate::xattr::LOV_MAGIC_FOREIGN
+            };
+            let value = &data[..data.len().min(64)];
+            le(&mut v, magic);
+            le(&mut v, value.len() as u32);
+            le(&mut v, u.arbitrary()?);
+            le(&mut v, u.arbitrary()?);
+            v.extend_from_slice(value);
+        }
+    }
+    Ok(Bytes::from(v))
+}
+
 /// Legal replies, mostly: arbitrary fields with the rules of WIRE.md §7 fixed up (a granted
-/// `LDLM_ENQUEUE` reply, dispositions that agree with the lookup, a non-positive status, a FID
-/// that agrees with the lookup), and each result present (arbitrary bytes, `mdt_body`-sized for
-/// the attributes), absent (not the attributes), truncated or not provided, through [`PrepareOutcome::set_result`];
-/// one reply in five is the empty result.
+/// `LDLM_ENQUEUE` reply in a client mode on a FID resource, only the dispositions of the lookup,
+/// a non-positive status, a FID that agrees with the lookup), and each result present (a valid
+/// payload of its kind, `mdt_body`-sized for the attributes), absent (not the attributes),
+/// truncated or not provided, through [`PrepareOutcome::set_result`]; one reply in five is the
+/// empty result.
 #[cfg(feature = "arbitrary")]
 impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         let header: MsgHeader = u.arbitrary()?;
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
+        ptlrpc.jobid.get_or_insert([0; crate::limits::JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REPLY;
         ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;
         ptlrpc.status = 0;
         let mut ldlm: LdlmReply = u.arbitrary()?;
         ldlm.lock_desc.lr_type = LockType::IBITS;
+        ldlm.lock_desc.resource.name[2] = 0;
+        if !ldlm.lock_desc.req_mode.is_client_mode() {
+            ldlm.lock_desc.req_mode = crate::wire::LockMode(1 << u.int_in_range(0..=5u32)?);
+        }
+        ldlm.lock_desc.granted_mode = ldlm.lock_desc.req_mode;
         ldlm.policy_res2 = 0;
-        let lookup = DispFlags::IT_EXECD
-            .union(DispFlags::LOOKUP_EXECD)
-            .union(DispFlags::LOOKUP_POS)
-            .union(DispFlags::LOOKUP_NEG);
-        let mut disp = ldlm.policy_res1.difference(lookup) | DispFlags::IT_EXECD;
+        let mut disp = DispFlags::IT_EXECD;
         let outcome = if u.ratio(1, 5)? {
             match u.int_in_range(0..=2u8)? {
                 0 => {}
@@ -947,8 +1115,8 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
             let mut o = PrepareOutcome::new(body);
             for b in MliBuf::ALL {
                 let pick = match (b, u.int_in_range(0..=3u8)?) {
-                    // The attributes are never absent: present or unknown.
-                    (MliBuf::Pattr, 1) => 3,
+                    // The attributes are never absent nor truncated: present or not provided.
+                    (MliBuf::Pattr, 1 | 2) => 3,
                     (_, pick) => pick,
                 };
                 let state = match pick {
@@ -970,10 +1138,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
                                 attrs[..have].copy_from_slice(u.bytes(have)?);
                                 attrs.freeze()
                             }
-                            _ => {
-                                let len = u.arbitrary_len::<u8>()?.min(XATTR_SIZE_MAX);
-                                Bytes::copy_from_slice(u.bytes(len)?)
-                            }
+                            _ => arbitrary_payload(u, b)?,
                         };
                         if data.is_empty() {
                             PrepResult::Absent

@@ -17,7 +17,7 @@ use super::{EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, Resu
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
+    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
     PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
@@ -58,12 +58,77 @@ struct Facts<'x> {
     body: &'x MdCreatePrepareReq,
     name_len: usize,
     off: [usize; REQUEST_BUFCOUNT],
+    /// The first non-empty buffer past buffer 5, with its length (W2.2).
+    past_last: Option<(usize, usize)>,
+}
+
+/// The `ptlrpc_body` a message value holds: always a v3 body (WIRE.md W11.4), a v2 body's
+/// missing job id read as zeros, so that a decoded value encodes to what it decodes from.
+pub(crate) fn v3_body(mut p: PtlrpcBody) -> PtlrpcBody {
+    p.jobid.get_or_insert([0; JOBID_SIZE]);
+    p
+}
+
+/// The first non-empty buffer past `last` (WIRE.md W2.2): its index and length.
+pub(crate) fn first_past_last(msg: &MsgView<'_>, last: usize) -> Option<(usize, usize)> {
+    msg.buflens()
+        .iter()
+        .enumerate()
+        .skip(last + 1)
+        .find(|&(_, &len)| len != 0)
+        .map(|(i, &len)| (i, len as usize))
+}
+
+/// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
+pub(crate) fn past_last_error(index: usize, len: usize, last: usize) -> DecodeError {
+    DecodeError::new(
+        At::new("lustre_msg_v2", "lm_buflens", 32 + 4 * index),
+        ErrorKind::BufferPastLast { index, len, last },
+    )
+}
+
+/// The rules every lock of this protocol obeys, in a request (`l_req_mode`) and in a reply
+/// (both modes): a FID resource (W3.1) and a client mode (W3.2). `o_desc` is the offset of
+/// `lock_desc`.
+pub(crate) fn check_lock(
+    structure: &'static str,
+    desc: &LdlmLockDesc,
+    o_desc: usize,
+    granted_too: bool,
+) -> Result<(), DecodeError> {
+    let name2 = desc.resource.name[2];
+    if name2 != 0 {
+        return Err(DecodeError::new(
+            At::new(
+                structure,
+                "lock_desc.l_resource.lr_name.name[2]",
+                o_desc + 24,
+            ),
+            ErrorKind::ResourceNotFid { got: name2 },
+        ));
+    }
+    let modes = [
+        (desc.req_mode, "lock_desc.l_req_mode", 40),
+        (desc.granted_mode, "lock_desc.l_granted_mode", 44),
+    ];
+    for &(mode, field, rel) in &modes[..if granted_too { 2 } else { 1 }] {
+        if !mode.is_client_mode() {
+            return Err(DecodeError::new(
+                At::new(structure, field, o_desc + rel),
+                ErrorKind::BadLockMode { got: mode.0 },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
 fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.off;
+    if let Some((index, len)) = f.past_last {
+        return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
+    }
     let p = f.ptlrpc;
     check_msg_type(p, o0, Expect::Request)?;
     if p.version != LUSTRE_DLM_MSG_VERSION {
@@ -106,6 +171,7 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
             },
         ));
     }
+    check_lock("ldlm_request", &l.lock_desc, o1 + 8, false)?;
     let Some(op) = Operation::of_opc(f.opc) else {
         return Err(DecodeError::new(
             At::new("ldlm_intent", "opc", o2),
@@ -248,7 +314,7 @@ impl<'a> RequestView<'a> {
     /// assert_eq!(e.kind, ErrorKind::WrongMessageType { got: 4713, expected: "a request" });
     /// assert_eq!(
     ///     e.to_string(),
-    ///     "ptlrpc_body.pb_type at offset 80: pb_type 4713 (reply): expected a request"
+    ///     "ptlrpc_body.pb_type at offset 80: pb_type 4713 (reply): expected a request [W2.3]"
     /// );
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
@@ -310,6 +376,7 @@ impl<'a> RequestView<'a> {
             body: &body,
             name_len: name_buf.len(),
             off,
+            past_last: first_past_last(&msg, REQUEST_BUFCOUNT - 1),
         })?;
         let name = if name_buf.is_empty() {
             None
@@ -383,12 +450,29 @@ impl<'a> RequestView<'a> {
         )
     }
 
-    /// An owned copy, which encodes back to the same bytes when the input was canonical (zero
-    /// padding, a 184-byte body, the name buffer exactly name + NUL, all six buffers present).
+    /// True when the input is this message's canonical form (WIRE.md §11): little-endian, six
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, the name
+    /// buffer exactly the name and its NUL. A non-canonical request that obeys every rule is
+    /// valid; its canonical bytes are `to_value().to_bytes(Endian::Little)`.
+    pub fn is_canonical(&self) -> bool {
+        let value = self.to_value();
+        let bytes = self.msg.as_bytes();
+        if value.wire_len() != bytes.len() || self.order() != Endian::Little {
+            return false;
+        }
+        // No request is larger than REQUEST_MAX_LEN: the check needs no allocation.
+        let mut out = [0u8; crate::limits::REQUEST_MAX_LEN];
+        value
+            .encode_into(Endian::Little, &mut out)
+            .is_ok_and(|n| out[..n] == *bytes)
+    }
+
+    /// An owned copy. Its encoding is the canonical form of this message (WIRE.md §11): the
+    /// same bytes exactly when the input was canonical ([`RequestView::is_canonical`]).
     pub fn to_value(&self) -> PrepareRequest {
         PrepareRequest {
             header: *self.msg.header(),
-            ptlrpc: self.ptlrpc,
+            ptlrpc: v3_body(self.ptlrpc),
             ldlm: self.ldlm,
             opc: self.op.opc(),
             body: self.body,
@@ -482,7 +566,7 @@ impl PrepareRequest {
 
     fn lens(&self) -> [u32; REQUEST_BUFCOUNT] {
         [
-            self.ptlrpc.wire_len() as u32,
+            PTLRPC_BODY_V3_SIZE as u32,
             self.ldlm.wire_len() as u32,
             LDLM_INTENT_SIZE as u32,
             PREPARE_REQ_SIZE as u32,
@@ -519,6 +603,7 @@ impl PrepareRequest {
             body: &self.body,
             name_len: lens[4] as usize,
             off,
+            past_last: None,
         })
     }
 
@@ -537,8 +622,8 @@ impl PrepareRequest {
     fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
-        self.ptlrpc.put_buffer_to(order, out);
-        put_padding(lens[0] as usize, out);
+        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
+        put_struct(&self.ptlrpc, order, out);
         self.ldlm.put_buffer_to(order, out);
         put_struct(&LdlmIntent { opc: self.opc }, order, out);
         put_struct(&self.body, order, out);
@@ -582,7 +667,8 @@ impl PrepareRequest {
 
 /// Legal requests, mostly: arbitrary fields with the rules of WIRE.md §5 and §8 fixed up (the
 /// operation's name and child mode, the umask, limits within `XATTR_SIZE_MAX`, the lock on the
-/// body's FID with `HAS_INTENT` and `UPDATE`, an `lm_repsize` that fits the limits). The lock
+/// body's FID with `HAS_INTENT` and `UPDATE` in a client mode, an `lm_repsize` that fits the
+/// limits). The lock
 /// count is at most the handles carried, except one time in sixteen where it is one more: a
 /// value the encoder must refuse as the decoder does.
 #[cfg(feature = "arbitrary")]
@@ -596,6 +682,14 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
             mode::S_IFBLK,
             mode::S_IFIFO,
             mode::S_IFSOCK,
+        ];
+        const CLIENT_MODES: [LockMode; 6] = [
+            LockMode::EX,
+            LockMode::PW,
+            LockMode::PR,
+            LockMode::CW,
+            LockMode::CR,
+            LockMode::NL,
         ];
         let op: Operation = u.arbitrary()?;
         let mut body: MdCreatePrepareReq = u.arbitrary()?;
@@ -640,6 +734,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
             ..header
         };
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
+        ptlrpc.jobid.get_or_insert([0; JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
         ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;
@@ -655,6 +750,10 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
         ldlm.lock_desc.lr_type = LockType::IBITS;
         ldlm.lock_desc.policy.bits |= InodeBits::UPDATE;
         ldlm.lock_desc.resource.name[..2].copy_from_slice(&fid_name);
+        ldlm.lock_desc.resource.name[2] = 0;
+        if !ldlm.lock_desc.req_mode.is_client_mode() {
+            ldlm.lock_desc.req_mode = *u.choose(&CLIENT_MODES)?;
+        }
         req.ldlm = ldlm;
         Ok(req)
     }

@@ -76,6 +76,14 @@ wire_enum! {
     }
 }
 
+impl LockMode {
+    /// True for the six modes a client asks for (EX, PW, PR, CW, CR, NL; WIRE.md W3.2). Lustre's
+    /// enqueue also takes GROUP, COS and TXN, which no inodebits intent asks for.
+    pub const fn is_client_mode(self) -> bool {
+        self.0 != 0 && self.0 <= LockMode::NL.0 && self.0.is_power_of_two()
+    }
+}
+
 wire_flags! {
     /// The low 32 bits of the LDLM lock flags, as they go on the wire.
     pub struct LdlmFlags(u32) {

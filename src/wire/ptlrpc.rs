@@ -1,8 +1,11 @@
 //! `ptlrpc_body_v3` (buffer 0 of every message), accepting the 152-byte v2 on input.
 
 use super::ldlm::LustreHandle;
+#[cfg(feature = "alloc")]
 use super::out::Out;
-use super::{WireStruct, check_layout, put_struct};
+#[cfg(feature = "alloc")]
+use super::put_struct;
+use super::{WireStruct, check_layout};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::limits::{JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE};
@@ -224,6 +227,7 @@ impl PtlrpcBody {
         self.put_buffer_to(order, out);
     }
 
+    #[cfg(feature = "alloc")]
     pub(crate) fn put_buffer_to<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
         let mut w: &mut [u8] = &mut v3;

@@ -47,6 +47,7 @@ pub mod lmv;
 pub mod lov;
 pub mod pin;
 mod reply;
+pub(crate) use reply::check_result;
 
 #[cfg(feature = "alloc")]
 pub use acl::{Acl, AclCreated, posix_acl_create};

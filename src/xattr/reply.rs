@@ -4,6 +4,18 @@ use super::{AclView, DefaultLmvView, LmvView, LovView, PinView};
 use crate::error::DecodeError;
 use crate::intent::{MliBuf, PrepResult, ReplyView};
 
+/// Checks a present result of a reply against the rules of its kind (WIRE.md §9): the views'
+/// own `parse`. PATTR (checked by its length) and PIN (opaque) have no payload rules here.
+pub(crate) fn check_result(buf: MliBuf, bytes: &[u8]) -> Result<(), DecodeError> {
+    match buf {
+        MliBuf::Pattr | MliBuf::Pin => Ok(()),
+        MliBuf::DefAcl => AclView::parse(bytes).map(drop),
+        MliBuf::Lmv => LmvView::parse(bytes).map(drop),
+        MliBuf::Lov => LovView::parse(bytes).map(drop),
+        MliBuf::DefLmv => DefaultLmvView::parse(bytes).map(drop),
+    }
+}
+
 impl<'a> ReplyView<'a> {
     /// Decodes a present result with `parse`; errors are placed at their offset in the message.
     fn typed<T>(
