@@ -94,9 +94,11 @@ fn every_prefix_is_rejected_or_decoded_without_panic() {
             let _ = LovView::parse(p).map(|v| v.getstripe().to_string());
             // The only strict prefixes that are valid payloads: any prefix of a pin (opaque),
             // the 4-byte empty ACL, and the 32-byte template of a V1 layout with objects.
+            // And the 56-byte header of a striped directory's LMV (its on-disk form).
             let may_decode = name.contains("pin")
                 || (name.contains("acl") && n == 4)
-                || (name == "xattr_lov_v1_objects" && n == 32);
+                || (name == "xattr_lov_v1_objects" && n == 32)
+                || (name == "xattr_lmv_striped" && n == 56);
             if !may_decode {
                 let r = decode_any(&name, p);
                 assert!(r.is_err(), "{name}: prefix of {n} bytes decoded");
@@ -244,6 +246,28 @@ fn pin_vectors() {
 }
 
 #[test]
+fn pin_negative_hsm_id_is_the_same_u32() {
+    // llapi_pcc_pin_file writes "[%s: %d]" of a __u32 (liblustreapi_pcc.c), so this exists.
+    let p = PinView::parse(b"[hsm: -91778478]").unwrap();
+    let e: Vec<_> = p.entries().map(Result::unwrap).collect();
+    assert_eq!(e[0].value, PinValue::Hsm(4_203_188_818));
+    assert_eq!(4_203_188_818u32 as i32, -91_778_478);
+    assert!(p.is_well_formed());
+    let edge = PinView::parse(b"[hsm: -2147483648]").unwrap();
+    assert_eq!(
+        edge.entries().next().unwrap().unwrap().value,
+        PinValue::Hsm(0x8000_0000)
+    );
+    let minus_one = PinView::parse(b"[hsm: -1]").unwrap();
+    assert_eq!(
+        minus_one.entries().next().unwrap().unwrap().value,
+        PinValue::Hsm(u32::MAX)
+    );
+    // The bytes still travel verbatim.
+    assert_eq!(p.to_value().to_bytes().unwrap(), &b"[hsm: -91778478]"[..]);
+}
+
+#[test]
 fn pin_grammar_errors_never_refuse_the_bytes() {
     use PinSyntaxKind as K;
     let cases: &[(&[u8], usize, K)] = &[
@@ -257,6 +281,9 @@ fn pin_grammar_errors_never_refuse_the_bytes() {
         (b"[hsm: 1\0]", 7, K::NotAscii { byte: 0 }),
         (b"[hsm: x1]", 6, K::BadArchiveId),
         (b"[hsm: 4294967296]", 6, K::BadArchiveId),
+        (b"[hsm: -0]", 6, K::BadArchiveId),
+        (b"[hsm: -2147483649]", 6, K::BadArchiveId),
+        (b"[hsm: --1]", 6, K::BadArchiveId),
         (b"[pool: 0123456789abcdef]", 7, K::BadPoolName { len: 16 }),
     ];
     for &(text, offset, kind) in cases {
@@ -740,13 +767,20 @@ fn lmv_rejections() {
             expected: 88
         }
     );
+    // The header-only master, as LOD stores it on disk (lod_prep_lmv_md), is accepted and says so.
+    let header_only = lmv_bytes(LMV_MAGIC_V1, 2, 0);
+    let LmvView::Md(m) = LmvView::parse(&header_only).unwrap() else {
+        panic!("not an lmv_mds_md_v1")
+    };
     assert_eq!(
-        kind_of(LmvView::parse(&lmv_bytes(LMV_MAGIC_V1, 2, 0))),
-        ErrorKind::PayloadSizeMismatch {
-            len: 56,
-            expected: 88
-        }
+        (m.form(), m.stripe_count(), m.stripe_fids().len()),
+        (LmvForm::HeaderOnly, 2, 0)
     );
+    let with_fids = lmv_bytes(LMV_MAGIC_V1, 2, 2);
+    let LmvView::Md(m) = LmvView::parse(&with_fids).unwrap() else {
+        panic!("not an lmv_mds_md_v1")
+    };
+    assert_eq!(m.form(), LmvForm::WithFids);
     assert_eq!(
         kind_of(LmvView::parse(&lmv_bytes(LMV_MAGIC_STRIPE, 2, 1))),
         ErrorKind::PayloadSizeMismatch {
@@ -790,6 +824,15 @@ fn lmv_rejections() {
         kind_of(LmvView::parse(&f[..10])),
         ErrorKind::Truncated { need: 16, have: 10 }
     );
+    // Empty foreign LMV: Lustre's lod_xattr_get refuses it (-EINVAL), so does the decoder.
+    le32(&mut f, 4, 0);
+    let e = LmvView::parse(&f[..16]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at.structure, e.at.field),
+        (ErrorKind::LmvForeignEmpty, "lmv_foreign_md", "lfm_length")
+    );
+    le32(&mut f, 4, 1);
+    assert!(LmvView::parse(&f[..17]).is_ok());
 }
 
 fn dmv_bytes(magic: u32, count: i32, objects: usize) -> Vec<u8> {
@@ -1271,7 +1314,6 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
         any::<bool>(),
     )
         .prop_map(|(magic, x, pool_name, fids, bare)| {
-            let bare = bare && magic == LMV_MAGIC_STRIPE;
             Lmv::Md(LmvMd {
                 magic,
                 stripe_count: fids.len() as u32,
@@ -1284,7 +1326,12 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
                 stripe_fids: if bare { vec![] } else { fids },
             })
         });
-    prop_oneof![md, arb_foreign().prop_map(Lmv::Foreign)]
+    let foreign = arb_foreign()
+        .prop_filter("Lustre refuses an empty foreign LMV", |f| {
+            !f.value.is_empty()
+        })
+        .prop_map(Lmv::Foreign);
+    prop_oneof![md, foreign]
 }
 
 fn arb_dmv() -> impl Strategy<Value = DefaultLmv> {

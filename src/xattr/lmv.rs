@@ -2,9 +2,11 @@
 //! on a striped directory (LMV_MAGIC_V1, with one FID per stripe) or on one of its stripes
 //! (LMV_MAGIC_STRIPE), or `lmv_foreign_md`.
 //!
-//! A stripe object's LMV is accepted either with its FID table (56 + 16·count bytes) or, as
-//! Lustre's LOD writes it (`sizeof(struct lmv_mds_md_v1)`), without one (56 bytes,
-//! `lmv_stripe_count` still the directory's stripe count).
+//! Both forms are accepted, for a master (LMV_MAGIC_V1) and a stripe object alike: with the FID
+//! table (56 + 16·count bytes, what the MDT sends: `lod_xattr_get` appends the FIDs from the
+//! master's `${FID}:${index}` entries) or the 56-byte header alone (what LOD stores on disk,
+//! `lod_prep_lmv_md`: "Only store the LMV EA header on the disk"), `lmv_stripe_count` still the
+//! directory's stripe count. [`LmvMdView::form`] says which.
 
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
@@ -148,7 +150,6 @@ impl<'a> LmvMdView<'a> {
         let Ok((raw, rest)) = LmvMdsMdV1Raw::ref_from_prefix(bytes) else {
             return Err(truncated(LMV_S, 56, bytes.len()));
         };
-        let magic = raw.lmv_magic.get();
         let count = raw.lmv_stripe_count.get() as usize;
         if count > LMV_MAX_STRIPE_COUNT {
             return Err(err(
@@ -165,7 +166,8 @@ impl<'a> LmvMdView<'a> {
         let expected = 56 + 16 * count;
         let fids = if bytes.len() == expected {
             count
-        } else if magic == LMV_MAGIC_STRIPE && rest.is_empty() {
+        } else if rest.is_empty() {
+            // The on-disk form: header only, whatever the count.
             0
         } else {
             return Err(err(
@@ -220,7 +222,11 @@ impl<'a> LmvMdView<'a> {
     pub fn pool_name(&self) -> &'a PoolName {
         &self.raw.lmv_pool_name
     }
-    /// The stripe FIDs (empty on a stripe object stored without its table).
+    /// Which form the payload has: the stored header alone, or the header with its FID table.
+    pub fn form(&self) -> LmvForm {
+        LmvForm::of(self.stripe_count(), self.fids.len())
+    }
+    /// The stripe FIDs (empty in the header-only form).
     pub fn stripe_fids(&self) -> impl ExactSizeIterator<Item = LuFid> + Clone + 'a {
         self.fids.iter().map(LuFid::from_raw)
     }
@@ -250,6 +256,35 @@ impl<'a> LmvMdView<'a> {
     }
 }
 
+/// The two forms of an `lmv_mds_md_v1` Lustre produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LmvForm {
+    /// The header and one FID per stripe (56 + 16·count bytes): what the MDT returns to a reader
+    /// and what a reply carries. A count of 0 is this form.
+    WithFids,
+    /// The 56-byte header alone, `lmv_stripe_count` > 0: how LOD stores a striped directory's
+    /// master and its stripes on disk.
+    HeaderOnly,
+}
+
+impl LmvForm {
+    /// The form of a header with `stripe_count` whose payload holds `fids` FIDs.
+    pub const fn of(stripe_count: u32, fids: usize) -> LmvForm {
+        if fids == 0 && stripe_count > 0 {
+            LmvForm::HeaderOnly
+        } else {
+            LmvForm::WithFids
+        }
+    }
+    /// `with_fids` or `header_only`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LmvForm::WithFids => "with_fids",
+            LmvForm::HeaderOnly => "header_only",
+        }
+    }
+}
+
 /// A validated `trusted.lmv`, borrowing the input.
 #[derive(Debug, Clone, Copy)]
 pub enum LmvView<'a> {
@@ -265,7 +300,19 @@ impl<'a> LmvView<'a> {
         check_xattr_size(LMV_S, bytes.len())?;
         match super::read_magic(LMV_S, bytes)? {
             LMV_MAGIC_V1 | LMV_MAGIC_STRIPE => LmvMdView::parse(bytes).map(LmvView::Md),
-            LMV_MAGIC_FOREIGN => ForeignView::parse(LMV_FOREIGN_S, bytes).map(LmvView::Foreign),
+            LMV_MAGIC_FOREIGN => {
+                let v = ForeignView::parse(LMV_FOREIGN_S, bytes)?;
+                // lod_xattr_get: "empty foreign LMV is not allowed" (-EINVAL).
+                if v.value().is_empty() {
+                    return Err(err(
+                        LMV_FOREIGN_S,
+                        "lfm_length",
+                        4,
+                        ErrorKind::LmvForeignEmpty,
+                    ));
+                }
+                Ok(LmvView::Foreign(v))
+            }
             m => Err(bad_magic(
                 LMV_S,
                 "lmv_magic",
@@ -356,8 +403,8 @@ impl fmt::Display for GetDirStripe<'_> {
 pub struct LmvMd {
     /// [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
     pub magic: u32,
-    /// `lmv_stripe_count`: equals `stripe_fids.len()`, except on a stripe object stored without
-    /// its FID table.
+    /// `lmv_stripe_count`: equals `stripe_fids.len()`, except in the header-only form (the
+    /// table empty, [`LmvForm::HeaderOnly`]).
     pub stripe_count: u32,
     /// `lmv_master_mdt_index`.
     pub master_mdt_index: u32,

@@ -61,8 +61,8 @@ pub use dmv::{
     inherits_default_lmv, step_max_inherit, step_max_inherit_rr,
 };
 pub use lmv::{
-    GetDirStripe, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvHashFlags, LmvHashFn,
-    LmvHashType, LmvMdView, LmvView,
+    GetDirStripe, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvForm, LmvHashFlags,
+    LmvHashFn, LmvHashType, LmvMdView, LmvView,
 };
 #[cfg(feature = "alloc")]
 pub use lmv::{Lmv, LmvMd};
