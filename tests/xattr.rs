@@ -329,12 +329,34 @@ fn lmv_vectors() {
         fids,
         [0x200000400, 0x240000400, 0x280000400, 0x2c0000400].map(|s| LuFid::new(s, 2, 0))
     );
-    let text = LmvView::parse(&b).unwrap().getdirstripe().to_string();
+    // lfs getdirstripe -v (lmv_dump_user_lmm): the MDT column comes from outside the payload.
+    let v = LmvView::parse(&b).unwrap();
+    assert_eq!(
+        v.getdirstripe().to_string(),
+        "lmv_magic: 0xcd20cd0 lmv_stripe_count: 4 lmv_stripe_offset: 0 lmv_hash_type: fnv_1a_64\n\
+         mdtidx\t\t FID[seq:oid:ver]\n\
+         \x20    ?\t\t [0x200000400:0x2:0x0]\t\t\n\
+         \x20    ?\t\t [0x240000400:0x2:0x0]\t\t\n\
+         \x20    ?\t\t [0x280000400:0x2:0x0]\t\t\n\
+         \x20    ?\t\t [0x2c0000400:0x2:0x0]\t\t\n"
+    );
+    let text = v
+        .getdirstripe()
+        .fid(LuFid::new(0x200000401, 7, 0))
+        .mdt(2)
+        .stripe_mdts(&[2, 3, 0, 1])
+        .to_string();
     assert!(
-        text.starts_with("lmv_stripe_count: 4 lmv_stripe_offset: 0 lmv_hash_type: fnv_1a_64"),
+        text.starts_with(
+            "lmv_fid: 0x200000401:0x7:0x0 lmv_magic: 0xcd20cd0 lmv_stripe_count: 4 \
+             lmv_stripe_offset: 2 lmv_hash_type: fnv_1a_64\n"
+        ),
         "{text}"
     );
-    assert!(text.contains("     3\t\t [0x2c0000400:0x2:0x0]"), "{text}");
+    assert!(
+        text.ends_with("     1\t\t [0x2c0000400:0x2:0x0]\t\t\n"),
+        "{text}"
+    );
 
     let b = vector("xattr_lmv_stripe");
     let LmvView::Md(m) = LmvView::parse(&b).unwrap() else {
@@ -396,7 +418,8 @@ fn dmv_vectors_and_inheritance() {
         .to_string();
     assert_eq!(
         text,
-        "lmv_stripe_count: 1 lmv_stripe_offset: -1 lmv_hash_type: fnv_1a_64 lmv_max_inherit: 3 lmv_max_inherit_rr: 0\n"
+        "lmv_magic: 0xcd30cd0 lmv_stripe_count: 1 lmv_stripe_offset: -1 lmv_hash_type: fnv_1a_64 \
+         lmv_max_inherit: 3 lmv_max_inherit_rr: 0\n"
     );
     let b = vector("xattr_dmv_specific");
     let v = DefaultLmvView::parse(&b).unwrap();
@@ -408,11 +431,13 @@ fn dmv_vectors_and_inheritance() {
         vec![
             LmvUserMdsData {
                 fid: LuFid::new(0x200000400, 1, 0),
-                mds: 0
+                mds: 0,
+                padding: 0,
             },
             LmvUserMdsData {
                 fid: LuFid::new(0x240000400, 1, 0),
-                mds: 3
+                mds: 3,
+                padding: 0,
             },
         ]
     );
@@ -455,10 +480,25 @@ fn lov_vectors() {
     );
     assert!(m.pool_name().is_none());
     assert_eq!(m.objects().len(), 0);
-    let text = LovView::parse(&b).unwrap().getstripe().to_string();
-    assert!(text.contains("lmm_stripe_count:  4\n"), "{text}");
-    assert!(text.contains("lmm_pattern:       raid0\n"), "{text}");
-    assert!(text.contains("lmm_stripe_offset: -1\n"), "{text}");
+    // A template: a directory's default, printed on one line (lov_dump_user_lmm_header).
+    let v = LovView::parse(&b).unwrap();
+    assert_eq!(v.layout_of_guess(), LayoutOf::Dir);
+    assert_eq!(
+        v.getstripe().to_string(),
+        "stripe_count:  4 stripe_size:   1048576 pattern:       raid0 stripe_offset: -1\n\n"
+    );
+    assert_eq!(
+        v.getstripe().yaml(true).to_string(),
+        "stripe_count:  4\nstripe_size:   1048576\npattern:       raid0\nstripe_offset: -1\n"
+    );
+    assert_eq!(
+        v.getstripe()
+            .path("/mnt/lustre/d")
+            .fid(LuFid::new(0x200000401, 2, 0))
+            .to_string(),
+        "/mnt/lustre/d\nlmm_fid:           [0x200000401:0x2:0x0]\n\
+         stripe_count:  4 stripe_size:   1048576 pattern:       raid0 stripe_offset: -1\n\n"
+    );
 
     let b = vector("xattr_lov_v3_pool");
     let LovView::Md(m) = LovView::parse(&b).unwrap() else {
@@ -475,7 +515,7 @@ fn lov_vectors() {
             .unwrap()
             .getstripe()
             .to_string()
-            .contains("lmm_pool:          flash\n")
+            .contains(" stripe_offset: 1 pool:          flash\n")
     );
 
     let b = vector("xattr_lov_v1_objects");
@@ -1312,9 +1352,11 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
         arb_pool(),
         proptest::collection::vec(arb_fid(), 0..40),
         any::<bool>(),
+        any::<[u8; 12]>(),
     )
-        .prop_map(|(magic, x, pool_name, fids, bare)| {
+        .prop_map(|(magic, x, pool_name, fids, bare, padding)| {
             Lmv::Md(LmvMd {
+                padding,
                 magic,
                 stripe_count: fids.len() as u32,
                 master_mdt_index: x[0],
@@ -1341,29 +1383,33 @@ fn arb_dmv() -> impl Strategy<Value = DefaultLmv> {
         any::<[u32; 3]>(),
         any::<[u8; 2]>(),
         arb_pool(),
-        proptest::collection::vec((arb_fid(), any::<u32>()), 0..20),
+        proptest::collection::vec((arb_fid(), any::<u32>(), any::<u32>()), 0..20),
+        any::<[u8; 10]>(),
     )
-        .prop_map(|(specific, count, x, mi, pool_name, objs)| DefaultLmv {
-            magic: if specific {
-                LMV_USER_MAGIC_SPECIFIC
-            } else {
-                LMV_USER_MAGIC
+        .prop_map(
+            |(specific, count, x, mi, pool_name, objs, padding)| DefaultLmv {
+                padding,
+                magic: if specific {
+                    LMV_USER_MAGIC_SPECIFIC
+                } else {
+                    LMV_USER_MAGIC
+                },
+                stripe_count: if specific { objs.len() as i32 } else { count },
+                stripe_offset: x[0],
+                hash_type: LmvHashType(x[1]),
+                lum_type: x[2],
+                max_inherit: mi[0],
+                max_inherit_rr: mi[1],
+                pool_name,
+                objects: if specific {
+                    objs.into_iter()
+                        .map(|(fid, mds, padding)| LmvUserMdsData { fid, mds, padding })
+                        .collect()
+                } else {
+                    vec![]
+                },
             },
-            stripe_count: if specific { objs.len() as i32 } else { count },
-            stripe_offset: x[0],
-            hash_type: LmvHashType(x[1]),
-            lum_type: x[2],
-            max_inherit: mi[0],
-            max_inherit_rr: mi[1],
-            pool_name,
-            objects: if specific {
-                objs.into_iter()
-                    .map(|(fid, mds)| LmvUserMdsData { fid, mds })
-                    .collect()
-            } else {
-                vec![]
-            },
-        })
+        )
 }
 
 fn arb_lov_md() -> impl Strategy<Value = LovMd> {
@@ -1429,9 +1475,12 @@ fn arb_lov() -> impl Strategy<Value = Lov> {
             (any::<(u32, u32, u64, u64, u32, u64, [u8; 4])>(), arb_blob()),
             1..6,
         ),
+        any::<(bool, [u8; 13])>(),
     )
-        .prop_map(|((gen_, flags, mirrors, ec), comps)| {
+        .prop_map(|((gen_, flags, mirrors, ec), comps, (sel, padding))| {
             Lov::Comp(LovComp {
+                sel,
+                padding,
                 layout_gen: gen_,
                 flags: LcmFlags(flags),
                 mirror_count: mirrors,

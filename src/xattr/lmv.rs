@@ -8,6 +8,7 @@
 //! `lod_prep_lmv_md`: "Only store the LMV EA header on the disk"), `lmv_stripe_count` still the
 //! directory's stripe count. [`LmvMdView::form`] says which.
 
+pub use super::lmv_text::GetDirStripe;
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
@@ -234,6 +235,12 @@ impl<'a> LmvMdView<'a> {
     pub fn wire_len(&self) -> usize {
         56 + 16 * self.fids.len()
     }
+    /// Bytes 28–39 (`lmv_padding2`, `lmv_padding3`), kept as found.
+    pub fn padding(&self) -> [u8; 12] {
+        let mut p = [0u8; 12];
+        p.copy_from_slice(&self.raw.as_bytes()[28..40]);
+        p
+    }
     /// The raw header.
     pub fn raw(&self) -> &'a LmvMdsMdV1Raw {
         self.raw
@@ -250,6 +257,7 @@ impl<'a> LmvMdView<'a> {
             layout_version: self.layout_version(),
             migrate_offset: self.migrate_offset(),
             migrate_hash: self.migrate_hash(),
+            padding: self.padding(),
             pool_name: *self.pool_name(),
             stripe_fids: self.stripe_fids().collect(),
         }
@@ -346,54 +354,9 @@ impl<'a> LmvView<'a> {
         }
     }
 
-    /// An `lfs getdirstripe`-style text renderer.
+    /// An `lfs getdirstripe -v` text renderer (options on [`GetDirStripe`]).
     pub fn getdirstripe(&self) -> GetDirStripe<'a> {
-        GetDirStripe(*self)
-    }
-}
-
-/// `lfs getdirstripe`-style text of a `trusted.lmv`.
-#[derive(Debug, Clone, Copy)]
-pub struct GetDirStripe<'a>(LmvView<'a>);
-
-impl fmt::Display for GetDirStripe<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            LmvView::Foreign(v) => write!(f, "{v}"),
-            LmvView::Md(m) => {
-                write!(
-                    f,
-                    "lmv_stripe_count: {} lmv_stripe_offset: {} lmv_hash_type: {}",
-                    m.stripe_count(),
-                    m.master_mdt_index(),
-                    m.hash_type()
-                )?;
-                if m.hash_type().flags().contains(LmvHashFlags::MIGRATION) {
-                    write!(
-                        f,
-                        " lmv_migrate_offset: {} lmv_migrate_hash: {}",
-                        m.migrate_offset(),
-                        m.migrate_hash()
-                    )?;
-                }
-                write!(f, " lmv_layout_version: {}", m.layout_version())?;
-                if !m.pool_name().is_empty() {
-                    write!(f, " lmv_pool: {}", m.pool_name())?;
-                }
-                if m.is_stripe() {
-                    f.write_str(" (stripe object)")?;
-                }
-                writeln!(f)?;
-                if m.fids.is_empty() {
-                    return Ok(());
-                }
-                writeln!(f, "stripe\t\t FID[seq:oid:ver]")?;
-                for (i, fid) in m.stripe_fids().enumerate() {
-                    writeln!(f, "{i:>6}\t\t {fid}")?;
-                }
-                Ok(())
-            }
-        }
+        GetDirStripe::new(*self)
     }
 }
 
@@ -416,6 +379,8 @@ pub struct LmvMd {
     pub migrate_offset: u32,
     /// `lmv_migrate_hash`.
     pub migrate_hash: LmvHashType,
+    /// `lmv_padding2` and `lmv_padding3` (bytes 28–39), kept as found.
+    pub padding: [u8; 12],
     /// `lmv_pool_name`.
     pub pool_name: PoolName,
     /// `lmv_stripe_fids`.
@@ -454,11 +419,10 @@ impl super::XattrEncode for Lmv {
                     m.layout_version,
                     m.migrate_offset,
                     m.migrate_hash.0,
-                    0,
                 ] {
                     out.put_u32_le(v);
                 }
-                out.put_u64_le(0);
+                out.put_slice(&m.padding);
                 out.put_slice(&m.pool_name.0);
                 for fid in &m.stripe_fids {
                     out.put_slice(fid.to_raw::<LittleEndian>().as_bytes());
