@@ -72,6 +72,11 @@
 //! encoder writes 6 request or 9 reply buffers, and a smaller `bufcount` leaves out trailing
 //! buffers, which must then be empty (the 2-buffer form of the empty result). The message is
 //! validated with the crate's own rules before it is written.
+//!
+//! **Buffers past those the protocol defines** (a request's 7th and later, a reply's 10th and
+//! later) are ignored by the decoder (WIRE.md §2) but not dropped: `decode --json` lists them as
+//! `"extra_buffers": ["hex", ...]` (only when there are any), and `encode` appends them, so the
+//! message is written back byte for byte.
 
 use crate::input::{decode_hex, to_hex};
 use lustre_dne_intent::Endian;
@@ -80,7 +85,7 @@ use lustre_dne_intent::intent::{
     MliBuf, PrepResult, PrepareOutcome, PrepareReply, PrepareRequest, ReplyView, RequestView,
     ResultMask, UnknownReason,
 };
-use lustre_dne_intent::limits::{JOBID_SIZE, MLI_BUF_MAX};
+use lustre_dne_intent::limits::{JOBID_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, REQUEST_BUFCOUNT};
 use lustre_dne_intent::wire::{
     DispFlags, InodeBits, LUSTRE_MSG_MAGIC_V2, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmReply,
     LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LuFid, LustreHandle, MdtBody,
@@ -317,7 +322,7 @@ pub fn request_json(msg: &MsgView<'_>, view: &RequestView<'_>) -> J {
             Err(_) => hex_obj(n),
         },
     };
-    J::O(vec![
+    let o = vec![
         ("kind", J::S("request".into())),
         ("order", J::S(view.order().name().into())),
         ("header", header_json(msg)),
@@ -350,7 +355,20 @@ pub fn request_json(msg: &MsgView<'_>, view: &RequestView<'_>) -> J {
         ),
         ("name", name),
         ("groups", arr(v.groups.as_slice(), u)),
-    ])
+    ];
+    with_extra(o, msg, REQUEST_BUFCOUNT)
+}
+
+/// Adds `"extra_buffers"` (hex strings) for the buffers past the `defined` ones, which this
+/// protocol ignores, so that `encode` writes the message back byte for byte.
+fn with_extra(mut o: Vec<(&'static str, J)>, msg: &MsgView<'_>, defined: usize) -> J {
+    if msg.bufcount() > defined {
+        let extra = (defined..msg.bufcount())
+            .map(|k| J::S(to_hex(msg.buffer_or_empty(k))))
+            .collect();
+        o.push(("extra_buffers", J::A(extra)));
+    }
+    J::O(o)
 }
 
 /// The JSON form of an `mdt_body`.
@@ -437,7 +455,7 @@ pub fn reply_json(msg: &MsgView<'_>, view: &ReplyView<'_>) -> J {
         .iter()
         .map(|&b| result_json(b, view.result(b), view.order()))
         .collect();
-    J::O(vec![
+    let o = vec![
         ("kind", J::S("reply".into())),
         ("order", J::S(view.order().name().into())),
         ("header", header_json(msg)),
@@ -454,7 +472,8 @@ pub fn reply_json(msg: &MsgView<'_>, view: &ReplyView<'_>) -> J {
         ),
         ("md_create_prepare_rep", rep),
         ("results", J::A(results)),
-    ])
+    ];
+    with_extra(o, msg, REPLY_BUFCOUNT)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -863,6 +882,50 @@ fn reply_from(mut top: Obj, header: MsgHeader, ptlrpc: PtlrpcBody) -> Result<Pre
     })
 }
 
+/// Appends the `extra` buffers to a valid encoding (the buffers past those the protocol
+/// defines, as `decode --json` kept them).
+fn lengthen(full: Vec<u8>, extra: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    if extra.is_empty() {
+        return Ok(full);
+    }
+    let msg = MsgView::parse(&full).map_err(|e| e.to_string())?;
+    let mut b = MsgBuilder::new(msg.order(), *msg.header());
+    for k in 0..msg.bufcount() {
+        b.push(msg.buffer_or_empty(k)).map_err(|e| e.to_string())?;
+    }
+    for e in extra {
+        b.push(e).map_err(|e| format!("extra_buffers: {e}"))?;
+    }
+    let mut out = Vec::with_capacity(b.wire_len());
+    b.put(&mut out);
+    Ok(out)
+}
+
+/// `"extra_buffers"`: hex strings.
+fn extra_from(v: Option<Value>) -> Result<Vec<Vec<u8>>, String> {
+    let Some(v) = v else {
+        return Ok(Vec::new());
+    };
+    let Value::Array(items) = v else {
+        return Err(format!(
+            "extra_buffers: expected an array, got {}",
+            describe(&v)
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| match item {
+            Value::String(s) => crate::input::decode_hex(s.as_bytes())
+                .map_err(|e| format!("extra_buffers[{k}]: {e}")),
+            other => Err(format!(
+                "extra_buffers[{k}]: expected a hex string, got {}",
+                describe(other)
+            )),
+        })
+        .collect()
+}
+
 /// Leaves out the trailing buffers past `want` (which must be empty) of a valid encoding.
 fn shorten(full: Vec<u8>, want: Option<usize>) -> Result<Vec<u8>, String> {
     let msg = MsgView::parse(&full).map_err(|e| e.to_string())?;
@@ -906,6 +969,7 @@ pub fn encode(value: Value) -> Result<Vec<u8>, String> {
         .ok_or_else(|| format!("order: expected \"le\" or \"be\", got {order_name:?}"))?;
     let (header, bufcount) = header_from(top.obj("header")?)?;
     let ptlrpc = ptlrpc_from(top.obj("ptlrpc_body")?)?;
+    let extra = extra_from(top.take_opt("extra_buffers"))?;
     let full = match kind.as_str() {
         "request" => request_from(top, header, ptlrpc)?.to_bytes(order),
         "reply" => reply_from(top, header, ptlrpc)?.to_bytes(order),
@@ -916,7 +980,19 @@ pub fn encode(value: Value) -> Result<Vec<u8>, String> {
         }
     }
     .map_err(|e| e.to_string())?;
-    let bytes = shorten(full.to_vec(), bufcount)?;
+    let bytes = if extra.is_empty() {
+        shorten(full.to_vec(), bufcount)?
+    } else {
+        let long = lengthen(full.to_vec(), &extra)?;
+        let have = MsgView::parse(&long).map_err(|e| e.to_string())?.bufcount();
+        if bufcount.is_some_and(|w| w != have) {
+            return Err(format!(
+                "header.bufcount: {}, but the message with its extra_buffers has {have}",
+                bufcount.unwrap_or(have)
+            ));
+        }
+        long
+    };
     crate::decode_message(&bytes)
         .map_err(|e| format!("the encoded message does not decode: {e}"))?;
     Ok(bytes)
