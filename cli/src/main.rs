@@ -117,7 +117,7 @@ enum Command {
         /// The path lfs prints as its first line (for getfattr input: its `# file:`).
         #[arg(long, value_name = "PATH")]
         path: Option<String>,
-        /// The FID of the file or directory, e.g. [0x200000401:0x1:0x0]: lfs prints it as a
+        /// The FID of the file or directory, e.g. `[0x200000401:0x1:0x0]`: lfs prints it as a
         /// directory default's lmm_fid and as lmv_fid.
         #[arg(long, value_name = "FID")]
         fid: Option<lustre_dne_intent::wire::LuFid>,

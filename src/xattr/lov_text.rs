@@ -305,12 +305,21 @@ impl GetStripe<'_> {
         write!(f, "{next}{sp}{prefix}pattern:       ")?;
         pattern_string(f, m.pattern())?;
         let mut sep = next;
-        if !s.dir {
-            let gen_ = if s.skip_objs { 0 } else { m.stripe_offset() };
-            write!(f, "{sep}{sp}{prefix}layout_gen:    {gen_}")?;
-            sep = "\n";
-        }
         let dom = m.pattern().contains(LovPattern::MDT);
+        // A file's DoM component reaches lfs with the MDT index in the union (`ll_lov_getstripe`
+        // overwrites it), which is also what lfs prints as its layout generation.
+        let file_dom = dom && !s.dir;
+        if !s.dir {
+            let gen_ = match (s.skip_objs, file_dom, self.mdt_index) {
+                (true, _, _) => Some(0),
+                (false, false, _) => Some(u32::from(m.stripe_offset())),
+                (false, true, mdt) => mdt,
+            };
+            if let Some(g) = gen_ {
+                write!(f, "{sep}{sp}{prefix}layout_gen:    {g}")?;
+                sep = "\n";
+            }
+        }
         let label = if dom {
             "mdt_index:     "
         } else {
@@ -324,16 +333,15 @@ impl GetStripe<'_> {
                 write!(f, "{union}")
             }
         };
-        if s.dir || s.skip_objs {
-            write!(f, "{sep}{sp}{prefix}{label}")?;
-            union_text(f)?;
-            sep = next;
-        } else if dom {
-            // On disk the union is the layout generation; the client puts the MDT there.
+        if file_dom {
             if let Some(mdt) = self.mdt_index {
                 write!(f, "{sep}{sp}{prefix}{label}{}", mdt as i32)?;
                 sep = next;
             }
+        } else if s.dir || s.skip_objs {
+            write!(f, "{sep}{sp}{prefix}{label}")?;
+            union_text(f)?;
+            sep = next;
         } else if let Some(first) = m.objects().next() {
             write!(f, "{sep}{sp}{prefix}{label}{}", first.idx as i32)?;
             sep = next;
