@@ -28,7 +28,8 @@
 //!         "entries": [ { "key": "hsm", "value": 3 } | { "key": "pool" | other, "value": "..." } ],
 //!         "errors": [ { "offset", "error" } ]            (where the text breaks the grammar)
 //! lmv     magic LMV_MAGIC_V1 / LMV_MAGIC_STRIPE (lmv_mds_md_v1):
-//!         "magic", "stripe_count", "master_mdt_index", "hash_type", "layout_version",
+//!         "magic", "stripe_count", "master_mdt_index" (LMV_MAGIC_STRIPE: "stripe_index", the
+//!         same field), "hash_type", "layout_version",
 //!         "migrate_offset", "migrate_hash", "pool_name", "stripe_fids": [fid, ...],
 //!         "form": "with_fids" | "header_only" (informational; the 56-byte on-disk form
 //!         has no FIDs)
@@ -234,7 +235,15 @@ fn lmv_fields(m: &LmvMdView<'_>) -> Fields {
     let mut o = vec![
         ("magic", u(m.magic())),
         ("stripe_count", u(m.stripe_count())),
-        ("master_mdt_index", u(m.master_mdt_index())),
+        // One field, two meanings: the master's MDT, or on a stripe object its index.
+        (
+            if m.is_stripe() {
+                "stripe_index"
+            } else {
+                "master_mdt_index"
+            },
+            u(m.master_mdt_index()),
+        ),
         ("hash_type", u(m.hash_type().0)),
         ("layout_version", u(m.layout_version())),
         ("migrate_offset", u(m.migrate_offset())),
@@ -481,7 +490,10 @@ fn lmv_from(mut o: Obj) -> Result<Lmv, String> {
         return foreign_from(o).map(Lmv::Foreign);
     }
     let stripe_count = o.int("stripe_count")?;
-    let master_mdt_index = o.int("master_mdt_index")?;
+    let master_mdt_index = match o.take_opt("stripe_index") {
+        Some(v) => int(&o.path_of("stripe_index"), &v)?,
+        None => o.int("master_mdt_index")?,
+    };
     let hash_type = LmvHashType(o.int("hash_type")?);
     let layout_version = o.int("layout_version")?;
     let migrate_offset = o.int("migrate_offset")?;

@@ -8,8 +8,8 @@
 //! Without them those lines are left out; nothing is made up.
 
 use super::lov::{
-    LOV_MAGIC_COMP_V1, LOV_MAGIC_SPECIFIC, LayoutOf, LcmeFlags, LovBlobView, LovCompView,
-    LovMdView, LovPattern, LovView,
+    LOV_MAGIC_COMP_V1, LOV_MAGIC_SPECIFIC, LayoutOf, LcmeFlags, LovBlobView, LovCompEntry,
+    LovCompView, LovMdView, LovPattern, LovView,
 };
 use super::{ForeignView, PoolName};
 use crate::wire::LuFid;
@@ -304,6 +304,28 @@ impl GetStripe<'_> {
         }
         write!(f, "{next}{sp}{prefix}pattern:       ")?;
         pattern_string(f, m.pattern())?;
+        let mut sep = self.gen_and_offset(f, m, s, next)?;
+        if let Some(pool) = m.pool_name().filter(|p| !pool_ignored(p)) {
+            write!(f, "{sep}{sp}{prefix}pool:          {pool}")?;
+            sep = next;
+        }
+        if !sep.is_empty() {
+            f.write_str("\n")?;
+        }
+        Ok(())
+    }
+
+    /// The `layout_gen` and `stripe_offset` (or `mdt_index`) fields of the header; returns the
+    /// separator that follows.
+    fn gen_and_offset(
+        &self,
+        f: Out<'_, '_>,
+        m: &LovMdView<'_>,
+        s: Sub,
+        next: &'static str,
+    ) -> Result<&'static str, fmt::Error> {
+        let sp = if s.indent { "      " } else { "" };
+        let prefix = if s.dir { "" } else { "lmm_" };
         let mut sep = next;
         let dom = m.pattern().contains(LovPattern::MDT);
         // A file's DoM component reaches lfs with the MDT index in the union (`ll_lov_getstripe`
@@ -346,14 +368,7 @@ impl GetStripe<'_> {
             write!(f, "{sep}{sp}{prefix}{label}{}", first.idx as i32)?;
             sep = next;
         }
-        if let Some(pool) = m.pool_name().filter(|p| !pool_ignored(p)) {
-            write!(f, "{sep}{sp}{prefix}pool:          {pool}")?;
-            sep = next;
-        }
-        if !sep.is_empty() {
-            f.write_str("\n")?;
-        }
-        Ok(())
+        Ok(sep)
     }
 
     /// `lov_dump_user_lmm_v1v3`: the header, then the object table.
@@ -435,47 +450,7 @@ impl GetStripe<'_> {
         f.write_str("components:\n")?;
         for comp in c.components() {
             let e = &comp.entry;
-            f.write_str("  - lcme_id:             ")?;
-            if e.id == u32::MAX {
-                f.write_str("N/A")?;
-            } else {
-                write!(f, "{}", e.id)?;
-            }
-            f.write_str("\n    lcme_mirror_id:      ")?;
-            if e.id == u32::MAX {
-                f.write_str("N/A")?;
-            } else {
-                write!(f, "{}", e.mirror_id())?;
-            }
-            f.write_str("\n    lcme_flags:          ")?;
-            comp_flags_string(f, e.flags)?;
-            if e.mirror_link_id() != 0 {
-                write!(f, "\n    lcme_mirror_link_id: {:#x}", e.mirror_link_id())?;
-            }
-            if e.flags.contains(LcmeFlags::NOSYNC) || e.timestamp() != 0 {
-                f.write_str("\n    lcme_timestamp:      ")?;
-                if yaml {
-                    write!(f, "{}", e.timestamp())?;
-                } else {
-                    timestamp(f, e.timestamp())?;
-                }
-            }
-            if e.flags.contains(LcmeFlags::PARITY) {
-                write!(f, "\n    lcme_dstripe_count:  {}", e.dstripe_count)?;
-                write!(f, "\n    lcme_cstripe_count:  {}", e.cstripe_count)?;
-            }
-            write!(f, "\n    lcme_extent.e_start: {}", e.extent_start)?;
-            if e.extent_end == u64::MAX {
-                f.write_str("\n    lcme_extent.e_end:   EOF")?;
-            } else {
-                write!(f, "\n    lcme_extent.e_end:   {}", e.extent_end)?;
-            }
-            f.write_str("\n")?;
-            if detail {
-                writeln!(f, "    lcme_offset:         {}", e.offset)?;
-                writeln!(f, "    lcme_size:           {}", e.size)?;
-            }
-            f.write_str("    sub_layout:\n")?;
+            entry(f, e, yaml)?;
             let init = e.flags.contains(LcmeFlags::INIT);
             match &comp.blob {
                 LovBlobView::Foreign(v) if !dir => hsm(f, v)?,
@@ -496,6 +471,52 @@ impl GetStripe<'_> {
         }
         Ok(())
     }
+}
+
+/// `lov_dump_comp_v1_entry`: one entry's lines, up to `sub_layout:`.
+fn entry(f: Out<'_, '_>, e: &LovCompEntry, yaml: bool) -> fmt::Result {
+    f.write_str("  - lcme_id:             ")?;
+    if e.id == u32::MAX {
+        f.write_str("N/A")?;
+    } else {
+        write!(f, "{}", e.id)?;
+    }
+    f.write_str("\n    lcme_mirror_id:      ")?;
+    if e.id == u32::MAX {
+        f.write_str("N/A")?;
+    } else {
+        write!(f, "{}", e.mirror_id())?;
+    }
+    f.write_str("\n    lcme_flags:          ")?;
+    comp_flags_string(f, e.flags)?;
+    if e.mirror_link_id() != 0 {
+        write!(f, "\n    lcme_mirror_link_id: {:#x}", e.mirror_link_id())?;
+    }
+    if e.flags.contains(LcmeFlags::NOSYNC) || e.timestamp() != 0 {
+        f.write_str("\n    lcme_timestamp:      ")?;
+        if yaml {
+            write!(f, "{}", e.timestamp())?;
+        } else {
+            timestamp(f, e.timestamp())?;
+        }
+    }
+    if e.flags.contains(LcmeFlags::PARITY) {
+        write!(f, "\n    lcme_dstripe_count:  {}", e.dstripe_count)?;
+        write!(f, "\n    lcme_cstripe_count:  {}", e.cstripe_count)?;
+    }
+    write!(f, "\n    lcme_extent.e_start: {}", e.extent_start)?;
+    if e.extent_end == u64::MAX {
+        f.write_str("\n    lcme_extent.e_end:   EOF")?;
+    } else {
+        write!(f, "\n    lcme_extent.e_end:   {}", e.extent_end)?;
+    }
+    f.write_str("\n")?;
+    if !yaml {
+        writeln!(f, "    lcme_offset:         {}", e.offset)?;
+        writeln!(f, "    lcme_size:           {}", e.size)?;
+    }
+    f.write_str("    sub_layout:\n")?;
+    Ok(())
 }
 
 /// `lov_pool_is_ignored`: the pool name `ignore` is not printed.

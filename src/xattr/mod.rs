@@ -49,6 +49,7 @@ pub mod lov;
 mod lov_text;
 pub mod pin;
 mod reply;
+mod unions;
 
 #[cfg(feature = "alloc")]
 pub use acl::{Acl, AclCreated, posix_acl_create};
