@@ -5,7 +5,10 @@
 //!
 //! A `lmm_stripe_count` in 0xffe0..=0xffff means "default/all" and stands for no objects;
 //! any other count is at most [`LOV_MAX_STRIPE_COUNT`]. A plain layout is accepted as a template
-//! (header only) or with one `lov_user_ost_data_v1` per stripe.
+//! (header only) or with one `lov_user_ost_data_v1` per stripe; a component that is not
+//! instantiated may also hold the one placeholder entry Lustre writes (`l_ost_idx` =
+//! [`LOV_OST_IDX_NONE`]). `LOV_MAGIC_SEL`, the on-disk magic of a layout with a self-extending
+//! component, is read as a composite and kept.
 
 pub use super::lov_text::GetStripe;
 pub use super::unions::{LayoutOf, LmmUnion, OstIdForm};
