@@ -204,3 +204,30 @@ fn every_real_and_synthetic_payload_round_trips_through_json() {
     assert_eq!(n, 30);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn decode_prints_results_as_the_parents_layouts() {
+    // A reply's MLI_BUF_LOV is the parent directory's default layout (lfs getstripe DIR: one
+    // line), its MLI_BUF_DEF_LMV the parent's default LMV (lfs getdirstripe -D -v).
+    let out = tool(&[
+        "decode",
+        &format!(
+            "{}/../testdata/mkdir_reply_complete.bin",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    ]);
+    assert!(
+        out.contains(
+            "MLI_BUF_LOV (trusted.lov): present, 32 bytes @ 824\n    stripe_count:  2 stripe_size:   \
+             1048576 pattern:       raid0 stripe_offset: -1\n\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "    lmv_magic: 0xcd30cd0 lmv_stripe_count: 2 lmv_stripe_offset: -1 lmv_hash_type: \
+             fnv_1a_64 lmv_max_inherit: 3 lmv_max_inherit_rr: 0\n"
+        ),
+        "{out}"
+    );
+}
