@@ -575,6 +575,28 @@ pub enum ErrorKind {
         /// The earlier component it overlaps.
         other: usize,
     },
+    /// A foreign LMV whose `lfm_value` is empty, which Lustre refuses (`lod_xattr_get`).
+    #[error("foreign LMV has an empty lfm_value; Lustre refuses it")]
+    LmvForeignEmpty,
+    /// A component with no `init` flag whose object table is neither empty, the one placeholder
+    /// entry Lustre writes, nor one entry per stripe.
+    #[error(
+        "uninstantiated component holds {objects} object entries, expected 0, 1 (placeholder) or {stripes}"
+    )]
+    LovUninitObjects {
+        /// Object entries present.
+        objects: usize,
+        /// Entries `lmm_stripe_count` implies.
+        stripes: usize,
+    },
+    /// The whole message is longer than `PTLRPC_MAX_BUFLEN`.
+    #[error("message is {len} bytes, over the {max}-byte PTLRPC_MAX_BUFLEN")]
+    MsgTooLong {
+        /// The message size (header plus padded buffers).
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
     /// A component blob is itself a composite layout.
     #[error("component {index} is a composite layout; components must be v1, v3 or foreign")]
     LovNestedComposite {

@@ -9,8 +9,12 @@
 
 /// Most buffers in one `lustre_msg_v2` (`PTLRPC_MAX_BUFCOUNT`: the bits of the u32 swab mask).
 pub const MSG_MAX_BUFCOUNT: usize = 32;
-/// Largest single buffer accepted (the `PTLRPC_MAX_BUFLEN` bound used here: 1 MiB).
-pub const MSG_MAX_BUFLEN: usize = 1 << 20;
+/// Largest single buffer, padding included (`PTLRPC_MAX_BUFLEN` = `OUT_MAXREQSIZE` =
+/// 1000 · 1024 on 4 KiB pages, the largest of the request size bounds in `lustre_net.h`).
+pub const MSG_MAX_BUFLEN: usize = 1000 * 1024;
+/// Largest whole message (header plus padded buffers): Lustre checks the total against the same
+/// `PTLRPC_MAX_BUFLEN` (`lustre_unpack_msg_v2` callers in `pack_generic.c`).
+pub const MSG_MAX_LEN: usize = MSG_MAX_BUFLEN;
 /// Size of the fixed part of `lustre_msg_v2`, before `lm_buflens[]`.
 pub const MSG_HEADER_FIXED: usize = 32;
 /// Every buffer of a message starts on this boundary and is padded to it.

@@ -62,7 +62,7 @@ pub const DECODER_RULES: &[RuleId] = rule_ids![
     "W7.12", "W7.13", "W7.14", "W7.15", "W7.16", //
     "W8.1", "W8.2", //
     "W9.1", "W9.2", "W9.3", "W9.4", "W9.5", "W9.6", "W9.7", "W9.8", "W9.9", "W9.10", "W9.11",
-    "W9.12", "W9.13", "W9.14", "W9.15", "W9.16", "W9.17", "W9.18",
+    "W9.12", "W9.13", "W9.14", "W9.15", "W9.16", "W9.17", "W9.18", "W9.19", "W9.20",
 ];
 
 /// The rules of WIRE.md that bind a sender, a responder or an encoder only: no decoder can see
@@ -139,6 +139,9 @@ impl ErrorKind {
             K::LmvBadStripeCount { .. } => "W9.11",
             K::PoolNameNotTerminated => "W9.12",
             K::LovCompNoEntries => "W9.13",
+            K::LmvForeignEmpty => "W9.19",
+            K::LovUninitObjects { .. } => "W9.20",
+            K::MsgTooLong { .. } => "W0.3",
             K::LovEntryTableOutside { .. } => "W9.14",
             K::LovComponentOutside { .. } => "W9.15",
             K::LovComponentOverlapsTable { .. } => "W9.16",
@@ -231,14 +234,23 @@ mod tests {
             K::LovComponentOverlap { .. } => 66,
             K::LovNestedComposite { .. } => 67,
             K::WrongMessageType { .. } => 68,
+            K::LmvForeignEmpty => 69,
+            K::LovUninitObjects { .. } => 70,
+            K::MsgTooLong { .. } => 71,
         }
     }
-    const VARIANTS: usize = 69;
+    const VARIANTS: usize = 72;
 
     fn one_of_each() -> Vec<ErrorKind> {
         use ErrorKind as K;
         let fid = LuFid::new(0x2_0000_0401, 1, 0);
         vec![
+            K::LmvForeignEmpty,
+            K::LovUninitObjects {
+                objects: 2,
+                stripes: 4,
+            },
+            K::MsgTooLong { len: 2, max: 1 },
             K::WrongMessageType {
                 got: 4713,
                 expected: "a request",

@@ -28,6 +28,10 @@ fn refused<T: std::fmt::Debug>(
     assert_eq!(e.at.field, field, "{e}");
 }
 
+/// The largest round buffer that still fits in a request or reply beside its other buffers:
+/// the whole message is bounded by `MSG_MAX_LEN` too.
+const BIG: usize = MSG_MAX_BUFLEN - 4096;
+
 fn over(value: u64, max: usize) -> ErrorKind {
     ErrorKind::OverLimit {
         value,
@@ -97,9 +101,22 @@ fn bufcount_bound() {
 
 #[test]
 fn buflen_bound() {
-    let at = framed(1, &[MSG_MAX_BUFLEN as u32], MSG_MAX_BUFLEN);
-    let v = MsgView::parse(&at).expect("a 1 MiB buffer");
-    assert_eq!(v.buffer_or_empty(0).len(), MSG_MAX_BUFLEN);
+    // A single buffer at the bound leaves no room for the header: the whole message is bounded
+    // by the same PTLRPC_MAX_BUFLEN (pack_generic.c checks both).
+    let hdr = 40; // round_up(32 + 4, 8)
+    let at = framed(1, &[(MSG_MAX_LEN - hdr) as u32], MSG_MAX_LEN - hdr);
+    let v = MsgView::parse(&at).expect("a message of exactly MSG_MAX_LEN");
+    assert_eq!(v.buffer_or_empty(0).len(), MSG_MAX_LEN - hdr);
+    let whole = framed(1, &[(MSG_MAX_LEN - hdr + 1) as u32], MSG_MAX_LEN - hdr + 8);
+    refused(
+        MsgView::parse(&whole),
+        "lustre_msg_v2",
+        "lm_buflens",
+        ErrorKind::MsgTooLong {
+            len: MSG_MAX_LEN + 8,
+            max: MSG_MAX_LEN,
+        },
+    );
     let one_above = framed(1, &[MSG_MAX_BUFLEN as u32 + 1], MSG_MAX_BUFLEN + 8);
     refused(
         MsgView::parse(&one_above),
@@ -114,14 +131,26 @@ fn buflen_bound() {
         "lm_buflens[0]",
         over(u32::MAX.into(), MSG_MAX_BUFLEN),
     );
-    // The builder refuses a buffer over the bound too.
+    // Two buffers each within the bound whose sum is not.
+    let half = (MSG_MAX_LEN / 2) as u32;
+    let pair = framed(2, &[half, half], MSG_MAX_LEN);
+    assert!(matches!(
+        MsgView::parse(&pair),
+        Err(e) if matches!(e.kind, ErrorKind::MsgTooLong { len, .. } if len == MSG_MAX_LEN + 40)
+    ));
+    // The builder refuses a buffer over the bound, and a message over it.
     let big = vec![0u8; MSG_MAX_BUFLEN + 1];
     let mut m = MsgBuilder::new(Endian::Little, MsgHeader::default());
-    assert!(m.push(&big[..MSG_MAX_BUFLEN]).is_ok());
     assert!(matches!(
         m.push(&big),
         Err(EncodeError::Invalid(e)) if e.kind == over(big.len() as u64, MSG_MAX_BUFLEN)
     ));
+    assert!(matches!(
+        m.push(&big[..MSG_MAX_BUFLEN]),
+        Err(EncodeError::Invalid(e)) if matches!(e.kind, ErrorKind::MsgTooLong { .. })
+    ));
+    assert!(m.push(&big[..MSG_MAX_LEN - hdr]).is_ok());
+    assert_eq!(m.wire_len(), MSG_MAX_LEN);
 }
 
 // ---- The request ----
@@ -157,8 +186,8 @@ fn ldlm_handles_bound() {
         "lock_handle",
         over(33, LDLM_REQUEST_MAX_HANDLES),
     );
-    // The most handles a buffer can frame: (1 MiB − 88) / 8.
-    let most = (MSG_MAX_BUFLEN - LDLM_REQUEST_FIXED) / 8;
+    // Nearly the most handles a request can frame beside its other buffers.
+    let most = (BIG - LDLM_REQUEST_FIXED) / 8;
     let type_max = with_handles(&mut parts, most);
     refused(
         RequestView::parse(&type_max),
@@ -200,7 +229,7 @@ fn name_length_bound() {
         Some(&at[..])
     );
 
-    for len in [NAME_MAX + 1, MSG_MAX_BUFLEN - 1] {
+    for len in [NAME_MAX + 1, BIG - 1] {
         let long = vec![b'n'; len];
         let kind = ErrorKind::NameTooLong { len };
         refused(EntryName::new(&long), "name", "", kind);
@@ -228,7 +257,7 @@ fn groups_bound() {
         GROUPS_MAX
     );
 
-    for n in [GROUPS_MAX + 1, MSG_MAX_BUFLEN / 4] {
+    for n in [GROUPS_MAX + 1, BIG / 4] {
         let mut parts = ReqParts::mkdir();
         parts.groups = (0..n as u32).collect();
         refused(
@@ -342,7 +371,7 @@ fn result_size_bound() {
             limit: 256,
         },
     );
-    for len in [XATTR_SIZE_MAX + 1, MSG_MAX_BUFLEN] {
+    for len in [XATTR_SIZE_MAX + 1, BIG] {
         let rep = with_pin(len);
         refused(
             rep.validate(None),
@@ -769,12 +798,12 @@ fn fixed_buffer_minimums() {
             short(min - 1, min),
         );
         if i != 1 {
-            buf.resize(MSG_MAX_BUFLEN, 0);
+            buf.resize(BIG, 0);
             buf[..min].copy_from_slice(&ReqParts::mkdir().bufs()[i][..min]);
             parts.raw[i] = Some(buf);
             assert!(
                 RequestView::parse(&parts.encode()).is_ok(),
-                "{structure} at 1 MiB"
+                "{structure} at {BIG}"
             );
         }
     }
@@ -800,12 +829,12 @@ fn fixed_buffer_minimums() {
             "",
             short(min - 1, min),
         );
-        buf.resize(MSG_MAX_BUFLEN, 0);
+        buf.resize(BIG, 0);
         buf[..min].copy_from_slice(&view.buffer_or_empty(i)[..min]);
         parts.raw[i] = Some(buf);
         assert!(
             ReplyView::parse(&parts.encode()).is_ok(),
-            "{structure} at 1 MiB"
+            "{structure} at {BIG}"
         );
     }
 }

@@ -288,6 +288,7 @@ fn lmv_value(l: &OwnedLmv) -> Lmv {
             layout_version: m.layout_version,
             migrate_offset: m.migrate_offset,
             migrate_hash: LmvHashType(m.migrate_hash),
+            padding: [0; 12],
             pool_name: pool(&m.pool_name),
             stripe_fids: m.stripe_fids.iter().map(fid).collect(),
         }),
@@ -304,6 +305,7 @@ fn dmv_value(d: &OwnedDmv) -> DefaultLmv {
         lum_type: d.lum_type,
         max_inherit: d.max_inherit,
         max_inherit_rr: d.max_inherit_rr,
+        padding: [0; 10],
         pool_name: pool(&d.pool_name),
         objects: d
             .objects
@@ -311,6 +313,7 @@ fn dmv_value(d: &OwnedDmv) -> DefaultLmv {
             .map(|(f, mds)| LmvUserMdsData {
                 fid: fid(f),
                 mds: *mds,
+                padding: 0,
             })
             .collect(),
     }
@@ -348,6 +351,8 @@ fn lov_value(l: &OwnedLov) -> Lov {
         OwnedLov::Md(m) => Lov::Md(lov_md(m)),
         OwnedLov::Foreign(f) => Lov::Foreign(foreign(f)),
         OwnedLov::Comp(c) => Lov::Comp(LovComp {
+            sel: false,
+            padding: [0; 13],
             layout_gen: c.layout_gen,
             flags: LcmFlags(c.flags),
             mirror_count: c.mirror_count,

@@ -450,6 +450,23 @@ fn cases() -> Vec<Case> {
                 put32(b, 32 + 48 + 28, s0);
             }),
         ),
+        ("W9.19", "an empty foreign LMV", {
+            let mut b = LMV_MAGIC_FOREIGN.to_le_bytes().to_vec();
+            b.extend_from_slice(&[0; 12]);
+            LmvView::parse(&b).map(drop)
+        }),
+        (
+            "W9.20",
+            "an uninstantiated component's one entry on OST 0",
+            {
+                // testdata/synth/lov_pfl_uninit: component 1 (no init flag, stripe count 16) holds
+                // the one placeholder entry at 184 + 32; its l_ost_idx 0xffffffff becomes 0.
+                let mut b = testdata("synth/lov_pfl_uninit");
+                assert_eq!(get32(&b, 184 + 32 + 20), u32::MAX);
+                put32(&mut b, 184 + 32 + 20, 0);
+                LovView::parse(&b).map(drop)
+            },
+        ),
         (
             "W9.18",
             "a composite component",

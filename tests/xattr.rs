@@ -94,9 +94,11 @@ fn every_prefix_is_rejected_or_decoded_without_panic() {
             let _ = LovView::parse(p).map(|v| v.getstripe().to_string());
             // The only strict prefixes that are valid payloads: any prefix of a pin (opaque),
             // the 4-byte empty ACL, and the 32-byte template of a V1 layout with objects.
+            // And the 56-byte header of a striped directory's LMV (its on-disk form).
             let may_decode = name.contains("pin")
                 || (name.contains("acl") && n == 4)
-                || (name == "xattr_lov_v1_objects" && n == 32);
+                || (name == "xattr_lov_v1_objects" && n == 32)
+                || (name == "xattr_lmv_striped" && n == 56);
             if !may_decode {
                 let r = decode_any(&name, p);
                 assert!(r.is_err(), "{name}: prefix of {n} bytes decoded");
@@ -244,6 +246,28 @@ fn pin_vectors() {
 }
 
 #[test]
+fn pin_negative_hsm_id_is_the_same_u32() {
+    // llapi_pcc_pin_file writes "[%s: %d]" of a __u32 (liblustreapi_pcc.c), so this exists.
+    let p = PinView::parse(b"[hsm: -91778478]").unwrap();
+    let e: Vec<_> = p.entries().map(Result::unwrap).collect();
+    assert_eq!(e[0].value, PinValue::Hsm(4_203_188_818));
+    assert_eq!(4_203_188_818u32 as i32, -91_778_478);
+    assert!(p.is_well_formed());
+    let edge = PinView::parse(b"[hsm: -2147483648]").unwrap();
+    assert_eq!(
+        edge.entries().next().unwrap().unwrap().value,
+        PinValue::Hsm(0x8000_0000)
+    );
+    let minus_one = PinView::parse(b"[hsm: -1]").unwrap();
+    assert_eq!(
+        minus_one.entries().next().unwrap().unwrap().value,
+        PinValue::Hsm(u32::MAX)
+    );
+    // The bytes still travel verbatim.
+    assert_eq!(p.to_value().to_bytes().unwrap(), &b"[hsm: -91778478]"[..]);
+}
+
+#[test]
 fn pin_grammar_errors_never_refuse_the_bytes() {
     use PinSyntaxKind as K;
     let cases: &[(&[u8], usize, K)] = &[
@@ -257,6 +281,9 @@ fn pin_grammar_errors_never_refuse_the_bytes() {
         (b"[hsm: 1\0]", 7, K::NotAscii { byte: 0 }),
         (b"[hsm: x1]", 6, K::BadArchiveId),
         (b"[hsm: 4294967296]", 6, K::BadArchiveId),
+        (b"[hsm: -0]", 6, K::BadArchiveId),
+        (b"[hsm: -2147483649]", 6, K::BadArchiveId),
+        (b"[hsm: --1]", 6, K::BadArchiveId),
         (b"[pool: 0123456789abcdef]", 7, K::BadPoolName { len: 16 }),
     ];
     for &(text, offset, kind) in cases {
@@ -302,12 +329,34 @@ fn lmv_vectors() {
         fids,
         [0x200000400, 0x240000400, 0x280000400, 0x2c0000400].map(|s| LuFid::new(s, 2, 0))
     );
-    let text = LmvView::parse(&b).unwrap().getdirstripe().to_string();
+    // lfs getdirstripe -v (lmv_dump_user_lmm): the MDT column comes from outside the payload.
+    let v = LmvView::parse(&b).unwrap();
+    assert_eq!(
+        v.getdirstripe().to_string(),
+        "lmv_magic: 0xcd20cd0 lmv_stripe_count: 4 lmv_stripe_offset: 0 lmv_hash_type: fnv_1a_64\n\
+         mdtidx\t\t FID[seq:oid:ver]\n\
+         \x20    ?\t\t [0x200000400:0x2:0x0]\t\t\n\
+         \x20    ?\t\t [0x240000400:0x2:0x0]\t\t\n\
+         \x20    ?\t\t [0x280000400:0x2:0x0]\t\t\n\
+         \x20    ?\t\t [0x2c0000400:0x2:0x0]\t\t\n"
+    );
+    let text = v
+        .getdirstripe()
+        .fid(LuFid::new(0x200000401, 7, 0))
+        .mdt(2)
+        .stripe_mdts(&[2, 3, 0, 1])
+        .to_string();
     assert!(
-        text.starts_with("lmv_stripe_count: 4 lmv_stripe_offset: 0 lmv_hash_type: fnv_1a_64"),
+        text.starts_with(
+            "lmv_fid: 0x200000401:0x7:0x0 lmv_magic: 0xcd20cd0 lmv_stripe_count: 4 \
+             lmv_stripe_offset: 2 lmv_hash_type: fnv_1a_64\n"
+        ),
         "{text}"
     );
-    assert!(text.contains("     3\t\t [0x2c0000400:0x2:0x0]"), "{text}");
+    assert!(
+        text.ends_with("     1\t\t [0x2c0000400:0x2:0x0]\t\t\n"),
+        "{text}"
+    );
 
     let b = vector("xattr_lmv_stripe");
     let LmvView::Md(m) = LmvView::parse(&b).unwrap() else {
@@ -369,7 +418,8 @@ fn dmv_vectors_and_inheritance() {
         .to_string();
     assert_eq!(
         text,
-        "lmv_stripe_count: 1 lmv_stripe_offset: -1 lmv_hash_type: fnv_1a_64 lmv_max_inherit: 3 lmv_max_inherit_rr: 0\n"
+        "lmv_magic: 0xcd30cd0 lmv_stripe_count: 1 lmv_stripe_offset: -1 lmv_hash_type: fnv_1a_64 \
+         lmv_max_inherit: 3 lmv_max_inherit_rr: 0\n"
     );
     let b = vector("xattr_dmv_specific");
     let v = DefaultLmvView::parse(&b).unwrap();
@@ -381,11 +431,13 @@ fn dmv_vectors_and_inheritance() {
         vec![
             LmvUserMdsData {
                 fid: LuFid::new(0x200000400, 1, 0),
-                mds: 0
+                mds: 0,
+                padding: 0,
             },
             LmvUserMdsData {
                 fid: LuFid::new(0x240000400, 1, 0),
-                mds: 3
+                mds: 3,
+                padding: 0,
             },
         ]
     );
@@ -428,10 +480,25 @@ fn lov_vectors() {
     );
     assert!(m.pool_name().is_none());
     assert_eq!(m.objects().len(), 0);
-    let text = LovView::parse(&b).unwrap().getstripe().to_string();
-    assert!(text.contains("lmm_stripe_count:  4\n"), "{text}");
-    assert!(text.contains("lmm_pattern:       raid0\n"), "{text}");
-    assert!(text.contains("lmm_stripe_offset: -1\n"), "{text}");
+    // A template: a directory's default, printed on one line (lov_dump_user_lmm_header).
+    let v = LovView::parse(&b).unwrap();
+    assert_eq!(v.layout_of_guess(), LayoutOf::Dir);
+    assert_eq!(
+        v.getstripe().to_string(),
+        "stripe_count:  4 stripe_size:   1048576 pattern:       raid0 stripe_offset: -1\n\n"
+    );
+    assert_eq!(
+        v.getstripe().yaml(true).to_string(),
+        "stripe_count:  4\nstripe_size:   1048576\npattern:       raid0\nstripe_offset: -1\n"
+    );
+    assert_eq!(
+        v.getstripe()
+            .path("/mnt/lustre/d")
+            .fid(LuFid::new(0x200000401, 2, 0))
+            .to_string(),
+        "/mnt/lustre/d\nlmm_fid:           [0x200000401:0x2:0x0]\n\
+         stripe_count:  4 stripe_size:   1048576 pattern:       raid0 stripe_offset: -1\n\n"
+    );
 
     let b = vector("xattr_lov_v3_pool");
     let LovView::Md(m) = LovView::parse(&b).unwrap() else {
@@ -448,7 +515,7 @@ fn lov_vectors() {
             .unwrap()
             .getstripe()
             .to_string()
-            .contains("lmm_pool:          flash\n")
+            .contains(" stripe_offset: 1 pool:          flash\n")
     );
 
     let b = vector("xattr_lov_v1_objects");
@@ -740,13 +807,20 @@ fn lmv_rejections() {
             expected: 88
         }
     );
+    // The header-only master, as LOD stores it on disk (lod_prep_lmv_md), is accepted and says so.
+    let header_only = lmv_bytes(LMV_MAGIC_V1, 2, 0);
+    let LmvView::Md(m) = LmvView::parse(&header_only).unwrap() else {
+        panic!("not an lmv_mds_md_v1")
+    };
     assert_eq!(
-        kind_of(LmvView::parse(&lmv_bytes(LMV_MAGIC_V1, 2, 0))),
-        ErrorKind::PayloadSizeMismatch {
-            len: 56,
-            expected: 88
-        }
+        (m.form(), m.stripe_count(), m.stripe_fids().len()),
+        (LmvForm::HeaderOnly, 2, 0)
     );
+    let with_fids = lmv_bytes(LMV_MAGIC_V1, 2, 2);
+    let LmvView::Md(m) = LmvView::parse(&with_fids).unwrap() else {
+        panic!("not an lmv_mds_md_v1")
+    };
+    assert_eq!(m.form(), LmvForm::WithFids);
     assert_eq!(
         kind_of(LmvView::parse(&lmv_bytes(LMV_MAGIC_STRIPE, 2, 1))),
         ErrorKind::PayloadSizeMismatch {
@@ -790,6 +864,15 @@ fn lmv_rejections() {
         kind_of(LmvView::parse(&f[..10])),
         ErrorKind::Truncated { need: 16, have: 10 }
     );
+    // Empty foreign LMV: Lustre's lod_xattr_get refuses it (-EINVAL), so does the decoder.
+    le32(&mut f, 4, 0);
+    let e = LmvView::parse(&f[..16]).unwrap_err();
+    assert_eq!(
+        (e.kind, e.at.structure, e.at.field),
+        (ErrorKind::LmvForeignEmpty, "lmv_foreign_md", "lfm_length")
+    );
+    le32(&mut f, 4, 1);
+    assert!(LmvView::parse(&f[..17]).is_ok());
 }
 
 fn dmv_bytes(magic: u32, count: i32, objects: usize) -> Vec<u8> {
@@ -1282,10 +1365,11 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
         arb_pool(),
         proptest::collection::vec(arb_fid(), 0..40),
         any::<bool>(),
+        any::<[u8; 12]>(),
     )
-        .prop_map(|(magic, x, pool_name, fids, bare)| {
-            let bare = bare && magic == LMV_MAGIC_STRIPE;
+        .prop_map(|(magic, x, pool_name, fids, bare, padding)| {
             Lmv::Md(LmvMd {
+                padding,
                 magic,
                 stripe_count: fids.len() as u32,
                 master_mdt_index: x[0],
@@ -1297,7 +1381,12 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
                 stripe_fids: if bare { vec![] } else { fids },
             })
         });
-    prop_oneof![md, arb_foreign().prop_map(Lmv::Foreign)]
+    let foreign = arb_foreign()
+        .prop_filter("Lustre refuses an empty foreign LMV", |f| {
+            !f.value.is_empty()
+        })
+        .prop_map(Lmv::Foreign);
+    prop_oneof![md, foreign]
 }
 
 fn arb_dmv() -> impl Strategy<Value = DefaultLmv> {
@@ -1307,29 +1396,33 @@ fn arb_dmv() -> impl Strategy<Value = DefaultLmv> {
         any::<[u32; 3]>(),
         any::<[u8; 2]>(),
         arb_pool(),
-        proptest::collection::vec((arb_fid(), any::<u32>()), 0..20),
+        proptest::collection::vec((arb_fid(), any::<u32>(), any::<u32>()), 0..20),
+        any::<[u8; 10]>(),
     )
-        .prop_map(|(specific, count, x, mi, pool_name, objs)| DefaultLmv {
-            magic: if specific {
-                LMV_USER_MAGIC_SPECIFIC
-            } else {
-                LMV_USER_MAGIC
+        .prop_map(
+            |(specific, count, x, mi, pool_name, objs, padding)| DefaultLmv {
+                padding,
+                magic: if specific {
+                    LMV_USER_MAGIC_SPECIFIC
+                } else {
+                    LMV_USER_MAGIC
+                },
+                stripe_count: if specific { objs.len() as i32 } else { count },
+                stripe_offset: x[0],
+                hash_type: LmvHashType(x[1]),
+                lum_type: x[2],
+                max_inherit: mi[0],
+                max_inherit_rr: mi[1],
+                pool_name,
+                objects: if specific {
+                    objs.into_iter()
+                        .map(|(fid, mds, padding)| LmvUserMdsData { fid, mds, padding })
+                        .collect()
+                } else {
+                    vec![]
+                },
             },
-            stripe_count: if specific { objs.len() as i32 } else { count },
-            stripe_offset: x[0],
-            hash_type: LmvHashType(x[1]),
-            lum_type: x[2],
-            max_inherit: mi[0],
-            max_inherit_rr: mi[1],
-            pool_name,
-            objects: if specific {
-                objs.into_iter()
-                    .map(|(fid, mds)| LmvUserMdsData { fid, mds })
-                    .collect()
-            } else {
-                vec![]
-            },
-        })
+        )
 }
 
 fn arb_lov_md() -> impl Strategy<Value = LovMd> {
@@ -1395,9 +1488,12 @@ fn arb_lov() -> impl Strategy<Value = Lov> {
             (any::<(u32, u32, u64, u64, u32, u64, [u8; 4])>(), arb_blob()),
             1..6,
         ),
+        any::<(bool, [u8; 13])>(),
     )
-        .prop_map(|((gen_, flags, mirrors, ec), comps)| {
+        .prop_map(|((gen_, flags, mirrors, ec), comps, (sel, padding))| {
             Lov::Comp(LovComp {
+                sel,
+                padding,
                 layout_gen: gen_,
                 flags: LcmFlags(flags),
                 mirror_count: mirrors,

@@ -38,6 +38,16 @@ impl CliError {
     }
 }
 
+/// `file` or `dir`, for `--layout-of`.
+fn parse_layout_of(s: &str) -> Result<lustre_dne_intent::xattr::LayoutOf, String> {
+    use lustre_dne_intent::xattr::LayoutOf;
+    match s {
+        "file" => Ok(LayoutOf::File),
+        "dir" | "directory" => Ok(LayoutOf::Dir),
+        _ => Err(format!("{s:?}: expected file or dir")),
+    }
+}
+
 /// Reference tool for the Lustre DNE prepare-intent protocol (spec: docs/spec/WIRE.md).
 #[derive(Debug, Parser)]
 #[command(
@@ -101,6 +111,29 @@ enum Command {
         /// getfattr input, keeps only that attribute.
         #[arg(long, value_name = "XATTR")]
         name: Option<String>,
+        /// Print `lfs getstripe --yaml` / `lfs getdirstripe --yaml` instead of `-v`.
+        #[arg(long, conflicts_with = "json")]
+        yaml: bool,
+        /// The path lfs prints as its first line (for getfattr input: its `# file:`).
+        #[arg(long, value_name = "PATH")]
+        path: Option<String>,
+        /// The FID of the file or directory, e.g. `[0x200000401:0x1:0x0]`: lfs prints it as a
+        /// directory default's lmm_fid and as lmv_fid.
+        #[arg(long, value_name = "FID")]
+        fid: Option<lustre_dne_intent::wire::LuFid>,
+        /// Whose layout a trusted.lov is: a file's (lfs getstripe FILE) or a directory's
+        /// default (lfs getstripe DIR). Without it: a file's when the payload holds object
+        /// entries or a released pattern, else a directory's.
+        #[arg(long, value_name = "KIND", value_parser = parse_layout_of)]
+        layout_of: Option<lustre_dne_intent::xattr::LayoutOf>,
+        /// The MDT holding the object: lmv_stripe_offset (default: the header's
+        /// lmv_master_mdt_index) and a Data-on-MDT file's lmm_mdt_index (default: not printed).
+        #[arg(long, value_name = "INDEX")]
+        mdt: Option<u32>,
+        /// The MDT of each stripe of a striped directory, comma-separated in stripe order
+        /// (default: `?` in the mdtidx column).
+        #[arg(long, value_name = "LIST", value_delimiter = ',')]
+        stripe_mdts: Vec<u32>,
         /// The payload or getfattr output: a file, or `-` for standard input.
         #[arg(default_value = "-")]
         input: Input,
@@ -188,8 +221,26 @@ fn run(command: Command) -> Result<(), CliError> {
     match command {
         Command::Decode { json, input } => cmd_decode(&input, json, &mut out),
         Command::Encode { hex, force, input } => cmd_encode(&input, hex, force, &mut out),
-        Command::Xattr { json, name, input } => {
-            xattr::cmd_xattr(&input, json, name.as_deref(), &mut out)
+        Command::Xattr {
+            json,
+            name,
+            yaml,
+            path,
+            fid,
+            layout_of,
+            mdt,
+            stripe_mdts,
+            input,
+        } => {
+            let opts = xattr::TextOpts {
+                path,
+                fid,
+                layout_of,
+                mdt,
+                stripe_mdts,
+                yaml,
+            };
+            xattr::cmd_xattr(&input, json, name.as_deref(), &opts, &mut out)
         }
         Command::Simulate { json, faults } => model_cmds::cmd_simulate(&faults, json, &mut out),
         Command::Derive { json, input } => model_cmds::cmd_derive(&input, json, &mut out),

@@ -380,7 +380,11 @@ fn xattr_result(o: &mut Out, name: &str, data: &[u8]) {
     match crate::xattr::render(name, data) {
         Ok(text) => {
             for line in text.lines() {
-                o.line(format_args!("    {line}"));
+                if line.is_empty() {
+                    o.line(format_args!(""));
+                } else {
+                    o.line(format_args!("    {line}"));
+                }
             }
         }
         Err(e) => {

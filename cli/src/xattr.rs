@@ -4,7 +4,10 @@
 use crate::CliError;
 use crate::input::{Input, Output, decode_hex, decode_hex_form, hex_form};
 use crate::xattr_json;
-use lustre_dne_intent::xattr::{AclKind, AclView, DefaultLmvView, LmvView, LovView, PinView};
+use lustre_dne_intent::wire::LuFid;
+use lustre_dne_intent::xattr::{
+    AclKind, AclView, DefaultLmvView, LayoutOf, LmvView, LovView, PinView,
+};
 use std::fmt::Write as _;
 
 /// The payload kinds this command decodes, by xattr name (client-visible `lustre.*` aliases
@@ -21,8 +24,36 @@ fn kind_of(name: &str) -> Option<&'static str> {
     })
 }
 
-/// Renders one payload the way the Lustre and ACL tools print it.
+/// What `lfs` knows that a payload does not hold, and the output form.
+#[derive(Debug, Clone, Default)]
+pub struct TextOpts {
+    /// The path lfs would print as its first line.
+    pub path: Option<String>,
+    /// The FID of the file or directory (`lmm_fid` of a directory default, `lmv_fid`).
+    pub fid: Option<LuFid>,
+    /// Whose layout a `trusted.lov` is; guessed from the payload when absent.
+    pub layout_of: Option<LayoutOf>,
+    /// The MDT holding the object (`lmv_stripe_offset`, a DoM file's `lmm_mdt_index`).
+    pub mdt: Option<u32>,
+    /// The MDT of each stripe of a striped directory, in stripe order.
+    pub stripe_mdts: Vec<u32>,
+    /// `lfs ... --yaml` instead of `-v`.
+    pub yaml: bool,
+}
+
+/// Renders one payload the way the Lustre and ACL tools print it (a reply's results: the LOV
+/// is the parent's default layout).
 pub fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
+    let opts = TextOpts {
+        layout_of: Some(LayoutOf::Dir),
+        ..TextOpts::default()
+    };
+    render_with(name, bytes, &opts)
+}
+
+/// Renders one payload as `lfs getstripe -v`, `lfs getdirstripe -v` (or their `--yaml`),
+/// getfacl.
+pub fn render_with(name: &str, bytes: &[u8], o: &TextOpts) -> Result<String, String> {
     let mut out = String::new();
     let err = |e: lustre_dne_intent::DecodeError| format!("{name}: {e}");
     match kind_of(name) {
@@ -46,21 +77,40 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
             let _ = write!(out, "{}", PinView::parse(bytes).map_err(err)?);
         }
         Some("lmv") => {
-            let _ = write!(
-                out,
-                "{}",
-                LmvView::parse(bytes).map_err(err)?.getdirstripe()
-            );
+            let v = LmvView::parse(bytes).map_err(err)?;
+            let mut t = v.getdirstripe().yaml(o.yaml).stripe_mdts(&o.stripe_mdts);
+            if let Some(fid) = o.fid {
+                t = t.fid(fid);
+            }
+            if let Some(m) = o.mdt {
+                t = t.mdt(m);
+            }
+            let _ = write!(out, "{t}");
         }
         Some("dmv") => {
-            let _ = write!(
-                out,
-                "{}",
-                DefaultLmvView::parse(bytes).map_err(err)?.getdirstripe()
-            );
+            let v = DefaultLmvView::parse(bytes).map_err(err)?;
+            let mut t = v.getdirstripe().yaml(o.yaml);
+            if let Some(fid) = o.fid {
+                t = t.fid(fid);
+            }
+            let _ = write!(out, "{t}");
         }
         Some("lov") => {
-            let _ = write!(out, "{}", LovView::parse(bytes).map_err(err)?.getstripe());
+            let v = LovView::parse(bytes).map_err(err)?;
+            let mut t = v.getstripe().yaml(o.yaml);
+            if let Some(of) = o.layout_of {
+                t = t.layout_of(of);
+            }
+            if let Some(p) = &o.path {
+                t = t.path(p);
+            }
+            if let Some(fid) = o.fid {
+                t = t.fid(fid);
+            }
+            if let Some(m) = o.mdt {
+                t = t.mdt_index(m);
+            }
+            let _ = write!(out, "{t}");
         }
         _ => {
             let _ = write!(
@@ -99,8 +149,11 @@ fn is_getfattr(text: &[u8]) -> bool {
 /// How payloads are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Form {
-    /// Like getfacl / lfs: `NAME:` then the rendering.
+    /// Like getfacl / lfs: for getfattr input `NAME:` then the rendering; a lone payload
+    /// exactly as lfs or getfacl prints it.
     Text,
+    /// A lone payload's text without a heading.
+    Bare,
     /// One pretty-printed JSON object (a lone payload).
     Json,
     /// One compact JSON object a line (getfattr input).
@@ -108,19 +161,29 @@ enum Form {
 }
 
 /// One attribute's output in `form`, ending in a newline.
-fn show(form: Form, file: Option<&str>, name: &str, bytes: &[u8]) -> Result<String, String> {
+fn show(
+    form: Form,
+    file: Option<&str>,
+    name: &str,
+    bytes: &[u8],
+    o: &TextOpts,
+) -> Result<String, String> {
     Ok(match form {
-        Form::Text => format!("{name}:\n{}\n", render(name, bytes)?),
-        Form::Json => xattr_json::payload_json(file, name, bytes)?.to_pretty() + "\n",
-        Form::JsonLines => xattr_json::payload_json(file, name, bytes)?.to_compact() + "\n",
+        Form::Text => format!("{name}:\n{}\n", render_with(name, bytes, o)?),
+        Form::Bare => render_with(name, bytes, o)?,
+        Form::Json => xattr_json::payload_json(file, name, bytes, o.layout_of)?.to_pretty() + "\n",
+        Form::JsonLines => {
+            xattr_json::payload_json(file, name, bytes, o.layout_of)?.to_compact() + "\n"
+        }
     })
 }
 
-/// `dne-intent xattr [--json] [--name XATTR] [FILE|-]`
+/// `dne-intent xattr [--json] [--name XATTR] [lfs options] [FILE|-]`
 pub fn cmd_xattr(
     input: &Input,
     json: bool,
     only: Option<&str>,
+    opts: &TextOpts,
     out_: &mut Output,
 ) -> Result<(), CliError> {
     let raw = input.read()?;
@@ -165,8 +228,14 @@ pub fn cmd_xattr(
             found += 1;
             match decode_hex(hex.as_bytes())
                 .map_err(|e| format!("{name}: {e}"))
-                .and_then(|b| show(form, file.as_deref(), name, &b))
-            {
+                .and_then(|b| {
+                    // getfattr names the file: that is lfs's path line.
+                    let mut o = opts.clone();
+                    if o.path.is_none() {
+                        o.path.clone_from(&file);
+                    }
+                    show(form, file.as_deref(), name, &b, &o)
+                }) {
                 Ok(text) => out.push_str(&text),
                 Err(e) => failures.push(e),
             }
@@ -183,7 +252,7 @@ pub fn cmd_xattr(
             return Err(input.error(msg));
         }
     } else {
-        let form = if json { Form::Json } else { Form::Text };
+        let form = if json { Form::Json } else { Form::Bare };
         let bytes = match hex_form(&raw) {
             Some(form) => decode_hex_form(&raw, form).map_err(|e| input.error(e))?,
             None => raw,
@@ -196,9 +265,9 @@ pub fn cmd_xattr(
         };
         // LMV_MAGIC_STRIPE and LMV_USER_MAGIC_SPECIFIC share 0x0CD40CD0: without --name, a
         // payload that is not a stripe LMV is tried as a SPECIFIC default LMV.
-        let shown = match show(form, None, &name, &bytes) {
+        let shown = match show(form, None, &name, &bytes, opts) {
             Err(_) if only.is_none() && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) => {
-                show(form, None, "trusted.dmv", &bytes)
+                show(form, None, "trusted.dmv", &bytes, opts)
             }
             other => other,
         };

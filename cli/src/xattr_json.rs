@@ -9,7 +9,8 @@
 //! `lcme_extent.e_start` is `"extent": {"start"}`. Integers are JSON numbers (magics, flags,
 //! patterns and hash types included); FIDs are strings in Lustre's text form
 //! `"[0x200000400:0x1:0x0]"`; opaque bytes (a pin, a foreign `lfm_value`) are lowercase hex
-//! strings. Padding is not shown and is written as zero.
+//! strings. Padding that is not zero is shown as `"padding": "hex"` (and written back); absent,
+//! it is zero.
 //!
 //! A pool name is a string, or `{"hex": "32 digits"}` (the whole 16-byte field) when it is not
 //! printable ASCII or holds bytes after its NUL, so that every valid payload survives a round
@@ -27,21 +28,30 @@
 //!         "entries": [ { "key": "hsm", "value": 3 } | { "key": "pool" | other, "value": "..." } ],
 //!         "errors": [ { "offset", "error" } ]            (where the text breaks the grammar)
 //! lmv     magic LMV_MAGIC_V1 / LMV_MAGIC_STRIPE (lmv_mds_md_v1):
-//!         "magic", "stripe_count", "master_mdt_index", "hash_type", "layout_version",
-//!         "migrate_offset", "migrate_hash", "pool_name", "stripe_fids": [fid, ...]
+//!         "magic", "stripe_count", "master_mdt_index" (LMV_MAGIC_STRIPE: "stripe_index", the
+//!         same field), "hash_type", "layout_version",
+//!         "migrate_offset", "migrate_hash", "pool_name", "stripe_fids": [fid, ...],
+//!         "form": "with_fids" | "header_only" (informational; the 56-byte on-disk form
+//!         has no FIDs)
 //!         magic LMV_MAGIC_FOREIGN: FOREIGN
 //! dmv     (lmv_user_md_v1): "magic", "stripe_count" (signed), "stripe_offset", "hash_type",
 //!         "type", "max_inherit", "max_inherit_rr", "pool_name",
 //!         "objects": [ { "fid", "mds" }, ... ]           (LMV_USER_MAGIC_SPECIFIC only)
 //! lov     magic LOV_MAGIC_V1 / _V3 / _SPECIFIC: PLAIN
-//!         magic LOV_MAGIC_COMP_V1 (lov_comp_md_v1): "magic", "size", "layout_gen", "flags",
+//!         magic LOV_MAGIC_COMP_V1 or LOV_MAGIC_SEL (lov_comp_md_v1): "magic", "size", "layout_gen", "flags",
 //!         "entry_count", "mirror_count", "ec_count", "entries": [ ENTRY, ... ]
 //!         magic LOV_MAGIC_FOREIGN: FOREIGN
 //! opaque  "value": "hex"        (an attribute this tool does not decode, from getfattr input)
 //!
 //! PLAIN   = { "magic", "pattern", "oi": { "id", "seq" }, "stripe_size", "stripe_count",
-//!             "stripe_offset", "pool_name" (null for LOV_MAGIC_V1),
-//!             "objects": [ { "oi": { "id", "seq" }, "gen", "idx" }, ... ] }
+//!             "layout_gen" | "stripe_offset" (the union at offset 30, under the member that
+//!             applies: lmm_layout_gen in a file's instantiated layout, lmm_stripe_offset in
+//!             a directory default or an uninstantiated component; `--layout-of`, else
+//!             guessed; encode takes either), "pool_name" (null for LOV_MAGIC_V1),
+//!             "objects": [ { "oi": { "id", "seq" } (the raw words: oi_id = bytes 0-7,
+//!             oi_seq = bytes 8-15), "gen", "idx",
+//!             "ostid": { "form": "legacy" | "idif" | "fid" | "lov_default", "seq", "id" }
+//!             (ostid_seq()/ostid_id(), informational), "fid" (ostid_to_fid(), or null) }, ... ] }
 //! ENTRY   = { "id", "flags", "extent": { "start", "end" }, "offset", "size", "layout_gen",
 //!             "time_and_id", "dstripe_count", "cstripe_count", "compr_type", "compr_lvl",
 //!             "compr_chunk_log_bits", "layout": PLAIN | FOREIGN }
@@ -71,11 +81,11 @@ use lustre_dne_intent::xattr::acl::POSIX_ACL_XATTR_VERSION;
 use lustre_dne_intent::xattr::lov::LovComponentView;
 use lustre_dne_intent::xattr::{
     Acl, AclEntry, AclPerm, AclTag, AclView, DefaultLmv, DefaultLmvView, ForeignMd, ForeignType,
-    ForeignView, LMV_MAGIC_FOREIGN, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SPECIFIC,
-    LOV_MAGIC_V1, LOV_MAGIC_V3, LcmFlags, LcmeFlags, Lmv, LmvHashType, LmvMd, LmvMdView,
-    LmvUserMdsData, LmvView, Lov, LovBlob, LovBlobView, LovComp, LovCompView, LovComponent, LovMd,
-    LovMdView, LovOstData, LovPattern, LovView, OstId, Pin, PinValue, PinView, PoolName,
-    XattrEncode,
+    ForeignView, LMV_MAGIC_FOREIGN, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL,
+    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LayoutOf, LcmFlags, LcmeFlags, LmmUnion, Lmv,
+    LmvHashType, LmvMd, LmvMdView, LmvUserMdsData, LmvView, Lov, LovBlob, LovBlobView, LovComp,
+    LovCompView, LovComponent, LovMd, LovMdView, LovOstData, LovPattern, LovView, OstId, Pin,
+    PinValue, PinView, PoolName, XattrEncode,
 };
 use serde_json::Value;
 
@@ -101,7 +111,12 @@ pub fn kind_of(name: &str) -> Option<&'static str> {
 /// The JSON form of the attribute `name` holding `bytes`, validated by its decoder; `file` is
 /// the file it was read from (getfattr input), when known. An attribute this tool does not
 /// decode is `"kind": "opaque"`.
-pub fn payload_json(file: Option<&str>, name: &str, bytes: &[u8]) -> Result<J, String> {
+pub fn payload_json(
+    file: Option<&str>,
+    name: &str,
+    bytes: &[u8],
+    layout_of: Option<LayoutOf>,
+) -> Result<J, String> {
     let err = |e: lustre_dne_intent::DecodeError| format!("{name}: {e}");
     let kind = kind_of(name).unwrap_or("opaque");
     let mut o = Vec::new();
@@ -118,11 +133,15 @@ pub fn payload_json(file: Option<&str>, name: &str, bytes: &[u8]) -> Result<J, S
             LmvView::Foreign(f) => foreign_fields(&f),
         }),
         "dmv" => o.extend(dmv_fields(&DefaultLmvView::parse(bytes).map_err(err)?)),
-        "lov" => o.extend(match LovView::parse(bytes).map_err(err)? {
-            LovView::Md(m) => plain_fields(&m),
-            LovView::Comp(c) => comp_fields(&c),
-            LovView::Foreign(f) => foreign_fields(&f),
-        }),
+        "lov" => {
+            let v = LovView::parse(bytes).map_err(err)?;
+            let of = layout_of.unwrap_or_else(|| v.layout_of_guess());
+            o.extend(match v {
+                LovView::Md(m) => plain_fields(&m, of, true),
+                LovView::Comp(c) => comp_fields(&c, of),
+                LovView::Foreign(f) => foreign_fields(&f),
+            })
+        }
         _ => o.push(("value", J::S(to_hex(bytes)))),
     }
     Ok(J::O(o))
@@ -188,18 +207,53 @@ fn pool_json(p: &PoolName) -> J {
     }
 }
 
+/// `"padding": "hex"` when any byte is not zero.
+fn padding_field(o: &mut Fields, bytes: &[u8]) {
+    if bytes.iter().any(|&b| b != 0) {
+        o.push(("padding", J::S(to_hex(bytes))));
+    }
+}
+
+/// An optional `"padding"` of exactly `N` bytes (zero when absent).
+fn padding_from<const N: usize>(o: &mut Obj) -> Result<[u8; N], String> {
+    let path = o.path_of("padding");
+    let Some(v) = o.take_opt("padding") else {
+        return Ok([0; N]);
+    };
+    let Value::String(s) = &v else {
+        return Err(format!(
+            "{path}: expected a hex string, got {}",
+            describe(&v)
+        ));
+    };
+    let b = crate::input::decode_hex(s.as_bytes()).map_err(|e| format!("{path}: {e}"))?;
+    b.try_into()
+        .map_err(|b: Vec<u8>| format!("{path}: expected {N} bytes, got {}", b.len()))
+}
+
 fn lmv_fields(m: &LmvMdView<'_>) -> Fields {
-    vec![
+    let mut o = vec![
         ("magic", u(m.magic())),
         ("stripe_count", u(m.stripe_count())),
-        ("master_mdt_index", u(m.master_mdt_index())),
+        // One field, two meanings: the master's MDT, or on a stripe object its index.
+        (
+            if m.is_stripe() {
+                "stripe_index"
+            } else {
+                "master_mdt_index"
+            },
+            u(m.master_mdt_index()),
+        ),
         ("hash_type", u(m.hash_type().0)),
         ("layout_version", u(m.layout_version())),
         ("migrate_offset", u(m.migrate_offset())),
         ("migrate_hash", u(m.migrate_hash().0)),
         ("pool_name", pool_json(m.pool_name())),
         ("stripe_fids", J::A(m.stripe_fids().map(fid).collect())),
-    ]
+        ("form", J::S(m.form().name().into())),
+    ];
+    padding_field(&mut o, &m.padding());
+    o
 }
 
 fn foreign_fields(f: &ForeignView<'_>) -> Fields {
@@ -215,9 +269,13 @@ fn foreign_fields(f: &ForeignView<'_>) -> Fields {
 fn dmv_fields(v: &DefaultLmvView<'_>) -> Fields {
     let objects = v
         .objects()
-        .map(|o| J::O(vec![("fid", fid(o.fid)), ("mds", u(o.mds))]))
+        .map(|o| {
+            let mut f = vec![("fid", fid(o.fid)), ("mds", u(o.mds))];
+            padding_field(&mut f, &o.padding.to_le_bytes());
+            J::O(f)
+        })
         .collect();
-    vec![
+    let mut o = vec![
         ("magic", u(v.magic())),
         ("stripe_count", i(v.stripe_count())),
         ("stripe_offset", u(v.stripe_offset())),
@@ -227,14 +285,16 @@ fn dmv_fields(v: &DefaultLmvView<'_>) -> Fields {
         ("max_inherit_rr", u(v.max_inherit_rr())),
         ("pool_name", pool_json(v.pool_name())),
         ("objects", J::A(objects)),
-    ]
+    ];
+    padding_field(&mut o, &v.padding());
+    o
 }
 
 fn oi_json(oi: OstId) -> J {
     J::O(vec![("id", u(oi.id)), ("seq", u(oi.seq))])
 }
 
-fn plain_fields(m: &LovMdView<'_>) -> Fields {
+fn plain_fields(m: &LovMdView<'_>, of: LayoutOf, instantiated: bool) -> Fields {
     let objects = m
         .objects()
         .map(|o| {
@@ -242,22 +302,36 @@ fn plain_fields(m: &LovMdView<'_>) -> Fields {
                 ("oi", oi_json(o.oi)),
                 ("gen", u(o.gen_)),
                 ("idx", u(o.idx)),
+                (
+                    "ostid",
+                    J::O(vec![
+                        ("form", J::S(o.oi.form().name().into())),
+                        ("seq", u(o.oi.ostid_seq())),
+                        ("id", u(o.oi.ostid_id())),
+                    ]),
+                ),
+                ("fid", o.oi.to_fid(o.idx).map_or(J::Null, fid)),
             ])
         })
         .collect();
+    let union = m.union_member(of, instantiated);
+    let union_key = match union {
+        LmmUnion::LayoutGen(_) => "layout_gen",
+        LmmUnion::StripeOffset(_) => "stripe_offset",
+    };
     vec![
         ("magic", u(m.magic())),
         ("pattern", u(m.pattern().0)),
         ("oi", oi_json(m.oi())),
         ("stripe_size", u(m.stripe_size())),
         ("stripe_count", u(m.stripe_count())),
-        ("stripe_offset", u(m.stripe_offset())),
+        (union_key, u(union.value())),
         ("pool_name", m.pool_name().map_or(J::Null, pool_json)),
         ("objects", J::A(objects)),
     ]
 }
 
-fn entry_json(c: &LovComponentView<'_>) -> J {
+fn entry_json(c: &LovComponentView<'_>, of: LayoutOf) -> J {
     let e = &c.entry;
     J::O(vec![
         ("id", u(e.id)),
@@ -278,16 +352,16 @@ fn entry_json(c: &LovComponentView<'_>) -> J {
         (
             "layout",
             J::O(match &c.blob {
-                LovBlobView::Md(m) => plain_fields(m),
+                LovBlobView::Md(m) => plain_fields(m, of, e.flags.contains(LcmeFlags::INIT)),
                 LovBlobView::Foreign(f) => foreign_fields(f),
             }),
         ),
     ])
 }
 
-fn comp_fields(c: &LovCompView<'_>) -> Fields {
-    vec![
-        ("magic", u(LOV_MAGIC_COMP_V1)),
+fn comp_fields(c: &LovCompView<'_>, of: LayoutOf) -> Fields {
+    let mut o = vec![
+        ("magic", u(c.magic())),
         ("size", us(c.wire_len())),
         ("layout_gen", u(c.layout_gen())),
         ("flags", u(c.flags().0)),
@@ -296,9 +370,11 @@ fn comp_fields(c: &LovCompView<'_>) -> Fields {
         ("ec_count", u(c.ec_count())),
         (
             "entries",
-            J::A(c.components().map(|c| entry_json(&c)).collect()),
+            J::A(c.components().map(|c| entry_json(&c, of)).collect()),
         ),
-    ]
+    ];
+    padding_field(&mut o, &c.padding());
+    o
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,20 +490,25 @@ fn lmv_from(mut o: Obj) -> Result<Lmv, String> {
         return foreign_from(o).map(Lmv::Foreign);
     }
     let stripe_count = o.int("stripe_count")?;
-    let master_mdt_index = o.int("master_mdt_index")?;
+    let master_mdt_index = match o.take_opt("stripe_index") {
+        Some(v) => int(&o.path_of("stripe_index"), &v)?,
+        None => o.int("master_mdt_index")?,
+    };
     let hash_type = LmvHashType(o.int("hash_type")?);
     let layout_version = o.int("layout_version")?;
     let migrate_offset = o.int("migrate_offset")?;
     let migrate_hash = LmvHashType(o.int("migrate_hash")?);
     let pool_name = pool_from(&mut o, "pool_name")?;
+    let padding = padding_from(&mut o)?;
     let (path, items) = array(&mut o, "stripe_fids")?;
     let stripe_fids = items
         .iter()
         .enumerate()
         .map(|(k, v)| fid_of(&format!("{path}[{k}]"), v))
         .collect::<Result<_, _>>()?;
-    o.finish(&[])?;
+    o.finish(&["form"])?;
     Ok(Lmv::Md(LmvMd {
+        padding,
         magic,
         stripe_count,
         master_mdt_index,
@@ -449,6 +530,7 @@ fn dmv_from(mut o: Obj) -> Result<DefaultLmv, String> {
     let max_inherit = o.int("max_inherit")?;
     let max_inherit_rr = o.int("max_inherit_rr")?;
     let pool_name = pool_from(&mut o, "pool_name")?;
+    let padding = padding_from(&mut o)?;
     let (path, items) = array(&mut o, "objects")?;
     let mut objects = Vec::with_capacity(items.len());
     for (k, item) in items.into_iter().enumerate() {
@@ -456,6 +538,7 @@ fn dmv_from(mut o: Obj) -> Result<DefaultLmv, String> {
         objects.push(LmvUserMdsData {
             fid: m.fid("fid")?,
             mds: m.int("mds")?,
+            padding: u32::from_le_bytes(padding_from(&mut m)?),
         });
         m.finish(&[])?;
     }
@@ -468,6 +551,7 @@ fn dmv_from(mut o: Obj) -> Result<DefaultLmv, String> {
         lum_type,
         max_inherit,
         max_inherit_rr,
+        padding,
         pool_name,
         objects,
     })
@@ -487,7 +571,18 @@ fn plain_from(mut o: Obj, magic: u32) -> Result<LovMd, String> {
     let oi = oi_from(o.obj("oi")?)?;
     let stripe_size = o.int("stripe_size")?;
     let stripe_count = o.int("stripe_count")?;
-    let stripe_offset = o.int("stripe_offset")?;
+    // The union at offset 30, under either member's name.
+    let stripe_offset = match (o.take_opt("layout_gen"), o.take_opt("stripe_offset")) {
+        (Some(v), None) => int(&o.path_of("layout_gen"), &v)?,
+        (None, Some(v)) => int(&o.path_of("stripe_offset"), &v)?,
+        (None, None) => return Err(format!("{}: missing", o.path_of("stripe_offset"))),
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "{}: layout_gen and stripe_offset are one union: give one",
+                o.path_of("stripe_offset")
+            ));
+        }
+    };
     let pool_path = o.path_of("pool_name");
     let pool_name = match o.take("pool_name")? {
         Value::Null => None,
@@ -516,7 +611,7 @@ fn plain_from(mut o: Obj, magic: u32) -> Result<LovMd, String> {
             gen_: d.int("gen")?,
             idx: d.int("idx")?,
         });
-        d.finish(&[])?;
+        d.finish(&["ostid", "fid"])?;
     }
     o.finish(&[])?;
     Ok(LovMd {
@@ -580,7 +675,8 @@ fn lov_from(mut o: Obj) -> Result<Lov, String> {
     let magic: u32 = o.int("magic")?;
     match magic {
         LOV_MAGIC_FOREIGN => foreign_from(o).map(Lov::Foreign),
-        LOV_MAGIC_COMP_V1 => {
+        LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => {
+            let padding = padding_from(&mut o)?;
             let layout_gen = o.int("layout_gen")?;
             let flags = LcmFlags(o.int("flags")?);
             let mirror_count = o.int("mirror_count")?;
@@ -593,6 +689,8 @@ fn lov_from(mut o: Obj) -> Result<Lov, String> {
                 .collect::<Result<_, _>>()?;
             o.finish(&["size", "entry_count"])?;
             Ok(Lov::Comp(LovComp {
+                sel: magic == LOV_MAGIC_SEL,
+                padding,
                 layout_gen,
                 flags,
                 mirror_count,

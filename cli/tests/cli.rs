@@ -549,6 +549,35 @@ fn two_buffer_empty_result_says_it_re_encodes_canonically() {
 }
 
 #[test]
+fn buffers_past_the_protocol_round_trip() {
+    // Issue 10 item 11: a request's 7th buffer and a reply's 10th must be empty (W2.2), and
+    // the JSON keeps them, so decode --json | encode gives the same bytes.
+    let dir = tmpdir("extra_buffers");
+    let req = mkdir_request().to_bytes(Endian::Little).unwrap();
+    let rep = empty_reply().to_bytes(Endian::Big).unwrap();
+    for (name, full, extra) in [("req7.bin", req, &b""[..]), ("rep10.bin", rep, &b""[..])] {
+        let msg = MsgView::parse(&full).unwrap();
+        let mut b = MsgBuilder::new(msg.order(), *msg.header());
+        for k in 0..msg.bufcount() {
+            b.push(msg.buffer_or_empty(k)).unwrap();
+        }
+        b.push(extra).unwrap();
+        let mut long = Vec::new();
+        b.put(&mut long);
+        let f = write(&dir, name, &long);
+        let json = text(&ok(&["decode", "--json", &f], None));
+        let hex: String = extra.iter().map(|b| format!("{b:02x}")).collect();
+        let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            j["extra_buffers"],
+            serde_json::json!([hex]),
+            "{name}: {json}"
+        );
+        assert_round_trip(&f, &long);
+    }
+}
+
+#[test]
 fn hex_input_is_detected() {
     let dir = tmpdir("hex");
     for (name, bytes) in library_messages() {

@@ -197,7 +197,10 @@ fn json_lmv() {
     let j = json_of(&[], &vector("xattr_lmv_stripe.bin"));
     assert_eq!(j["magic"], 0x0CD4_0CD0);
     assert_eq!(j["stripe_count"], 4);
-    assert_eq!(j["master_mdt_index"], 2);
+    // On a stripe object lmv_master_mdt_index holds the stripe's index: named so.
+    assert_eq!(j["stripe_index"], 2);
+    assert!(j.get("master_mdt_index").is_none());
+    assert_eq!(j["form"], "header_only");
     assert_eq!(j["stripe_fids"], serde_json::json!([]));
     let j = json_of(&[], &vector("xattr_lmv_foreign.bin"));
     assert_eq!(j["magic"], 0x0CD5_0CD0);

@@ -297,3 +297,31 @@ impl<'de> serde::Deserialize<'de> for BoundedStr {
         d.deserialize_str(V)
     }
 }
+
+/// `#[serde(with)]` for a fixed padding field (`[u8; N]`): hex of its N bytes. Paired with
+/// `skip_serializing_if = "crate::json::bytes::padding::is_zero"` and `default`, a field that
+/// is zero, as Lustre writes it, does not appear, and one that is not is shown, never dropped.
+pub(crate) mod padding {
+    use super::*;
+
+    /// True when every byte is zero.
+    pub(crate) fn is_zero<const N: usize>(v: &[u8; N]) -> bool {
+        v.iter().all(|&b| b == 0)
+    }
+
+    pub(crate) fn serialize<S: Serializer, const N: usize>(
+        v: &[u8; N],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_str(&Hex(v))
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<[u8; N], D::Error> {
+        let v = de_hex(d, N)?;
+        v.try_into().map_err(|v: Vec<u8>| {
+            de::Error::custom(format_args!("expected {N} bytes of hex, got {}", v.len()))
+        })
+    }
+}

@@ -206,6 +206,7 @@ pub fn dmv_bytes(max_inherit: u8, max_inherit_rr: u8) -> Vec<u8> {
         lum_type: 0,
         max_inherit,
         max_inherit_rr,
+        padding: [0; 10],
         pool_name: crate::xattr::PoolName::EMPTY,
         objects: Vec::new(),
     }

@@ -4,7 +4,7 @@ use super::check_layout;
 use super::out::Out;
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
-use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN};
+use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
 use zerocopy::byteorder::U32;
 use zerocopy::{
     BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
@@ -217,7 +217,9 @@ impl<'a> MsgView<'a> {
         let mut cursor = hdr_len;
         for i in 0..count {
             let len = lens[i] as usize;
-            if len > MSG_MAX_BUFLEN {
+            // The padded length against the bound, as Lustre does; 1,024,000 is a multiple of
+            // 8, so this is the same as the length itself.
+            if round8(len) > MSG_MAX_BUFLEN {
                 return Err(DecodeError::new(
                     At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
                     ErrorKind::OverLimit {
@@ -239,9 +241,18 @@ impl<'a> MsgView<'a> {
                     },
                 ));
             }
-            // Offsets fit in u32: 32 buffers of at most 1 MiB each.
+            // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
             offsets[i] = cursor as u32;
             cursor += round8(len);
+        }
+        if cursor > MSG_MAX_LEN {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::MsgTooLong {
+                    len: cursor,
+                    max: MSG_MAX_LEN,
+                },
+            ));
         }
         Ok(MsgView {
             bytes,
@@ -409,7 +420,8 @@ impl<'a> MsgBuilder<'a> {
         }
     }
 
-    /// Appends a buffer; fails past 32 buffers or 1 MiB.
+    /// Appends a buffer; fails past 32 buffers, a buffer over [`MSG_MAX_BUFLEN`], or a message
+    /// over [`MSG_MAX_LEN`].
     pub fn push(&mut self, buf: &'a [u8]) -> Result<&mut Self, EncodeError> {
         if self.count == MSG_MAX_BUFCOUNT {
             return Err(DecodeError::new(
@@ -432,6 +444,22 @@ impl<'a> MsgBuilder<'a> {
                 ErrorKind::OverLimit {
                     value: buf.len() as u64,
                     max: MSG_MAX_BUFLEN as u64,
+                },
+            )
+            .into());
+        }
+        let len = round8(MSG_HEADER_FIXED + 4 * (self.count + 1))
+            + self.lens[..self.count]
+                .iter()
+                .map(|&l| round8(l as usize))
+                .sum::<usize>()
+            + round8(buf.len());
+        if len > MSG_MAX_LEN {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::MsgTooLong {
+                    len,
+                    max: MSG_MAX_LEN,
                 },
             )
             .into());

@@ -4,12 +4,12 @@
 //! `lum_max_inherit_rr` (MODEL.md §2).
 
 use super::lmv::LmvHashType;
+pub use super::lmv_text::GetDefaultDirStripe;
 use super::{Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
 use crate::wire::raw::LuFidRaw;
 use crate::wire::{LuFid, WireStruct};
-use core::fmt;
 use zerocopy::byteorder::{I32, U16};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
 
@@ -126,6 +126,12 @@ pub struct LmvUserMdsData {
     /// `lum_mds`: the MDT index.
     #[cfg_attr(feature = "serde", serde(rename = "lum_mds"))]
     pub mds: u32,
+    /// `lum_padding`, kept as found (zero when written by Lustre); in JSON only when not zero.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lum_padding", default, skip_serializing_if = "is_zero_u32")
+    )]
+    pub padding: u32,
 }
 
 /// A validated `trusted.dmv`, borrowing the input.
@@ -238,7 +244,14 @@ impl<'a> DefaultLmvView<'a> {
         self.objects.iter().map(|o| LmvUserMdsData {
             fid: LuFid::from_raw(&o.lum_fid),
             mds: o.lum_mds.get(),
+            padding: o.lum_padding.get(),
         })
+    }
+    /// Bytes 22–31 (`lum_padding1..3`), kept as found.
+    pub fn padding(&self) -> [u8; 10] {
+        let mut p = [0u8; 10];
+        p.copy_from_slice(&self.raw.as_bytes()[22..32]);
+        p
     }
     /// True when a new subdirectory stores a copy ([`inherits_default_lmv`]).
     pub fn is_inherited(&self) -> bool {
@@ -264,44 +277,15 @@ impl<'a> DefaultLmvView<'a> {
             lum_type: self.lum_type(),
             max_inherit: self.max_inherit(),
             max_inherit_rr: self.max_inherit_rr(),
+            padding: self.padding(),
             pool_name: *self.pool_name(),
             objects: self.objects().collect(),
         }
     }
 
-    /// An `lfs getdirstripe -D`-style text renderer.
+    /// An `lfs getdirstripe -D -v` text renderer (options on [`GetDefaultDirStripe`]).
     pub fn getdirstripe(&self) -> GetDefaultDirStripe<'a> {
-        GetDefaultDirStripe(*self)
-    }
-}
-
-/// `lfs getdirstripe -D`-style text of a `trusted.dmv`.
-#[derive(Debug, Clone, Copy)]
-pub struct GetDefaultDirStripe<'a>(DefaultLmvView<'a>);
-
-impl fmt::Display for GetDefaultDirStripe<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = &self.0;
-        write!(
-            f,
-            "lmv_stripe_count: {} lmv_stripe_offset: {} lmv_hash_type: {} lmv_max_inherit: {} lmv_max_inherit_rr: {}",
-            v.stripe_count(),
-            v.stripe_offset() as i32,
-            v.hash_type(),
-            v.max_inherit(),
-            v.max_inherit_rr()
-        )?;
-        if !v.pool_name().is_empty() {
-            write!(f, " lmv_pool: {}", v.pool_name())?;
-        }
-        writeln!(f)?;
-        if !v.objects.is_empty() {
-            writeln!(f, "mdtidx\t\t FID[seq:oid:ver]")?;
-            for o in v.objects() {
-                writeln!(f, "{:>6}\t\t {}", o.mds, o.fid)?;
-            }
-        }
-        Ok(())
+        GetDefaultDirStripe::new(*self)
     }
 }
 
@@ -335,6 +319,16 @@ pub struct DefaultLmv {
     /// `lum_max_inherit_rr`.
     #[cfg_attr(feature = "serde", serde(rename = "lum_max_inherit_rr"))]
     pub max_inherit_rr: u8,
+    /// `lum_padding1..3` (bytes 22–31), kept as found. In JSON: hex, and left out when zero.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default,
+            skip_serializing_if = "crate::json::bytes::padding::is_zero",
+            with = "crate::json::bytes::padding"
+        )
+    )]
+    pub padding: [u8; 10],
     /// `lum_pool_name`.
     #[cfg_attr(feature = "serde", serde(rename = "lum_pool_name"))]
     pub pool_name: PoolName,
@@ -372,13 +366,11 @@ impl super::XattrEncode for DefaultLmv {
         out.put_u32_le(self.lum_type);
         out.put_u8(self.max_inherit);
         out.put_u8(self.max_inherit_rr);
-        out.put_u16_le(0);
-        out.put_u32_le(0);
-        out.put_u32_le(0);
+        out.put_slice(&self.padding);
         out.put_slice(&self.pool_name.0);
         for o in &self.objects {
             out.put_slice(o.fid.to_raw::<LittleEndian>().as_bytes());
-            out.put_u32_le(0);
+            out.put_u32_le(o.padding);
             out.put_u32_le(o.mds);
         }
     }
@@ -386,4 +378,9 @@ impl super::XattrEncode for DefaultLmv {
     fn check_encoded(bytes: &[u8]) -> Result<(), DecodeError> {
         DefaultLmvView::parse(bytes).map(|_| ())
     }
+}
+
+#[cfg(feature = "serde")]
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }

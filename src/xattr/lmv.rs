@@ -2,10 +2,13 @@
 //! on a striped directory (LMV_MAGIC_V1, with one FID per stripe) or on one of its stripes
 //! (LMV_MAGIC_STRIPE), or `lmv_foreign_md`.
 //!
-//! A stripe object's LMV is accepted either with its FID table (56 + 16·count bytes) or, as
-//! Lustre's LOD writes it (`sizeof(struct lmv_mds_md_v1)`), without one (56 bytes,
-//! `lmv_stripe_count` still the directory's stripe count).
+//! Both forms are accepted, for a master (LMV_MAGIC_V1) and a stripe object alike: with the FID
+//! table (56 + 16·count bytes, what the MDT sends: `lod_xattr_get` appends the FIDs from the
+//! master's `${FID}:${index}` entries) or the 56-byte header alone (what LOD stores on disk,
+//! `lod_prep_lmv_md`: "Only store the LMV EA header on the disk"), `lmv_stripe_count` still the
+//! directory's stripe count. [`LmvMdView::form`] says which.
 
+pub use super::lmv_text::GetDirStripe;
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
@@ -176,7 +179,6 @@ impl<'a> LmvMdView<'a> {
         let Ok((raw, rest)) = LmvMdsMdV1Raw::ref_from_prefix(bytes) else {
             return Err(truncated(LMV_S, 56, bytes.len()));
         };
-        let magic = raw.lmv_magic.get();
         let count = raw.lmv_stripe_count.get() as usize;
         if count > LMV_MAX_STRIPE_COUNT {
             return Err(err(
@@ -193,7 +195,8 @@ impl<'a> LmvMdView<'a> {
         let expected = 56 + 16 * count;
         let fids = if bytes.len() == expected {
             count
-        } else if magic == LMV_MAGIC_STRIPE && rest.is_empty() {
+        } else if rest.is_empty() {
+            // The on-disk form: header only, whatever the count.
             0
         } else {
             return Err(err(
@@ -248,13 +251,23 @@ impl<'a> LmvMdView<'a> {
     pub fn pool_name(&self) -> &'a PoolName {
         &self.raw.lmv_pool_name
     }
-    /// The stripe FIDs (empty on a stripe object stored without its table).
+    /// Which form the payload has: the stored header alone, or the header with its FID table.
+    pub fn form(&self) -> LmvForm {
+        LmvForm::of(self.stripe_count(), self.fids.len())
+    }
+    /// The stripe FIDs (empty in the header-only form).
     pub fn stripe_fids(&self) -> impl ExactSizeIterator<Item = LuFid> + Clone + 'a {
         self.fids.iter().map(LuFid::from_raw)
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
         56 + 16 * self.fids.len()
+    }
+    /// Bytes 28–39 (`lmv_padding2`, `lmv_padding3`), kept as found.
+    pub fn padding(&self) -> [u8; 12] {
+        let mut p = [0u8; 12];
+        p.copy_from_slice(&self.raw.as_bytes()[28..40]);
+        p
     }
     /// The raw header.
     pub fn raw(&self) -> &'a LmvMdsMdV1Raw {
@@ -272,8 +285,38 @@ impl<'a> LmvMdView<'a> {
             layout_version: self.layout_version(),
             migrate_offset: self.migrate_offset(),
             migrate_hash: self.migrate_hash(),
+            padding: self.padding(),
             pool_name: *self.pool_name(),
             stripe_fids: self.stripe_fids().collect(),
+        }
+    }
+}
+
+/// The two forms of an `lmv_mds_md_v1` Lustre produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LmvForm {
+    /// The header and one FID per stripe (56 + 16·count bytes): what the MDT returns to a reader
+    /// and what a reply carries. A count of 0 is this form.
+    WithFids,
+    /// The 56-byte header alone, `lmv_stripe_count` > 0: how LOD stores a striped directory's
+    /// master and its stripes on disk.
+    HeaderOnly,
+}
+
+impl LmvForm {
+    /// The form of a header with `stripe_count` whose payload holds `fids` FIDs.
+    pub const fn of(stripe_count: u32, fids: usize) -> LmvForm {
+        if fids == 0 && stripe_count > 0 {
+            LmvForm::HeaderOnly
+        } else {
+            LmvForm::WithFids
+        }
+    }
+    /// `with_fids` or `header_only`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LmvForm::WithFids => "with_fids",
+            LmvForm::HeaderOnly => "header_only",
         }
     }
 }
@@ -293,7 +336,19 @@ impl<'a> LmvView<'a> {
         check_xattr_size(LMV_S, bytes.len())?;
         match super::read_magic(LMV_S, bytes)? {
             LMV_MAGIC_V1 | LMV_MAGIC_STRIPE => LmvMdView::parse(bytes).map(LmvView::Md),
-            LMV_MAGIC_FOREIGN => ForeignView::parse(LMV_FOREIGN_S, bytes).map(LmvView::Foreign),
+            LMV_MAGIC_FOREIGN => {
+                let v = ForeignView::parse(LMV_FOREIGN_S, bytes)?;
+                // lod_xattr_get: "empty foreign LMV is not allowed" (-EINVAL).
+                if v.value().is_empty() {
+                    return Err(err(
+                        LMV_FOREIGN_S,
+                        "lfm_length",
+                        4,
+                        ErrorKind::LmvForeignEmpty,
+                    ));
+                }
+                Ok(LmvView::Foreign(v))
+            }
             m => Err(bad_magic(
                 LMV_S,
                 "lmv_magic",
@@ -327,54 +382,9 @@ impl<'a> LmvView<'a> {
         }
     }
 
-    /// An `lfs getdirstripe`-style text renderer.
+    /// An `lfs getdirstripe -v` text renderer (options on [`GetDirStripe`]).
     pub fn getdirstripe(&self) -> GetDirStripe<'a> {
-        GetDirStripe(*self)
-    }
-}
-
-/// `lfs getdirstripe`-style text of a `trusted.lmv`.
-#[derive(Debug, Clone, Copy)]
-pub struct GetDirStripe<'a>(LmvView<'a>);
-
-impl fmt::Display for GetDirStripe<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            LmvView::Foreign(v) => write!(f, "{v}"),
-            LmvView::Md(m) => {
-                write!(
-                    f,
-                    "lmv_stripe_count: {} lmv_stripe_offset: {} lmv_hash_type: {}",
-                    m.stripe_count(),
-                    m.master_mdt_index(),
-                    m.hash_type()
-                )?;
-                if m.hash_type().flags().contains(LmvHashFlags::MIGRATION) {
-                    write!(
-                        f,
-                        " lmv_migrate_offset: {} lmv_migrate_hash: {}",
-                        m.migrate_offset(),
-                        m.migrate_hash()
-                    )?;
-                }
-                write!(f, " lmv_layout_version: {}", m.layout_version())?;
-                if !m.pool_name().is_empty() {
-                    write!(f, " lmv_pool: {}", m.pool_name())?;
-                }
-                if m.is_stripe() {
-                    f.write_str(" (stripe object)")?;
-                }
-                writeln!(f)?;
-                if m.fids.is_empty() {
-                    return Ok(());
-                }
-                writeln!(f, "stripe\t\t FID[seq:oid:ver]")?;
-                for (i, fid) in m.stripe_fids().enumerate() {
-                    writeln!(f, "{i:>6}\t\t {fid}")?;
-                }
-                Ok(())
-            }
-        }
+        GetDirStripe::new(*self)
     }
 }
 
@@ -390,8 +400,8 @@ pub struct LmvMd {
     /// [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
     #[cfg_attr(feature = "serde", serde(rename = "lmv_magic"))]
     pub magic: u32,
-    /// `lmv_stripe_count`: equals `stripe_fids.len()`, except on a stripe object stored without
-    /// its FID table.
+    /// `lmv_stripe_count`: equals `stripe_fids.len()`, except in the header-only form (the
+    /// table empty, [`LmvForm::HeaderOnly`]).
     #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_count"))]
     pub stripe_count: u32,
     /// `lmv_master_mdt_index`.
@@ -409,6 +419,16 @@ pub struct LmvMd {
     /// `lmv_migrate_hash`.
     #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_hash"))]
     pub migrate_hash: LmvHashType,
+    /// `lmv_padding2` and `lmv_padding3` (bytes 28–39), kept as found. In JSON: hex, and left out when zero.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default,
+            skip_serializing_if = "crate::json::bytes::padding::is_zero",
+            with = "crate::json::bytes::padding"
+        )
+    )]
+    pub padding: [u8; 12],
     /// `lmv_pool_name`.
     #[cfg_attr(feature = "serde", serde(rename = "lmv_pool_name"))]
     pub pool_name: PoolName,
@@ -456,11 +476,10 @@ impl super::XattrEncode for Lmv {
                     m.layout_version,
                     m.migrate_offset,
                     m.migrate_hash.0,
-                    0,
                 ] {
                     out.put_u32_le(v);
                 }
-                out.put_u64_le(0);
+                out.put_slice(&m.padding);
                 out.put_slice(&m.pool_name.0);
                 for fid in &m.stripe_fids {
                     out.put_slice(fid.to_raw::<LittleEndian>().as_bytes());

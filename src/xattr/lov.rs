@@ -5,12 +5,17 @@
 //!
 //! A `lmm_stripe_count` in 0xffe0..=0xffff means "default/all" and stands for no objects;
 //! any other count is at most [`LOV_MAX_STRIPE_COUNT`]. A plain layout is accepted as a template
-//! (header only) or with one `lov_user_ost_data_v1` per stripe.
+//! (header only) or with one `lov_user_ost_data_v1` per stripe; a component that is not
+//! instantiated may also hold the one placeholder entry Lustre writes (`l_ost_idx` =
+//! [`LOV_OST_IDX_NONE`]). `LOV_MAGIC_SEL`, the on-disk magic of a layout with a self-extending
+//! component, is read as a composite and kept.
 
+pub use super::lov_text::GetStripe;
+pub use super::unions::{LayoutOf, LmmUnion, OstIdForm};
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LOV_MAX_STRIPE_COUNT;
-use core::fmt;
+
 use zerocopy::byteorder::{U16, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
 
@@ -31,18 +36,30 @@ pub const LOV_MAGIC_SPECIFIC: u32 = 0x0BD5_0BD0;
 pub const LOV_MAGIC_COMP_V1: u32 = 0x0BD6_0BD0;
 /// `LOV_MAGIC_FOREIGN`.
 pub const LOV_MAGIC_FOREIGN: u32 = 0x0BD7_0BD0;
+/// `LOV_MAGIC_SEL`: the on-disk magic of a composite layout with a self-extending (SEL)
+/// component; the MDT sends it as [`LOV_MAGIC_COMP_V1`] (`lod_xattr_get`).
+pub const LOV_MAGIC_SEL: u32 = 0x0BD8_0BD0;
 /// `LOV_ALL_STRIPES_WIDE`: the first of the "default/all" stripe counts.
 pub const LOV_ALL_STRIPES_WIDE: u16 = 0xffe0;
 /// `LOV_ALL_STRIPES`.
 pub const LOV_ALL_STRIPES: u16 = 0xffff;
 
-const KNOWN: [u32; 5] = [
+const KNOWN: [u32; 6] = [
     LOV_MAGIC_V1,
     LOV_MAGIC_V3,
     LOV_MAGIC_SPECIFIC,
     LOV_MAGIC_COMP_V1,
     LOV_MAGIC_FOREIGN,
+    LOV_MAGIC_SEL,
 ];
+
+/// `l_ost_idx` of the one placeholder entry Lustre writes for a component that is not
+/// instantiated yet (`lod_lov.c`: the entry's index starts as `(__u32)-1`).
+pub const LOV_OST_IDX_NONE: u32 = u32::MAX;
+
+/// `FID_SEQ_LOV_DEFAULT`: the `oi_seq` of a layout the MDT made up from the file system's
+/// defaults.
+pub const FID_SEQ_LOV_DEFAULT: u64 = u64::MAX;
 
 /// The number of objects a `lmm_stripe_count` stands for: 0 for the "default/all" values
 /// 0xffe0..=0xffff, else the count itself.
@@ -172,7 +189,7 @@ impl OstId {
             seq: r.oi_seq.get(),
         }
     }
-    /// The same 16 bytes read as a FID (`oi_fid`).
+    /// The same 16 bytes read as a FID (`oi_fid`): `f_seq` is bytes 0–7.
     pub const fn as_fid(&self) -> crate::wire::LuFid {
         crate::wire::LuFid::new(self.id, self.seq as u32, (self.seq >> 32) as u32)
     }
@@ -327,8 +344,9 @@ pub struct LovMdView<'a> {
 }
 
 impl<'a> LovMdView<'a> {
-    /// Parses a plain layout whose magic is V1, V3 or SPECIFIC.
-    fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+    /// Parses a plain layout whose magic is V1, V3 or SPECIFIC. `uninit` marks a component
+    /// without `LCME_FL_INIT`, which may also hold the one placeholder entry Lustre writes.
+    fn parse(bytes: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
         let Ok((v1, _)) = LovUserMdV1Raw::ref_from_prefix(bytes) else {
             return Err(truncated(LOV_V1_S, 32, bytes.len()));
         };
@@ -362,7 +380,25 @@ impl<'a> LovMdView<'a> {
             None
         };
         let n = stripe_objects(sc);
-        if !rest.is_empty() && rest.len() != 24 * n {
+        // An uninstantiated component: Lustre keeps the header's count but stores one entry
+        // with l_ost_idx = -1 (lod_comp_shrink_stripe_count), or one per stripe when the
+        // component was made with an OST list (`lfs setstripe -o`).
+        if uninit && rest.len() == 24 && n != 1 {
+            let Ok(one) = LovUserOstDataRaw::ref_from_bytes(rest) else {
+                return Err(truncated(s, hdr + 24, bytes.len()));
+            };
+            if one.l_ost_idx.get() != LOV_OST_IDX_NONE {
+                return Err(err(
+                    s,
+                    "lmm_objects",
+                    hdr,
+                    ErrorKind::LovUninitObjects {
+                        objects: 1,
+                        stripes: n,
+                    },
+                ));
+            }
+        } else if !rest.is_empty() && rest.len() != 24 * n {
             return Err(err(
                 s,
                 "lmm_stripe_count",
@@ -399,9 +435,21 @@ impl<'a> LovMdView<'a> {
     pub fn stripe_count(&self) -> u16 {
         self.v1.lmm_stripe_count.get()
     }
-    /// `lmm_stripe_offset` / `lmm_layout_gen` (0xffff: any OST).
+    /// The 16-bit union at offset 30 as stored, whichever member it holds: `lmm_stripe_offset`
+    /// (0xffff: any OST) or `lmm_layout_gen`; [`LovMdView::union_member`] names it.
     pub fn stripe_offset(&self) -> u16 {
         self.v1.lmm_stripe_offset.get()
+    }
+    /// The union at offset 30 named by context, as lfs and LOD read it.
+    pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
+        LmmUnion::of(self.stripe_offset(), of, instantiated)
+    }
+    /// True when the one object entry is the placeholder of an uninstantiated component
+    /// (`l_ost_idx` = [`LOV_OST_IDX_NONE`]) rather than a stripe object.
+    pub fn has_placeholder(&self) -> bool {
+        self.objects.len() == 1
+            && self.objects[0].l_ost_idx.get() == LOV_OST_IDX_NONE
+            && stripe_objects(self.stripe_count()) != 1
     }
     /// `lmm_pool_name` (V3 and SPECIFIC only).
     pub fn pool_name(&self) -> Option<&'a PoolName> {
@@ -532,13 +580,13 @@ pub enum LovBlobView<'a> {
 }
 
 impl<'a> LovBlobView<'a> {
-    fn parse(index: usize, blob: &'a [u8]) -> Result<Self, DecodeError> {
+    fn parse(index: usize, blob: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
         match super::read_magic(LOV_S, blob)? {
             LOV_MAGIC_V1 | LOV_MAGIC_V3 | LOV_MAGIC_SPECIFIC => {
-                LovMdView::parse(blob).map(LovBlobView::Md)
+                LovMdView::parse(blob, uninit).map(LovBlobView::Md)
             }
             LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, blob).map(LovBlobView::Foreign),
-            LOV_MAGIC_COMP_V1 => Err(err(
+            LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => Err(err(
                 LOV_S,
                 "lmm_magic",
                 0,
@@ -667,7 +715,8 @@ impl<'a> LovCompView<'a> {
                 }
             }
             max_end = max_end.max(end);
-            LovBlobView::parse(i, &bytes[start..end]).map_err(|e| e.shifted(start))?;
+            let uninit = !LcmeFlags(e.lcme_flags.get()).contains(LcmeFlags::INIT);
+            LovBlobView::parse(i, &bytes[start..end], uninit).map_err(|e| e.shifted(start))?;
         }
         Ok(LovCompView {
             raw,
@@ -676,9 +725,20 @@ impl<'a> LovCompView<'a> {
         })
     }
 
+    /// `lcm_magic`: [`LOV_MAGIC_COMP_V1`], or [`LOV_MAGIC_SEL`] as stored on disk.
+    pub fn magic(&self) -> u32 {
+        self.raw.lcm_magic.get()
+    }
     /// `lcm_layout_gen`.
     pub fn layout_gen(&self) -> u32 {
         self.raw.lcm_layout_gen.get()
+    }
+    /// Bytes 19–31 (`lcm_padding3`, `lcm_padding1`, `lcm_padding2`): zero on disk; after a
+    /// client read, bytes 24–29 hold a stripe count and size (`ll_lov_getstripe`).
+    pub fn padding(&self) -> [u8; 13] {
+        let mut p = [0u8; 13];
+        p.copy_from_slice(&self.raw.as_bytes()[19..32]);
+        p
     }
     /// `lcm_flags`.
     pub fn flags(&self) -> LcmFlags {
@@ -708,7 +768,8 @@ impl<'a> LovCompView<'a> {
             let blob =
                 bytes.get(entry.offset as usize..(entry.offset as usize + entry.size as usize))?;
             // Validated by `parse`: never skips.
-            let blob = LovBlobView::parse(i, blob).ok()?;
+            let uninit = !entry.flags.contains(LcmeFlags::INIT);
+            let blob = LovBlobView::parse(i, blob, uninit).ok()?;
             Some(LovComponentView { entry, blob })
         })
     }
@@ -717,6 +778,8 @@ impl<'a> LovCompView<'a> {
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LovComp {
         LovComp {
+            sel: self.magic() == LOV_MAGIC_SEL,
+            padding: self.padding(),
             layout_gen: self.layout_gen(),
             flags: self.flags(),
             mirror_count: self.mirror_count(),
@@ -758,9 +821,9 @@ impl<'a> LovView<'a> {
         check_xattr_size(LOV_S, bytes.len())?;
         match super::read_magic(LOV_S, bytes)? {
             LOV_MAGIC_V1 | LOV_MAGIC_V3 | LOV_MAGIC_SPECIFIC => {
-                LovMdView::parse(bytes).map(LovView::Md)
+                LovMdView::parse(bytes, false).map(LovView::Md)
             }
-            LOV_MAGIC_COMP_V1 => LovCompView::parse(bytes).map(LovView::Comp),
+            LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => LovCompView::parse(bytes).map(LovView::Comp),
             LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, bytes).map(LovView::Foreign),
             m => Err(bad_magic(LOV_S, "lmm_magic", m, &KNOWN)),
         }
@@ -770,7 +833,7 @@ impl<'a> LovView<'a> {
     pub fn magic(&self) -> u32 {
         match self {
             LovView::Md(m) => m.magic(),
-            LovView::Comp(_) => LOV_MAGIC_COMP_V1,
+            LovView::Comp(c) => c.magic(),
             LovView::Foreign(f) => f.magic(),
         }
     }
@@ -793,110 +856,36 @@ impl<'a> LovView<'a> {
         }
     }
 
-    /// An `lfs getstripe`-style text renderer.
+    /// An `lfs getstripe -v` text renderer (options on [`GetStripe`]).
     pub fn getstripe(&self) -> GetStripe<'a> {
-        GetStripe(*self)
+        GetStripe::new(*self)
     }
-}
 
-/// `lfs getstripe`-style text of a `trusted.lov`.
-#[derive(Debug, Clone, Copy)]
-pub struct GetStripe<'a>(LovView<'a>);
-
-fn pattern_text(f: &mut fmt::Formatter<'_>, p: LovPattern) -> fmt::Result {
-    if p == LovPattern::DEFAULT {
-        return f.write_str("default");
-    }
-    let mut rest = p.0;
-    let mut first = true;
-    for &(name, v) in LovPattern::NAMED {
-        if rest & v == v {
-            if !first {
-                f.write_str(",")?;
+    /// Whose layout this most likely is, from the payload alone: object entries (stripe
+    /// objects, or the placeholder of an uninstantiated component) exist only in a file's
+    /// layout, and so does a released pattern; a directory's default is a template without
+    /// objects, or a SPECIFIC layout. Give the answer explicitly when it is known.
+    pub fn layout_of_guess(&self) -> LayoutOf {
+        let file_md = |m: &LovMdView<'_>| {
+            (!m.objects.is_empty() && m.magic() != LOV_MAGIC_SPECIFIC)
+                || m.pattern().contains(LovPattern::F_RELEASED)
+        };
+        match self {
+            LovView::Md(m) => {
+                if file_md(m) {
+                    LayoutOf::File
+                } else {
+                    LayoutOf::Dir
+                }
             }
-            f.write_str(name)?;
-            rest &= !v;
-            first = false;
-        }
-    }
-    if rest != 0 || first {
-        if !first {
-            f.write_str(",")?;
-        }
-        write!(f, "{rest:#x}")?;
-    }
-    Ok(())
-}
-
-fn signed16(v: u16) -> i32 {
-    if v >= LOV_ALL_STRIPES_WIDE {
-        v as i16 as i32
-    } else {
-        v as i32
-    }
-}
-
-fn md_text(f: &mut fmt::Formatter<'_>, m: &LovMdView<'_>, ind: &str) -> fmt::Result {
-    writeln!(f, "{ind}lmm_magic:         {:#010X}", m.magic())?;
-    let oi = m.oi();
-    if oi != OstId::default() {
-        writeln!(f, "{ind}lmm_seq:           {:#x}", oi.id)?;
-        writeln!(f, "{ind}lmm_object_id:     {:#x}", oi.seq)?;
-    }
-    writeln!(f, "{ind}lmm_stripe_count:  {}", signed16(m.stripe_count()))?;
-    writeln!(f, "{ind}lmm_stripe_size:   {}", m.stripe_size())?;
-    write!(f, "{ind}lmm_pattern:       ")?;
-    pattern_text(f, m.pattern())?;
-    writeln!(f)?;
-    writeln!(f, "{ind}lmm_stripe_offset: {}", signed16(m.stripe_offset()))?;
-    if let Some(p) = m.pool_name().filter(|p| !p.is_empty()) {
-        writeln!(f, "{ind}lmm_pool:          {p}")?;
-    }
-    if m.objects.is_empty() {
-        return Ok(());
-    }
-    writeln!(f, "{ind}\tobdidx\t\t objid\t\t objid\t\t group")?;
-    for o in m.objects() {
-        writeln!(
-            f,
-            "{ind}\t{:>6}\t{:>14}\t{:>#14x}\t{:>14}",
-            o.idx, o.oi.id, o.oi.id, o.oi.seq
-        )?;
-    }
-    Ok(())
-}
-
-impl fmt::Display for GetStripe<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            LovView::Md(m) => md_text(f, m, ""),
-            LovView::Foreign(v) => write!(f, "{v}"),
             LovView::Comp(c) => {
-                writeln!(f, "  lcm_layout_gen:    {}", c.layout_gen())?;
-                writeln!(f, "  lcm_mirror_count:  {}", c.mirror_count() as u32 + 1)?;
-                writeln!(f, "  lcm_entry_count:   {}", c.entry_count())?;
-                if !c.flags().is_empty() {
-                    writeln!(f, "  lcm_flags:         {}", c.flags())?;
-                }
-                for comp in c.components() {
-                    let e = &comp.entry;
-                    writeln!(f, "    lcme_id:             {}", e.id)?;
-                    writeln!(f, "    lcme_mirror_id:      {}", e.mirror_id())?;
-                    writeln!(f, "    lcme_flags:          {}", e.flags)?;
-                    writeln!(f, "    lcme_extent.e_start: {}", e.extent_start)?;
-                    if e.extent_end == u64::MAX {
-                        writeln!(f, "    lcme_extent.e_end:   EOF")?;
-                    } else {
-                        writeln!(f, "    lcme_extent.e_end:   {}", e.extent_end)?;
-                    }
-                    match &comp.blob {
-                        LovBlobView::Md(m) => md_text(f, m, "      ")?,
-                        LovBlobView::Foreign(v) => write!(f, "{v}")?,
-                    }
-                    writeln!(f)?;
-                }
-                Ok(())
+                let any = c.components().any(|comp| match &comp.blob {
+                    LovBlobView::Md(m) => file_md(m),
+                    LovBlobView::Foreign(_) => true,
+                });
+                if any { LayoutOf::File } else { LayoutOf::Dir }
             }
+            LovView::Foreign(_) => LayoutOf::File,
         }
     }
 }
@@ -925,7 +914,8 @@ pub struct LovMd {
     /// `lmm_stripe_count`.
     #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_count"))]
     pub stripe_count: u16,
-    /// `lmm_stripe_offset`.
+    /// The union at offset 30 as stored: `lmm_stripe_offset` or `lmm_layout_gen`
+    /// ([`LovMd::union_member`] names it).
     #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_offset"))]
     pub stripe_offset: u16,
     /// `lmm_pool_name`: `Some` exactly for V3 and SPECIFIC.
@@ -938,6 +928,10 @@ pub struct LovMd {
 
 #[cfg(feature = "alloc")]
 impl LovMd {
+    /// The union at offset 30 named by context: see [`LmmUnion::of`].
+    pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
+        LmmUnion::of(self.stripe_offset, of, instantiated)
+    }
     fn wire_len(&self) -> usize {
         let hdr = if self.magic == LOV_MAGIC_V1 { 32 } else { 48 };
         self.objects.len().saturating_mul(24).saturating_add(hdr)
@@ -1058,6 +1052,23 @@ pub struct LovComponent {
     serde(deny_unknown_fields)
 )]
 pub struct LovComp {
+    /// True when `lcm_magic` is [`LOV_MAGIC_SEL`] (the on-disk form of a layout with a SEL
+    /// component), false for [`LOV_MAGIC_COMP_V1`]. In JSON only when true.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcm_magic_sel", default, skip_serializing_if = "core::ops::Not::not")
+    )]
+    pub sel: bool,
+    /// Bytes 19–31 of the header, kept as found (zero on disk). In JSON: hex, and left out when zero.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default,
+            skip_serializing_if = "crate::json::bytes::padding::is_zero",
+            with = "crate::json::bytes::padding"
+        )
+    )]
+    pub padding: [u8; 13],
     /// `lcm_layout_gen`.
     #[cfg_attr(feature = "serde", serde(rename = "lcm_layout_gen"))]
     pub layout_gen: u32,
@@ -1085,16 +1096,18 @@ impl LovComp {
     }
     fn put_raw(&self, out: &mut dyn bytes::BufMut) {
         let total = self.wire_len();
-        out.put_u32_le(LOV_MAGIC_COMP_V1);
+        out.put_u32_le(if self.sel {
+            LOV_MAGIC_SEL
+        } else {
+            LOV_MAGIC_COMP_V1
+        });
         out.put_u32_le(total as u32);
         out.put_u32_le(self.layout_gen);
         out.put_u16_le(self.flags.0);
         out.put_u16_le(self.components.len() as u16);
         out.put_u16_le(self.mirror_count);
         out.put_u8(self.ec_count);
-        out.put_u8(0);
-        out.put_u32_le(0);
-        out.put_u64_le(0);
+        out.put_slice(&self.padding);
         let mut off = 32 + 48 * self.components.len();
         for c in &self.components {
             let size = c.blob.wire_len();

@@ -44,10 +44,13 @@
 pub mod acl;
 pub mod dmv;
 pub mod lmv;
+mod lmv_text;
 pub mod lov;
+mod lov_text;
 pub mod pin;
 mod reply;
 pub(crate) use reply::check_result;
+mod unions;
 
 #[cfg(feature = "alloc")]
 pub use acl::{Acl, AclCreated, posix_acl_create};
@@ -62,15 +65,16 @@ pub use dmv::{
     inherits_default_lmv, step_max_inherit, step_max_inherit_rr,
 };
 pub use lmv::{
-    GetDirStripe, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvHashFlags, LmvHashFn,
-    LmvHashType, LmvMdView, LmvView,
+    GetDirStripe, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvForm, LmvHashFlags,
+    LmvHashFn, LmvHashType, LmvMdView, LmvView,
 };
 #[cfg(feature = "alloc")]
 pub use lmv::{Lmv, LmvMd};
 pub use lov::{
-    GetStripe, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1,
-    LOV_MAGIC_V3, LcmFlags, LcmeFlags, LovBlobView, LovCompEntry, LovCompView, LovComponentView,
-    LovMdView, LovOstData, LovPattern, LovView, OstId, stripe_objects,
+    FID_SEQ_LOV_DEFAULT, GetStripe, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL,
+    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_OST_IDX_NONE, LayoutOf, LcmFlags,
+    LcmeFlags, LmmUnion, LovBlobView, LovCompEntry, LovCompView, LovComponentView, LovMdView,
+    LovOstData, LovPattern, LovView, OstId, OstIdForm, stripe_objects,
 };
 #[cfg(feature = "alloc")]
 pub use lov::{Lov, LovBlob, LovComp, LovComponent, LovMd};

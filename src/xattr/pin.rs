@@ -137,8 +137,8 @@ pub enum PinSyntaxKind {
         /// The byte.
         byte: u8,
     },
-    /// An `hsm` value that is not a u32.
-    #[error("hsm value is not a u32 archive id")]
+    /// An `hsm` value that is neither a u32 nor a negative `%d` of one.
+    #[error("hsm value is not a u32 archive id (or its negative %d form)")]
     BadArchiveId,
     /// A `pool` value longer than 15 bytes or empty.
     #[error("pool name is {len} bytes, expected 1..=15")]
@@ -205,6 +205,21 @@ fn parse_u32(s: &[u8]) -> Option<u32> {
         v = v * 10 + (b - b'0') as u64;
     }
     u32::try_from(v).ok()
+}
+
+/// An archive id as `llapi_pcc_pin_file` writes it: `"%d"` of a `__u32`, so ids of 2^31 and up
+/// appear as `-1`..`-2147483648`. Either spelling gives the same u32; `-0` is not a `%d` output.
+fn parse_archive_id(s: &[u8]) -> Option<u32> {
+    match s.strip_prefix(b"-") {
+        Some(digits) => {
+            let magnitude = parse_u32(digits)?;
+            if magnitude == 0 || magnitude > 1 << 31 {
+                return None;
+            }
+            Some(magnitude.wrapping_neg())
+        }
+        None => parse_u32(s),
+    }
 }
 
 impl<'a> Iterator for PinEntryIter<'a> {
@@ -286,7 +301,7 @@ impl<'a> Iterator for PinEntryIter<'a> {
             None => return self.fail(b.len(), PinSyntaxKind::NotClosed),
         }
         let value = match key {
-            b"hsm" => match parse_u32(inner) {
+            b"hsm" => match parse_archive_id(inner) {
                 Some(id) => PinValue::Hsm(id),
                 None => {
                     return Some(Err(PinSyntaxError {

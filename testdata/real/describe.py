@@ -2,6 +2,7 @@
 """Write testdata/real/NAME.md for each NAME.bin chosen by extract.py.
 
     describe.py SELECT_DIR OUT_DIR
+    describe.py --refresh OUT_DIR     # only the "Current crate output" sections
 
 SELECT_DIR holds NAME.bin and NAME.json from `extract.py ... --select`; the
 .md files (provenance, field table, what lfs prints) go to OUT_DIR.  Not
@@ -241,14 +242,50 @@ def lmv_table(buf):
     ]
 
 
-def crate_output(name, xattr, bindir):
+def crate_args(name, xattr, fid):
+    """What the tool is told besides the payload: the path lfs was given
+    (a layout), the directory's FID (a master LMV)."""
+    cpath = CONTEXT[name][0]
+    if xattr == "trusted.lov":
+        return ["--path", cpath]
+    if name.startswith("lmv_master"):
+        return ["--fid", fid]
+    return []
+
+
+def crate_output(name, xattr, bindir, fid):
     import subprocess
     exe = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        "..", "..", "target", "debug", "dne-intent")
-    r = subprocess.run([exe, "xattr", "--name", xattr,
-                        os.path.join(bindir, name + ".bin")],
+    args = ["xattr", "--name", xattr] + crate_args(name, xattr, fid)
+    r = subprocess.run([exe] + args + [os.path.join(bindir, name + ".bin")],
                        capture_output=True, text=True)
-    return r.returncode, r.stdout + r.stderr
+    shown = " ".join(["dne-intent"] + args + ["testdata/real/%s.bin" % name])
+    return r.returncode, r.stdout + r.stderr, shown
+
+
+def crate_section(name, xattr, bindir, fid):
+    rc, out, shown = crate_output(name, xattr, bindir, fid)
+    return ["## Current crate output", "",
+            "`%s` (exit %d, branch `lfs`, issue 10 fixed; tabs are "
+            "literal):" % (shown, rc),
+            "", "```", out + "```", ""]
+
+
+def refresh(outdir):
+    """Rewrites the last section of each NAME.md from the crate as built."""
+    marks = ("## Current crate output (baseline for issue 10)",
+             "## Current crate output")
+    for name in CONTEXT:
+        path = os.path.join(outdir, name + ".md")
+        with open(path) as f:
+            md = f.read()
+        cut = min(md.find(m) for m in marks if md.find(m) >= 0)
+        xattr = md.split("- Xattr: `")[1].split("`")[0]
+        fid = md.split("Object FID (from its trusted.lma): `")[1].split("`")[0]
+        md = md[:cut] + "\n".join(crate_section(name, xattr, outdir, fid))
+        with open(path, "w") as f:
+            f.write(md)
 
 
 def main():
@@ -341,15 +378,13 @@ def main():
                        if struct.unpack_from("<I", buf, 8)[0] else "0",
                        struct.unpack_from("<I", buf, 4)[0],
                        struct.unpack_from("<I", buf, 12)[0]), ""]
-        rc, out = crate_output(name, meta["xattr"], outdir)
-        md += ["## Current crate output (baseline for issue 10)", "",
-               "`dne-intent xattr --name %s testdata/real/%s.bin` "
-               "(exit %d, branch `realdata` at its start):" % (
-                   meta["xattr"], name, rc),
-               "", "```", out.rstrip("\n"), "```", ""]
+        md += crate_section(name, meta["xattr"], outdir, meta["fid"])
         with open(os.path.join(outdir, name + ".md"), "w") as f:
             f.write("\n".join(md))
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--refresh":
+        refresh(sys.argv[2])
+    else:
+        main()
