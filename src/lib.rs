@@ -61,6 +61,8 @@ extern crate alloc;
 #[macro_use]
 mod flags;
 
+#[cfg(feature = "capture")]
+pub mod capture;
 #[cfg(feature = "std")]
 pub mod cheader;
 pub mod endian;

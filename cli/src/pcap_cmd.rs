@@ -1,0 +1,639 @@
+//! `dne-intent pcap`: packet captures of socklnd traffic, read to the prepare intents (one line
+//! or one JSON object per message, or a summary), or written from message files.
+
+use crate::CliError;
+use crate::input::{Input, Output, to_hex};
+use crate::json::{self, J, i, u, us};
+use lustre_dne_intent::Endian;
+use lustre_dne_intent::capture::writer::WriteError;
+use lustre_dne_intent::capture::{
+    CaptureReader, CaptureWriter, Event, Handshake, LnetCmd, Message, Prepare, WriterOptions,
+    opcode_name,
+};
+use lustre_dne_intent::intent::{McppFlags, MliBuf, Operation, PrepResult, ReplyView};
+use lustre_dne_intent::limits::XATTR_SIZE_MAX;
+use lustre_dne_intent::wire::{MsgView, PtlrpcMsgType};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+/// Output is written in blocks of about this size (one write per line would dominate).
+const OUT_BLOCK: usize = 64 * 1024;
+
+/// How `pcap` prints what it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One summary line per message.
+    Text,
+    /// One JSON object per message and line.
+    Json,
+    /// Only the summary of `--stats`.
+    Stats,
+}
+
+/// Reads `input` and prints every event in `mode`.
+pub fn cmd_read(input: &Input, mode: Mode, out: &mut Output) -> Result<(), CliError> {
+    let reader: Box<dyn Read> = match input {
+        Input::Stdin => Box::new(std::io::stdin().lock()),
+        Input::File(p) => Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            std::fs::File::open(p).map_err(|e| input.error(format_args!("cannot read: {e}")))?,
+        )),
+    };
+    let mut cap = CaptureReader::new(reader).map_err(|e| input.error(e))?;
+    let mut stats = Stats::default();
+    let mut text = String::new();
+    let mut errors = 0u64;
+    while let Some(ev) = cap.next() {
+        let t0 = cap.first_time().unwrap_or_default();
+        if let Event::Error(e) = &ev {
+            errors += 1;
+            eprintln!("dne-intent pcap: {input}: {e}");
+        }
+        match mode {
+            Mode::Stats => stats.add(&ev),
+            Mode::Text => line_text(&ev, t0, &mut text),
+            Mode::Json => {
+                if let Some(j) = event_json(&ev, t0) {
+                    text.push_str(&j.to_compact());
+                    text.push('\n');
+                }
+            }
+        }
+        if text.len() >= OUT_BLOCK {
+            out.write(text.as_bytes())?;
+            text.clear();
+        }
+    }
+    if mode == Mode::Stats {
+        let rs = cap.stats();
+        stats.print(&rs, &mut text);
+    }
+    out.write(text.as_bytes())?;
+    if errors > 0 && mode != Mode::Stats {
+        eprintln!("dne-intent pcap: {input}: {errors} errors (decoding went on after each)");
+    }
+    Ok(())
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn rpc_kind(t: PtlrpcMsgType) -> &'static str {
+    match t {
+        PtlrpcMsgType::REQUEST => "request",
+        PtlrpcMsgType::REPLY => "reply",
+        PtlrpcMsgType::ERR => "error reply",
+        _ => "message",
+    }
+}
+
+/// One line per event, like tshark's summary: frame, time, source → destination, protocol
+/// and what the message is.
+fn line_text(ev: &Event, t0: Duration, s: &mut String) {
+    let _ = match ev {
+        Event::Message(m) => message_line(m, t0, s),
+        Event::Connreq {
+            frame,
+            flow,
+            connreq,
+        } => writeln!(
+            s,
+            "{frame:>6} {} > {} socklnd connreq v{} to {}",
+            flow.src, flow.dst, connreq.acr_version, connreq.acr_nid
+        ),
+        Event::Hello { frame, flow, hello } => writeln!(
+            s,
+            "{frame:>6} {} > {} socklnd hello V{} {} > {} ({} endian)",
+            flow.src,
+            flow.dst,
+            hello.kshm_version,
+            hello.kshm_src_nid,
+            hello.kshm_dst_nid,
+            hello.order.name()
+        ),
+        Event::Noop { frame, flow, .. } => {
+            writeln!(s, "{frame:>6} {} > {} socklnd NOOP", flow.src, flow.dst)
+        }
+        Event::Gap {
+            frame,
+            flow,
+            at,
+            missing,
+        } => writeln!(
+            s,
+            "{frame:>6} {} > {} [gap: {missing} bytes at stream offset {at} not captured]",
+            flow.src, flow.dst
+        ),
+        Event::Skipped {
+            frame,
+            flow,
+            at,
+            bytes,
+        } => writeln!(
+            s,
+            "{frame:>6} {} > {} [skipped {bytes} bytes at stream offset {at} to the next message]",
+            flow.src, flow.dst
+        ),
+        Event::Error(e) => writeln!(s, "{:>6} [error: {e}]", e.frame),
+    };
+}
+
+fn message_line(m: &Message, t0: Duration, s: &mut String) -> std::fmt::Result {
+    let h = &m.hdr;
+    write!(
+        s,
+        "{:>6} {:.6} {} > {} LNet {}",
+        m.frame,
+        secs(m.time.saturating_sub(t0)),
+        h.src_nid,
+        h.dest_nid,
+        h.msg_type
+            .name()
+            .map_or("?", |n| n.trim_start_matches("LNET_MSG_"))
+    )?;
+    if let (Some(p), Some(x)) = (h.ptl_index(), h.match_bits()) {
+        write!(s, " portal {p} xid {x:#x}")?;
+    }
+    match &m.rpc {
+        None => {}
+        Some(Err(e)) => write!(s, " Lustre [malformed: {e}]")?,
+        Some(Ok(rpc)) => {
+            let p = &rpc.ptlrpc;
+            match opcode_name(p.opc) {
+                Some(n) => write!(s, " {n} {}", rpc_kind(p.msg_type))?,
+                None => write!(s, " opc {} {}", p.opc, rpc_kind(p.msg_type))?,
+            }
+            if p.status != 0 && p.msg_type != PtlrpcMsgType::REQUEST {
+                write!(s, " status {}", p.status)?;
+            }
+            if let Some(it) = rpc.intent {
+                write!(s, " [intent {it}]")?;
+            }
+            if let Some(r) = &m.request {
+                write!(s, " (request in frame {})", r.frame)?;
+            }
+            match m.prepare() {
+                Some(Prepare::Request(_, Err(e))) | Some(Prepare::Reply(_, Err(e))) => {
+                    write!(s, " [prepare: invalid: {e}]")?
+                }
+                Some(Prepare::Request(_, Ok(v))) => {
+                    let name = v.name().map(String::from_utf8_lossy).unwrap_or_default();
+                    write!(s, " [{} \"{name}\" results {}]", v.opc(), v.requested())?
+                }
+                Some(Prepare::Reply(op, Ok(v))) => {
+                    write!(s, " [{} reply: {}]", op.opc_name(), Outcome::of(&v).name())?
+                }
+                None => {}
+            }
+        }
+    }
+    writeln!(s)
+}
+
+/// The outcome of a prepare reply, as `--stats` counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Outcome {
+    Complete,
+    Partial,
+    Advisory,
+    Empty,
+    Error,
+    Invalid,
+}
+
+impl Outcome {
+    const ALL: [Outcome; 6] = [
+        Outcome::Complete,
+        Outcome::Partial,
+        Outcome::Advisory,
+        Outcome::Empty,
+        Outcome::Error,
+        Outcome::Invalid,
+    ];
+
+    fn of(v: &ReplyView<'_>) -> Self {
+        if v.ptlrpc().status != 0 || v.ptlrpc().msg_type == PtlrpcMsgType::ERR {
+            return Outcome::Error;
+        }
+        let Some(body) = v.body() else {
+            return Outcome::Empty;
+        };
+        if body.flags.contains(McppFlags::ADVISORY) {
+            Outcome::Advisory
+        } else if v.results().iter().any(|r| !r.is_known()) {
+            Outcome::Partial
+        } else {
+            Outcome::Complete
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Outcome::Complete => "complete",
+            Outcome::Partial => "partial (unknown results)",
+            Outcome::Advisory => "advisory",
+            Outcome::Empty => "empty",
+            Outcome::Error => "error",
+            Outcome::Invalid => "invalid (breaks a rule)",
+        }
+    }
+}
+
+/// Per result: how often it was in each state, and the sizes of the present ones.
+#[derive(Debug, Default, Clone, Copy)]
+struct ResultStats {
+    present: u64,
+    absent: u64,
+    unknown: u64,
+    truncated: u64,
+    max_size: usize,
+    total_size: u64,
+    max_limit: u32,
+}
+
+#[derive(Debug, Default)]
+struct Stats {
+    by_opcode: BTreeMap<(u32, &'static str), u64>,
+    not_lustre: u64,
+    malformed: u64,
+    requests: BTreeMap<&'static str, (u64, u64)>,
+    replies: BTreeMap<(&'static str, Outcome), u64>,
+    results: [ResultStats; 6],
+    gaps: u64,
+    errors: u64,
+}
+
+impl Stats {
+    fn add(&mut self, ev: &Event) {
+        let m = match ev {
+            Event::Message(m) => m,
+            Event::Gap { .. } => return self.gaps += 1,
+            Event::Error(_) => return self.errors += 1,
+            _ => return,
+        };
+        match &m.rpc {
+            None => self.not_lustre += 1,
+            Some(Err(_)) => self.malformed += 1,
+            Some(Ok(r)) => {
+                *self
+                    .by_opcode
+                    .entry((r.ptlrpc.opc, rpc_kind(r.ptlrpc.msg_type)))
+                    .or_default() += 1
+            }
+        }
+        match m.prepare() {
+            Some(Prepare::Request(op, v)) => {
+                let e = self.requests.entry(op.opc_name()).or_default();
+                if v.is_ok() { e.0 += 1 } else { e.1 += 1 }
+            }
+            Some(Prepare::Reply(op, Err(_))) => {
+                *self
+                    .replies
+                    .entry((op.opc_name(), Outcome::Invalid))
+                    .or_default() += 1
+            }
+            Some(Prepare::Reply(op, Ok(v))) => {
+                *self
+                    .replies
+                    .entry((op.opc_name(), Outcome::of(&v)))
+                    .or_default() += 1;
+                let limits = m
+                    .request
+                    .as_ref()
+                    .and_then(|r| r.reply_context)
+                    .map(|c| c.limits)
+                    .unwrap_or_default();
+                for b in MliBuf::ALL {
+                    let r = &mut self.results[b.index()];
+                    r.max_limit = r.max_limit.max(limits[b.index()]);
+                    match v.result(b) {
+                        PrepResult::Present(d) => {
+                            r.present += 1;
+                            r.max_size = r.max_size.max(d.len());
+                            r.total_size += d.len() as u64;
+                        }
+                        PrepResult::Absent => r.absent += 1,
+                        PrepResult::Unknown(
+                            lustre_dne_intent::intent::UnknownReason::Truncated { .. },
+                        ) => r.truncated += 1,
+                        PrepResult::Unknown(_) => r.unknown += 1,
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn print(&self, rs: &lustre_dne_intent::capture::ReaderStats, s: &mut String) {
+        let _ = self.write(rs, s);
+    }
+
+    fn write(
+        &self,
+        rs: &lustre_dne_intent::capture::ReaderStats,
+        s: &mut String,
+    ) -> std::fmt::Result {
+        writeln!(
+            s,
+            "capture: {} frames, {} TCP segments, {} retransmitted, {} gaps, {} bytes skipped, \
+             {} errors",
+            rs.frames, rs.tcp_segments, rs.retransmitted, rs.gaps, rs.skipped_bytes, self.errors
+        )?;
+        writeln!(
+            s,
+            "LNet messages: {} ({} without a Lustre RPC, {} malformed); replies paired with \
+             their request: {}",
+            rs.messages, self.not_lustre, self.malformed, rs.paired
+        )?;
+        writeln!(s, "\nmessages by opcode:")?;
+        for ((opc, kind), n) in &self.by_opcode {
+            let name = opcode_name(*opc).map_or_else(|| format!("opc {opc}"), str::to_string);
+            writeln!(s, "  {:>8}  {name} {kind}", n)?;
+        }
+        writeln!(s, "\nprepare intents:")?;
+        for op in [Operation::Create, Operation::Rename, Operation::Unlink] {
+            let name = op.opc_name();
+            let (ok, bad) = self.requests.get(name).copied().unwrap_or_default();
+            write!(s, "  {name}: {ok} requests ({bad} invalid); replies:")?;
+            for o in Outcome::ALL {
+                let n = self.replies.get(&(name, o)).copied().unwrap_or(0);
+                write!(s, " {} {n},", o.name())?;
+            }
+            s.pop();
+            writeln!(s)?;
+        }
+        writeln!(
+            s,
+            "\nresults (in replies that validate; sizes in bytes, limit XATTR_SIZE_MAX = {}):",
+            XATTR_SIZE_MAX
+        )?;
+        writeln!(
+            s,
+            "  {:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>11}",
+            "result",
+            "present",
+            "absent",
+            "unknown",
+            "truncated",
+            "max size",
+            "mean size",
+            "max limit"
+        )?;
+        for b in MliBuf::ALL {
+            let r = &self.results[b.index()];
+            let mean = r.total_size.checked_div(r.present).unwrap_or(0);
+            writeln!(
+                s,
+                "  {:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>11}",
+                b.name(),
+                r.present,
+                r.absent,
+                r.unknown,
+                r.truncated,
+                r.max_size,
+                mean,
+                r.max_limit
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn flow_json(m: &Message) -> Vec<(&'static str, J)> {
+    vec![
+        ("src", J::S(m.flow.src.to_string())),
+        ("dst", J::S(m.flow.dst.to_string())),
+    ]
+}
+
+/// One JSON object per event (messages, and the socklnd and capture events around them).
+fn event_json(ev: &Event, t0: Duration) -> Option<J> {
+    let simple = |kind: &str, frame: u64, rest: Vec<(&'static str, J)>| {
+        let mut o = vec![("event", J::S(kind.into())), ("frame", u(frame))];
+        o.extend(rest);
+        Some(J::O(o))
+    };
+    match ev {
+        Event::Message(m) => Some(message_json(m, t0)),
+        Event::Connreq { frame, connreq, .. } => simple(
+            "connreq",
+            *frame,
+            vec![
+                ("acr_version", u(connreq.acr_version)),
+                ("acr_nid", J::S(connreq.acr_nid.to_string())),
+                ("order", J::S(connreq.order.name().into())),
+            ],
+        ),
+        Event::Hello {
+            frame, hello: h, ..
+        } => simple(
+            "hello",
+            *frame,
+            vec![
+                ("kshm_version", u(h.kshm_version)),
+                ("kshm_src_nid", J::S(h.kshm_src_nid.to_string())),
+                ("kshm_dst_nid", J::S(h.kshm_dst_nid.to_string())),
+                ("kshm_src_pid", u(h.kshm_src_pid)),
+                ("kshm_dst_pid", u(h.kshm_dst_pid)),
+                ("kshm_src_incarnation", u(h.kshm_src_incarnation)),
+                ("kshm_dst_incarnation", u(h.kshm_dst_incarnation)),
+                ("kshm_ctype", u(h.kshm_ctype)),
+                ("order", J::S(h.order.name().into())),
+            ],
+        ),
+        Event::Noop { frame, .. } => simple("noop", *frame, vec![]),
+        Event::Gap {
+            frame, at, missing, ..
+        } => simple(
+            "gap",
+            *frame,
+            vec![("at", u(*at)), ("missing", u(*missing))],
+        ),
+        Event::Skipped {
+            frame, at, bytes, ..
+        } => simple(
+            "skipped",
+            *frame,
+            vec![("at", u(*at)), ("bytes", u(*bytes))],
+        ),
+        Event::Error(e) => simple(
+            "error",
+            e.frame,
+            vec![
+                ("structure", J::S(e.structure.into())),
+                ("field", J::S(e.field.into())),
+                ("offset", u(e.offset)),
+                ("error", J::S(e.to_string())),
+            ],
+        ),
+    }
+}
+
+fn message_json(m: &Message, t0: Duration) -> J {
+    let h = &m.hdr;
+    let mut o = vec![
+        ("event", J::S("message".into())),
+        ("frame", u(m.frame)),
+        ("first_frame", u(m.first_frame)),
+        (
+            "time",
+            J::S(format!("{:.6}", secs(m.time.saturating_sub(t0)))),
+        ),
+    ];
+    o.extend(flow_json(m));
+    o.extend([
+        ("ksm_type", u(m.ksm.ksh_type)),
+        ("ksm_csum", u(m.ksm.ksh_csum)),
+        ("src_nid", J::S(h.src_nid.to_string())),
+        ("dest_nid", J::S(h.dest_nid.to_string())),
+        ("src_pid", u(h.src_pid)),
+        ("dest_pid", u(h.dest_pid)),
+        ("type", J::S(h.msg_type.to_string())),
+        ("payload_length", u(h.payload_length)),
+    ]);
+    match h.cmd {
+        LnetCmd::Put {
+            match_bits,
+            hdr_data,
+            ptl_index,
+            offset,
+            ..
+        } => o.extend([
+            ("ptl_index", u(ptl_index)),
+            ("match_bits", J::S(format!("{match_bits:#x}"))),
+            ("hdr_data", u(hdr_data)),
+            ("offset", u(offset)),
+        ]),
+        LnetCmd::Get {
+            match_bits,
+            ptl_index,
+            src_offset,
+            sink_length,
+            ..
+        } => o.extend([
+            ("ptl_index", u(ptl_index)),
+            ("match_bits", J::S(format!("{match_bits:#x}"))),
+            ("src_offset", u(src_offset)),
+            ("sink_length", u(sink_length)),
+        ]),
+        LnetCmd::Ack {
+            match_bits,
+            mlength,
+            ..
+        } => o.extend([
+            ("match_bits", J::S(format!("{match_bits:#x}"))),
+            ("mlength", u(mlength)),
+        ]),
+        LnetCmd::Hello {
+            incarnation,
+            conn_type,
+        } => o.extend([
+            ("incarnation", u(incarnation)),
+            ("hello_type", u(conn_type)),
+        ]),
+        LnetCmd::Reply { .. } | LnetCmd::Unknown => {}
+    }
+    match &m.rpc {
+        None => {}
+        Some(Err(e)) => o.push(("lustre_error", J::S(e.to_string()))),
+        Some(Ok(r)) => {
+            let p = &r.ptlrpc;
+            o.extend([
+                ("lm_bufcount", us(r.bufcount)),
+                ("order", J::S(r.order.name().into())),
+                ("pb_opc", u(p.opc)),
+                (
+                    "opc_name",
+                    opcode_name(p.opc).map_or(J::Null, |n| J::S(n.into())),
+                ),
+                ("pb_type", u(p.msg_type.0)),
+                ("pb_status", i(p.status)),
+                ("pb_last_xid", u(p.last_xid)),
+                ("pb_transno", u(p.transno)),
+                ("pb_conn_cnt", u(p.conn_cnt)),
+                ("pb_flags", u(p.flags.0)),
+            ]);
+            if let Some(it) = r.intent {
+                o.push(("it_opc", u(it.0)));
+            }
+            if let Some(req) = &m.request {
+                o.push(("request_frame", u(req.frame)));
+            }
+            prepare_json(m, &mut o);
+        }
+    }
+    J::O(o)
+}
+
+/// The decoded prepare body: the object `dne-intent decode --json` prints.
+fn prepare_json(m: &Message, o: &mut Vec<(&'static str, J)>) {
+    let Ok(msg) = MsgView::parse(&m.payload) else {
+        return;
+    };
+    match m.prepare() {
+        Some(Prepare::Request(_, Ok(v))) => o.push(("body", json::request_json(&msg, &v))),
+        Some(Prepare::Reply(_, Ok(v))) => {
+            o.push(("outcome", J::S(Outcome::of(&v).name().into())));
+            o.push(("body", json::reply_json(&msg, &v)));
+        }
+        Some(Prepare::Request(_, Err(e))) | Some(Prepare::Reply(_, Err(e))) => {
+            o.push(("prepare_error", J::S(e.to_string())));
+            o.push(("payload", J::S(to_hex(&m.payload))));
+        }
+        None => {}
+    }
+}
+
+/// Options of `pcap --write`.
+pub struct WriteArgs<'a> {
+    pub out: &'a Path,
+    pub messages: &'a [Input],
+    pub segment_size: usize,
+    pub big_endian: bool,
+    pub handshake: Handshake,
+    pub repeat: usize,
+}
+
+/// Writes a capture of the messages: requests from the client, each reply from the server
+/// answering the latest request, `repeat` times over.
+pub fn cmd_write(a: &WriteArgs<'_>) -> Result<(), CliError> {
+    let mut msgs = Vec::new();
+    for input in a.messages {
+        let bytes = input.message_bytes()?;
+        let (_, kind) = crate::decode_message(&bytes).map_err(|e| input.error(e))?;
+        msgs.push((matches!(kind, crate::Decoded::Request(_)), bytes));
+    }
+    let file = std::fs::File::create(a.out)
+        .map_err(|e| CliError::invalid(format_args!("{}: cannot create: {e}", a.out.display())))?;
+    let opts = WriterOptions {
+        segment_size: a.segment_size,
+        order: if a.big_endian {
+            Endian::Big
+        } else {
+            Endian::Little
+        },
+        handshake: a.handshake,
+        ..WriterOptions::default()
+    };
+    let werr = |e: WriteError| CliError::invalid(format_args!("{}: {e}", a.out.display()));
+    let mut w = CaptureWriter::new(std::io::BufWriter::new(file), opts).map_err(werr)?;
+    let mut xid = 0;
+    for _ in 0..a.repeat {
+        for (is_request, bytes) in &msgs {
+            if *is_request {
+                xid = w.request(bytes).map_err(werr)?;
+            } else {
+                w.reply(xid, bytes).map_err(werr)?;
+            }
+        }
+    }
+    use std::io::Write as _;
+    w.finish()
+        .map_err(werr)?
+        .flush()
+        .map_err(|e| CliError::invalid(format_args!("{}: {e}", a.out.display())))
+}

@@ -1,0 +1,6 @@
+//! `dne-intent wireshark-lua`.
+
+/// The dissector.
+pub fn dissector() -> String {
+    String::new()
+}
