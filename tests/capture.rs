@@ -182,7 +182,10 @@ fn large_nid_headers_carry_the_nids() {
 /// What tshark 4.0.17 shows for the nDPI capture (`tshark -r ndpi_lustre.pcapng -T fields -e
 /// frame.number -e lnet.msg_type -e lnet.ptl_index -e lustre.ptlrpc_body.pb_opc -e
 /// lustre.ptlrpc_body.pb_type`): frame, LNet type, portal, opcode, pb_type.
-pub const NDPI_TSHARK: &[(u64, u32, Option<u32>, Option<(u32, u32)>)] = &[
+/// (frame, LNet type, portal, (pb_opc, pb_type)).
+type Shown = (u64, u32, Option<u32>, Option<(u32, u32)>);
+
+const NDPI_TSHARK: &[Shown] = &[
     (9, 1, Some(26), Some((250, 4711))),
     (10, 0, None, None),
     (12, 1, Some(25), Some((250, 4713))),

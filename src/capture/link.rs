@@ -35,6 +35,8 @@ const PCAPNG_SHB: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 
 impl<R: Read> Source<R> {
     /// Opens a capture; `magic` is its first four bytes, which `reader` still yields.
+    // Errors are rare and become events whole; boxing them would buy nothing.
+    #[allow(clippy::result_large_err)]
     pub(crate) fn open(magic: [u8; 4], reader: R) -> Result<Self, CaptureError> {
         let container = |e: pcap_file::PcapError| {
             CaptureError::new(
@@ -168,6 +170,7 @@ fn sliced(link: DataLink, data: &[u8]) -> Result<Option<SlicedPacket<'_>>, Strin
 
 /// The TCP segment of a frame: `Ok(None)` for frames that carry none (ARP, UDP, IP
 /// fragments, link types without IP), an error for a frame whose headers are malformed.
+#[allow(clippy::result_large_err)]
 pub(crate) fn tcp_segment(
     frame: u64,
     link: DataLink,

@@ -158,15 +158,16 @@ pub fn decode_rpc(payload: &[u8]) -> Result<LustreRpc, DecodeError> {
     let ptlrpc =
         PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), msg.order(), msg.buffer_offset(0))?;
     let mut intent = None;
-    if ptlrpc.opc == LDLM_ENQUEUE && ptlrpc.msg_type == PtlrpcMsgType::REQUEST {
-        if let Some(b) = msg.buffer(2).filter(|b| b.len() >= 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[..8]);
-            intent = Some(IntentOpc(match msg.order() {
-                Endian::Little => u64::from_le_bytes(w),
-                Endian::Big => u64::from_be_bytes(w),
-            }));
-        }
+    if ptlrpc.opc == LDLM_ENQUEUE
+        && ptlrpc.msg_type == PtlrpcMsgType::REQUEST
+        && let Some(b) = msg.buffer(2).filter(|b| b.len() >= 8)
+    {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[..8]);
+        intent = Some(IntentOpc(match msg.order() {
+            Endian::Little => u64::from_le_bytes(w),
+            Endian::Big => u64::from_be_bytes(w),
+        }));
     }
     Ok(LustreRpc {
         order: msg.order(),

@@ -75,6 +75,7 @@ pub struct CaptureReader<R: Read> {
 
 impl<R: Read> CaptureReader<R> {
     /// Opens a capture: pcap (either byte order, micro- or nanosecond) or pcapng.
+    #[allow(clippy::result_large_err)]
     pub fn new(mut reader: R) -> Result<Self, CaptureError> {
         let mut magic = [0u8; 4];
         reader.read_exact(&mut magic).map_err(|e| {
