@@ -1,9 +1,9 @@
 //! Packet captures of socklnd traffic, read down to the prepare intents (feature `capture`).
 //!
 //! [`CaptureReader`] reads a pcap or pcapng file and yields [`Event`]s in capture order:
-//! - [`link`]: frames, Ethernet (with VLAN tags), Linux cooked, raw IP and loopback, IPv4 and
+//! - `link`: frames, Ethernet (with VLAN tags), Linux cooked, raw IP and loopback, IPv4 and
 //!   IPv6, TCP;
-//! - [`tcp`]: each direction of each connection reassembled, out-of-order segments placed,
+//! - `tcp`: each direction of each connection reassembled, out-of-order segments placed,
 //!   retransmissions dropped, holes reported as [`Event::Gap`] without stopping;
 //! - [`socklnd`]: the acceptor's connection request, the hello (V2, V3, V4), then `ksock_msg`
 //!   frames, in either byte order;

@@ -2,7 +2,7 @@
 //! then `ksock_msg` frames (`lnet/klnds/socklnd/socklnd-idl.h`, `socklnd_proto.c`,
 //! `lnet/lnet/acceptor.c`).
 //!
-//! A hand-written bounded reader: [`SocklndStream::next_item`] returns `Ok(None)` until the
+//! A hand-written bounded reader: its `next_item` returns `Ok(None)` until the
 //! bytes of one whole item are buffered (the `Incomplete` of a streaming parser), and checks
 //! every length it reads against [`super::limits`] before waiting for that many bytes.
 //!
