@@ -194,7 +194,7 @@ enum Command {
     /// `tshark -X lua_script:dne_prepare.lua`. It registers on lnet.ptl_index for the
     /// MDT-to-MDT portals (24 requests, 4 replies) and the MDS portals (12, 10), decodes
     /// lustre_msg_v2 and, for an LDLM_ENQUEUE with an IT_DNE_* intent, the new bodies and their
-    /// results. Fields are dne_prepare.<C field name>.
+    /// results. Fields are `dne_prepare.<C field name>`.
     WiresharkLua,
     /// Print the C header of the new structures, with its wirecheck function.
     ///
