@@ -449,7 +449,8 @@ mod tests {
             lua.contains("{ \"mcpr_fsuid\", 20, 4, \"u\", 1 },"),
             "{lua}"
         );
-        assert!(lua.contains("{ \"mcpr_buf_limit\", 40, 4, \"u\", 6 },"));
+        // 48 as in include/lustre_dne_prepare.h: the FID, four u32, mcpr_cap, then two u32.
+        assert!(lua.contains("{ \"mcpr_buf_limit\", 48, 4, \"u\", 6 },"));
         assert!(lua.contains("{ \"mcpp_valid\", 8, 4, \"u\", 1 },"));
         assert!(lua.contains("{ \"pb_opc\", 16, 4, \"u\", 1 },"));
         assert!(lua.contains("F.mcpr_fsuid = ProtoField.uint32(\"dne_prepare.mcpr_fsuid\""));
