@@ -269,7 +269,7 @@ pub fn dissector() -> String {
 /// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
 const LUA_BODY: &str = r#"
 local match_bits = Field.new("lnet.msg_dst_match_bits")
--- Intent of each request seen, by LNet match bits (the xid), for its reply.
+-- Intent of each request not yet answered, by LNet match bits (the xid), for its reply.
 local pending = {}
 
 local function u32(tvb, off, le) if le then return tvb(off, 4):le_uint() end return tvb(off, 4):uint() end
@@ -421,7 +421,17 @@ function p.dissector(tvb, pinfo, tree)
       local name = dissect_request(tvb, tree_msg, le, bufs, xid)
       if name then info = info .. " [" .. name .. "]" end
     else
-      local name = xid and pending[xid]
+      local name
+      if not pinfo.visited then
+        -- First pass: take the request's entry, so the table holds only unanswered requests
+        -- (a table that grows with the capture makes Wireshark's per-packet Lua collection
+        -- quadratic: 100,000 frames took minutes).
+        name = xid and pending[xid]
+        if xid then pending[xid] = nil end
+      elseif count == 3 + @NRES@ and bufs[2].len >= @LDLM_REP@ and bufs[3].len >= @REP_SIZE@ then
+        -- Dissected again (the GUI): known by its shape, the operation no longer known.
+        name = "IT_DNE_*_PREPARE"
+      end
       if name then
         local outcome = dissect_reply(tvb, tree_msg, le, bufs, name, status, pb_type)
         info = info .. " [" .. name .. " " .. outcome .. "]"
