@@ -316,3 +316,44 @@ fn a_lost_segment_is_a_gap_and_later_messages_still_decode() {
     assert_eq!(decoded.len(), sent.len() - 1);
     assert!(decoded.iter().all(|d| sent.iter().any(|(_, s)| s == d)));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any bytes after a valid pcap file header, or a valid capture with any bytes spliced
+    /// into it, are read without a panic.
+    #[test]
+    fn arbitrary_bytes_never_panic(
+        tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..4000),
+        at in 0usize..4000,
+    ) {
+        let (cap, _) = make(WriterOptions { segment_size: 500, ..WriterOptions::default() });
+        let mut a = cap[..24].to_vec();
+        a.extend_from_slice(&tail);
+        if let Ok(r) = CaptureReader::new(&a[..]) {
+            r.count();
+        }
+        // The same bytes as a TCP stream after the handshake, and as a Lustre payload.
+        for version in [3, 4] {
+            let mut w = CaptureWriter::new(Vec::new(), WriterOptions {
+                segment_size: 97,
+                handshake: Handshake::Socklnd(version),
+                ..WriterOptions::default()
+            }).unwrap();
+            w.raw(true, &tail).unwrap();
+            w.request(&tail).unwrap();
+            w.raw(false, &tail).unwrap();
+            w.reply(0x40, &tail).unwrap();
+            let c = w.finish().unwrap();
+            let n = CaptureReader::new(&c[..]).unwrap().count();
+            proptest::prop_assert!(n >= 2);
+        }
+        let at = 24 + at % (cap.len() - 24);
+        let mut b = cap[..at].to_vec();
+        b.extend_from_slice(&tail);
+        b.extend_from_slice(&cap[at..]);
+        if let Ok(r) = CaptureReader::new(&b[..]) {
+            r.count();
+        }
+    }
+}

@@ -149,7 +149,8 @@ fn rescale(raw: Duration, idb: &InterfaceDescriptionBlock<'_>) -> Duration {
         return raw;
     }
     let secs = units / per_second;
-    let nanos = (units % per_second) * 1_000_000_000 / per_second;
+    // A resolution finer than 2^-98 s would overflow the product: keep whole seconds then.
+    let nanos = ((units % per_second).checked_mul(1_000_000_000)).map_or(0, |n| n / per_second);
     Duration::new(u64::try_from(secs).unwrap_or(u64::MAX), nanos as u32)
 }
 

@@ -221,6 +221,19 @@ impl<W: std::io::Write> CaptureWriter<W> {
         self.flush(from_client, false)
     }
 
+    /// Sends raw stream bytes from the client (`from_client`) or the server, for captures of
+    /// damaged or foreign streams.
+    pub fn raw(&mut self, from_client: bool, bytes: &[u8]) -> Result<(), WriteError> {
+        self.flush(!from_client, true)?;
+        let side = if from_client {
+            &mut self.client
+        } else {
+            &mut self.server
+        };
+        side.pending.extend_from_slice(bytes);
+        self.flush(from_client, false)
+    }
+
     /// Sends a request from the client on the request portal and returns its xid.
     pub fn request(&mut self, msg: &[u8]) -> Result<u64, WriteError> {
         let xid = self.next_xid;
