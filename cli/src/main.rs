@@ -11,6 +11,7 @@ mod input;
 mod json;
 mod model_cmds;
 mod pcap_cmd;
+mod pcap_stats;
 mod text;
 mod wireshark_lua;
 mod xattr;

@@ -4,16 +4,14 @@
 use crate::CliError;
 use crate::input::{Input, Output, to_hex};
 use crate::json::{self, J, i, u, us};
+use crate::pcap_stats::{Outcome, Stats};
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::capture::writer::WriteError;
 use lustre_dne_intent::capture::{
     CaptureReader, CaptureWriter, Event, Handshake, LnetCmd, Message, Prepare, WriterOptions,
     opcode_name,
 };
-use lustre_dne_intent::intent::{McppFlags, MliBuf, Operation, PrepResult, ReplyView};
-use lustre_dne_intent::limits::XATTR_SIZE_MAX;
 use lustre_dne_intent::wire::{MsgView, PtlrpcMsgType};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
@@ -82,7 +80,7 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-fn rpc_kind(t: PtlrpcMsgType) -> &'static str {
+pub(crate) fn rpc_kind(t: PtlrpcMsgType) -> &'static str {
     match t {
         PtlrpcMsgType::REQUEST => "request",
         PtlrpcMsgType::REPLY => "reply",
@@ -107,13 +105,16 @@ fn line_text(ev: &Event, t0: Duration, s: &mut String) {
         ),
         Event::Hello { frame, flow, hello } => writeln!(
             s,
-            "{frame:>6} {} > {} socklnd hello V{} {} > {} ({} endian)",
+            "{frame:>6} {} > {} socklnd hello V{} {} > {} ({})",
             flow.src,
             flow.dst,
             hello.kshm_version,
             hello.kshm_src_nid,
             hello.kshm_dst_nid,
-            hello.order.name()
+            match hello.order {
+                Endian::Little => "little-endian",
+                Endian::Big => "big-endian",
+            }
         ),
         Event::Noop { frame, flow, .. } => {
             writeln!(s, "{frame:>6} {} > {} socklnd NOOP", flow.src, flow.dst)
@@ -192,215 +193,6 @@ fn message_line(m: &Message, t0: Duration, s: &mut String) -> std::fmt::Result {
         }
     }
     writeln!(s)
-}
-
-/// The outcome of a prepare reply, as `--stats` counts them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Outcome {
-    Complete,
-    Partial,
-    Advisory,
-    Empty,
-    Error,
-    Invalid,
-}
-
-impl Outcome {
-    const ALL: [Outcome; 6] = [
-        Outcome::Complete,
-        Outcome::Partial,
-        Outcome::Advisory,
-        Outcome::Empty,
-        Outcome::Error,
-        Outcome::Invalid,
-    ];
-
-    fn of(v: &ReplyView<'_>) -> Self {
-        if v.ptlrpc().status != 0 || v.ptlrpc().msg_type == PtlrpcMsgType::ERR {
-            return Outcome::Error;
-        }
-        let Some(body) = v.body() else {
-            return Outcome::Empty;
-        };
-        if body.flags.contains(McppFlags::ADVISORY) {
-            Outcome::Advisory
-        } else if v.results().iter().any(|r| !r.is_known()) {
-            Outcome::Partial
-        } else {
-            Outcome::Complete
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Outcome::Complete => "complete",
-            Outcome::Partial => "partial (unknown results)",
-            Outcome::Advisory => "advisory",
-            Outcome::Empty => "empty",
-            Outcome::Error => "error",
-            Outcome::Invalid => "invalid (breaks a rule)",
-        }
-    }
-}
-
-/// Per result: how often it was in each state, and the sizes of the present ones.
-#[derive(Debug, Default, Clone, Copy)]
-struct ResultStats {
-    present: u64,
-    absent: u64,
-    unknown: u64,
-    truncated: u64,
-    max_size: usize,
-    total_size: u64,
-    max_limit: u32,
-}
-
-#[derive(Debug, Default)]
-struct Stats {
-    by_opcode: BTreeMap<(u32, &'static str), u64>,
-    not_lustre: u64,
-    malformed: u64,
-    requests: BTreeMap<&'static str, (u64, u64)>,
-    replies: BTreeMap<(&'static str, Outcome), u64>,
-    results: [ResultStats; 6],
-    gaps: u64,
-    errors: u64,
-}
-
-impl Stats {
-    fn add(&mut self, ev: &Event) {
-        let m = match ev {
-            Event::Message(m) => m,
-            Event::Gap { .. } => return self.gaps += 1,
-            Event::Error(_) => return self.errors += 1,
-            _ => return,
-        };
-        match &m.rpc {
-            None => self.not_lustre += 1,
-            Some(Err(_)) => self.malformed += 1,
-            Some(Ok(r)) => {
-                *self
-                    .by_opcode
-                    .entry((r.ptlrpc.opc, rpc_kind(r.ptlrpc.msg_type)))
-                    .or_default() += 1
-            }
-        }
-        match m.prepare() {
-            Some(Prepare::Request(op, v)) => {
-                let e = self.requests.entry(op.opc_name()).or_default();
-                if v.is_ok() { e.0 += 1 } else { e.1 += 1 }
-            }
-            Some(Prepare::Reply(op, Err(_))) => {
-                *self
-                    .replies
-                    .entry((op.opc_name(), Outcome::Invalid))
-                    .or_default() += 1
-            }
-            Some(Prepare::Reply(op, Ok(v))) => {
-                *self
-                    .replies
-                    .entry((op.opc_name(), Outcome::of(&v)))
-                    .or_default() += 1;
-                let limits = m
-                    .request
-                    .as_ref()
-                    .and_then(|r| r.reply_context)
-                    .map(|c| c.limits)
-                    .unwrap_or_default();
-                for b in MliBuf::ALL {
-                    let r = &mut self.results[b.index()];
-                    r.max_limit = r.max_limit.max(limits[b.index()]);
-                    match v.result(b) {
-                        PrepResult::Present(d) => {
-                            r.present += 1;
-                            r.max_size = r.max_size.max(d.len());
-                            r.total_size += d.len() as u64;
-                        }
-                        PrepResult::Absent => r.absent += 1,
-                        PrepResult::Unknown(
-                            lustre_dne_intent::intent::UnknownReason::Truncated { .. },
-                        ) => r.truncated += 1,
-                        PrepResult::Unknown(_) => r.unknown += 1,
-                    }
-                }
-            }
-            None => {}
-        }
-    }
-
-    fn print(&self, rs: &lustre_dne_intent::capture::ReaderStats, s: &mut String) {
-        let _ = self.write(rs, s);
-    }
-
-    fn write(
-        &self,
-        rs: &lustre_dne_intent::capture::ReaderStats,
-        s: &mut String,
-    ) -> std::fmt::Result {
-        writeln!(
-            s,
-            "capture: {} frames, {} TCP segments, {} retransmitted, {} gaps, {} bytes skipped, \
-             {} errors",
-            rs.frames, rs.tcp_segments, rs.retransmitted, rs.gaps, rs.skipped_bytes, self.errors
-        )?;
-        writeln!(
-            s,
-            "LNet messages: {} ({} without a Lustre RPC, {} malformed); replies paired with \
-             their request: {}",
-            rs.messages, self.not_lustre, self.malformed, rs.paired
-        )?;
-        writeln!(s, "\nmessages by opcode:")?;
-        for ((opc, kind), n) in &self.by_opcode {
-            let name = opcode_name(*opc).map_or_else(|| format!("opc {opc}"), str::to_string);
-            writeln!(s, "  {:>8}  {name} {kind}", n)?;
-        }
-        writeln!(s, "\nprepare intents:")?;
-        for op in [Operation::Create, Operation::Rename, Operation::Unlink] {
-            let name = op.opc_name();
-            let (ok, bad) = self.requests.get(name).copied().unwrap_or_default();
-            write!(s, "  {name}: {ok} requests ({bad} invalid); replies:")?;
-            for o in Outcome::ALL {
-                let n = self.replies.get(&(name, o)).copied().unwrap_or(0);
-                write!(s, " {} {n},", o.name())?;
-            }
-            s.pop();
-            writeln!(s)?;
-        }
-        writeln!(
-            s,
-            "\nresults (in replies that validate; sizes in bytes, limit XATTR_SIZE_MAX = {}):",
-            XATTR_SIZE_MAX
-        )?;
-        writeln!(
-            s,
-            "  {:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>11}",
-            "result",
-            "present",
-            "absent",
-            "unknown",
-            "truncated",
-            "max size",
-            "mean size",
-            "max limit"
-        )?;
-        for b in MliBuf::ALL {
-            let r = &self.results[b.index()];
-            let mean = r.total_size.checked_div(r.present).unwrap_or(0);
-            writeln!(
-                s,
-                "  {:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>11}",
-                b.name(),
-                r.present,
-                r.absent,
-                r.unknown,
-                r.truncated,
-                r.max_size,
-                mean,
-                r.max_limit
-            )?;
-        }
-        Ok(())
-    }
 }
 
 fn flow_json(m: &Message) -> Vec<(&'static str, J)> {
@@ -537,6 +329,12 @@ fn message_json(m: &Message, t0: Duration) -> J {
         ]),
         LnetCmd::Reply { .. } | LnetCmd::Unknown => {}
     }
+    rpc_json(m, &mut o);
+    J::O(o)
+}
+
+/// The Lustre RPC of a message: `ptlrpc_body` fields, the pairing, the prepare body.
+fn rpc_json(m: &Message, o: &mut Vec<(&'static str, J)>) {
     match &m.rpc {
         None => {}
         Some(Err(e)) => o.push(("lustre_error", J::S(e.to_string()))),
@@ -563,10 +361,9 @@ fn message_json(m: &Message, t0: Duration) -> J {
             if let Some(req) = &m.request {
                 o.push(("request_frame", u(req.frame)));
             }
-            prepare_json(m, &mut o);
+            prepare_json(m, o);
         }
     }
-    J::O(o)
 }
 
 /// The decoded prepare body: the object `dne-intent decode --json` prints.

@@ -157,6 +157,46 @@ fn value_table(s: &mut String, lua: &str, named: impl Iterator<Item = (String, u
     let _ = writeln!(s, "}}");
 }
 
+/// The structures' layouts, after declaring one `ProtoField` per distinct field name in `s`.
+fn declare_fields(s: &mut String) -> [(&'static str, Vec<Field>); 6] {
+    let tables: [(&str, Vec<Field>); 6] = [
+        ("LUSTRE_MSG_V2", header_fields()),
+        ("PTLRPC_BODY", ptlrpc_fields()),
+        ("LDLM_REQUEST", ldlm_request_fields()),
+        ("LDLM_REPLY", ldlm_reply_fields()),
+        ("MD_CREATE_PREPARE_REQ", req_fields()),
+        ("MD_CREATE_PREPARE_REP", rep_fields()),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, fields) in &tables {
+        for f in fields {
+            if seen.insert(f.name) {
+                let strings = match f.name {
+                    "pb_opc" => Some("OPC"),
+                    "pb_type" => Some("PB_TYPE"),
+                    _ => None,
+                };
+                proto_field(s, f, strings);
+            }
+        }
+    }
+    let extra = [fld("opc", 0, Kind::U64)];
+    for f in &extra {
+        proto_field(s, f, None);
+    }
+    s.push_str(
+        "F.lm_buflens = ProtoField.uint32(\"dne_prepare.lm_buflens\", \"lm_buflens\", base.DEC)\n\
+         F.opc_name = ProtoField.string(\"dne_prepare.opc_name\", \"intent\")\n\
+         F.name = ProtoField.string(\"dne_prepare.name\", \"name\")\n\
+         F.groups = ProtoField.uint32(\"dne_prepare.groups\", \"supplementary group\", base.DEC)\n\
+         F.result = ProtoField.bytes(\"dne_prepare.result\", \"result\")\n\
+         F.result_state = ProtoField.string(\"dne_prepare.result_state\", \"result state\")\n\
+         F.outcome = ProtoField.string(\"dne_prepare.outcome\", \"outcome\")\n\
+         local flist = {}\nfor _, f in pairs(F) do flist[#flist + 1] = f end\np.fields = flist\n\n",
+    );
+    tables
+}
+
 /// The whole dissector.
 pub fn dissector() -> String {
     let mut s = String::new();
@@ -205,42 +245,7 @@ pub fn dissector() -> String {
         "local MLI = {{ {} }}\n",
         MliBuf::ALL.map(|b| format!("\"{}\"", b.name())).join(", ")
     );
-    let tables: [(&str, Vec<Field>); 6] = [
-        ("LUSTRE_MSG_V2", header_fields()),
-        ("PTLRPC_BODY", ptlrpc_fields()),
-        ("LDLM_REQUEST", ldlm_request_fields()),
-        ("LDLM_REPLY", ldlm_reply_fields()),
-        ("MD_CREATE_PREPARE_REQ", req_fields()),
-        ("MD_CREATE_PREPARE_REP", rep_fields()),
-    ];
-    let mut seen = std::collections::BTreeSet::new();
-    for (_, fields) in &tables {
-        for f in fields {
-            if seen.insert(f.name) {
-                let strings = match f.name {
-                    "pb_opc" => Some("OPC"),
-                    "pb_type" => Some("PB_TYPE"),
-                    _ => None,
-                };
-                proto_field(&mut s, f, strings);
-            }
-        }
-    }
-    let extra = [fld("opc", 0, Kind::U64)];
-    for f in &extra {
-        proto_field(&mut s, f, None);
-    }
-    s.push_str(
-        "F.lm_buflens = ProtoField.uint32(\"dne_prepare.lm_buflens\", \"lm_buflens\", base.DEC)\n\
-         F.opc_name = ProtoField.string(\"dne_prepare.opc_name\", \"intent\")\n\
-         F.name = ProtoField.string(\"dne_prepare.name\", \"name\")\n\
-         F.groups = ProtoField.uint32(\"dne_prepare.groups\", \"supplementary group\", base.DEC)\n\
-         F.result = ProtoField.bytes(\"dne_prepare.result\", \"result\")\n\
-         F.result_state = ProtoField.string(\"dne_prepare.result_state\", \"result state\")\n\
-         F.outcome = ProtoField.string(\"dne_prepare.outcome\", \"outcome\")\n\
-         F.request_frame = ProtoField.framenum(\"dne_prepare.request_frame\", \"request in frame\")\n\
-         local flist = {}\nfor _, f in pairs(F) do flist[#flist + 1] = f end\np.fields = flist\n\n",
-    );
+    let tables = declare_fields(&mut s);
     for (lua, fields) in &tables {
         struct_table(&mut s, lua, fields);
     }

@@ -441,6 +441,38 @@ mod tests {
             assert_eq!(v.len(), if large { 96 } else { 72 });
             assert_eq!(LnetHdr::decode(&v, large), Some(h));
         }
+        // Every variant of the union keeps its fields through both forms.
+        let cmds = [
+            LnetCmd::Ack {
+                dst_wmd: [3, 4],
+                match_bits: 9,
+                mlength: 77,
+            },
+            LnetCmd::Get {
+                return_wmd: [5, 6],
+                match_bits: 10,
+                ptl_index: 8,
+                src_offset: 11,
+                sink_length: 4096,
+            },
+            LnetCmd::Reply { dst_wmd: [7, 8] },
+            LnetCmd::Hello {
+                incarnation: 0x1234_5678_9abc,
+                conn_type: 2,
+            },
+        ];
+        for (t, cmd) in [0u32, 2, 3, 4].into_iter().zip(cmds) {
+            let g = LnetHdr {
+                msg_type: LnetMsgType(t),
+                cmd,
+                ..h
+            };
+            for large in [false, true] {
+                let mut v = Vec::new();
+                g.put(large, &mut v);
+                assert_eq!(LnetHdr::decode(&v, large), Some(g));
+            }
+        }
         let mut v = Vec::new();
         h.put(false, &mut v);
         // payload_length sits at offset 28 of the NID4 form (Wireshark frames on it).
