@@ -357,3 +357,66 @@ proptest::proptest! {
         }
     }
 }
+
+/// Rewrites every frame of an IPv4 capture as Ethernet + VLAN tag + IPv6, keeping the TCP
+/// ports, sequence numbers, SYN flags and payloads.
+fn as_vlan_ipv6(cap: &[u8]) -> Vec<u8> {
+    use etherparse::{PacketBuilder, SlicedPacket, TransportSlice, VlanId};
+    use pcap_file::pcap::{PcapPacket, PcapReader, PcapWriter};
+    let mut r = PcapReader::new(cap).unwrap();
+    let mut w = PcapWriter::with_header(Vec::new(), r.header()).unwrap();
+    while let Some(p) = r.next_packet() {
+        let p = p.unwrap();
+        let s = SlicedPacket::from_ethernet(&p.data).unwrap();
+        let Some(TransportSlice::Tcp(t)) = s.transport else {
+            panic!("not TCP")
+        };
+        let ip = |last: u8| {
+            let mut a = [0u8; 16];
+            a[..2].copy_from_slice(&[0xfd, 0x00]);
+            a[15] = last;
+            a
+        };
+        let (a, b) = if t.source_port() == 988 {
+            (ip(2), ip(1))
+        } else {
+            (ip(1), ip(2))
+        };
+        let mut bld = PacketBuilder::ethernet2([2; 6], [4; 6])
+            .single_vlan(VlanId::try_new(100).unwrap())
+            .ipv6(a, b, 64)
+            .tcp(
+                t.source_port(),
+                t.destination_port(),
+                t.sequence_number(),
+                65535,
+            );
+        if t.syn() {
+            bld = bld.syn();
+        }
+        let mut out = Vec::new();
+        bld.write(&mut out, t.payload()).unwrap();
+        let len = out.len() as u32;
+        w.write_packet(&PcapPacket::new(p.timestamp, len, &out))
+            .unwrap();
+    }
+    w.into_writer()
+}
+
+#[test]
+fn vlan_tagged_ipv6_frames_decode_the_same() {
+    let (cap, sent) = make(WriterOptions {
+        segment_size: 700,
+        ..WriterOptions::default()
+    });
+    let v6 = as_vlan_ipv6(&cap);
+    let (got, valid, other) = read(&v6);
+    assert!(other.is_empty(), "{other:?}");
+    assert_eq!(got, sent.into_iter().map(|(_, b)| b).collect::<Vec<_>>());
+    assert!(valid.iter().all(|&v| v));
+    let first = CaptureReader::new(&v6[..]).unwrap().find_map(|e| match e {
+        Event::Message(m) => Some(m.flow.src.to_string()),
+        _ => None,
+    });
+    assert_eq!(first.as_deref(), Some("[fd00::1]:1023"));
+}
