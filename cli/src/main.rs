@@ -156,7 +156,9 @@ enum Command {
     /// Reassembles each TCP direction, frames socklnd (connreq, hello V2/V3/V4, ksock_msg in
     /// either byte order) and LNet, decodes every lustre_msg_v2 and pairs replies with their
     /// requests by xid and peer; prepare intents are validated by this crate. One line per
-    /// message, like tshark's summary. With --write, makes a capture from message files.
+    /// message, like tshark's summary. Errors (each naming its frame) go to standard error,
+    /// decoding goes on, and the exit status is 1. With --write, makes a capture from message
+    /// files.
     Pcap {
         /// One JSON object per line (JSON Lines), with Lustre's C field names.
         #[arg(long, conflicts_with = "stats")]

@@ -70,8 +70,11 @@ pub fn cmd_read(input: &Input, mode: Mode, out: &mut Output) -> Result<(), CliEr
         stats.print(&rs, &mut text);
     }
     out.write(text.as_bytes())?;
-    if errors > 0 && mode != Mode::Stats {
-        eprintln!("dne-intent pcap: {input}: {errors} errors (decoding went on after each)");
+    // Everything decodable was printed; the status still tells a script the capture is damaged.
+    if errors > 0 {
+        return Err(input.error(format_args!(
+            "{errors} errors (decoding went on after each)"
+        )));
     }
     Ok(())
 }

@@ -279,3 +279,35 @@ fn tshark_with_the_generated_dissector_shows_the_codecs_values() {
     }
     println!("checked {checked} field values of the generated dissector against tshark");
 }
+
+#[test]
+fn a_damaged_capture_prints_what_decodes_names_the_frame_and_exits_1() {
+    let dir = tmpdir("damaged");
+    let cap = write_capture(&dir.0, &[]);
+    let mut bytes = std::fs::read(&cap).unwrap();
+    // Frame 7's ksock_msg_hdr.ksh_type, after the pcap record header and the 54 bytes of
+    // Ethernet, IPv4 and TCP headers: 0xc1 becomes 0xc2.
+    let mut at = 24;
+    for _ in 1..7 {
+        at += 16 + u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+    }
+    at += 16 + 54;
+    assert_eq!(bytes[at], 0xc1, "the offset arithmetic points at ksh_type");
+    bytes[at] = 0xc2;
+    let bad = dir.0.join("bad.pcap");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = Command::new(BIN).args(["pcap"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("frame 7: 192.168.0.1:1023 > 192.168.0.2:988 stream offset 72: ksock_msg_hdr.ksh_type: 0xc2"),
+        "{err}"
+    );
+    assert!(err.contains("1 errors"), "{err}");
+    // The other 13 messages still decode.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().filter(|l| l.contains("LNet PUT")).count(),
+        2 * PAIRS.len() - 1
+    );
+}
