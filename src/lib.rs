@@ -91,6 +91,8 @@ extern crate alloc;
 #[macro_use]
 mod flags;
 
+#[cfg(feature = "capture")]
+pub mod capture;
 #[cfg(feature = "std")]
 pub mod cheader;
 pub mod endian;

@@ -116,10 +116,12 @@ prop_compose! {
 /// attributes (one `mdt_body`) and the pin, an ACL, a foreign LMV or LOV, a default LMV.
 fn payload(b: MliBuf, limit: u32) -> Option<BoxedStrategy<Vec<u8>>> {
     let limit = limit as usize;
+    // A foreign LMV holds at least one byte (W9.19); a foreign LOV may be empty.
     let foreign = |magic: u32| {
+        let min = usize::from(magic == 0x0CD5_0CD0);
         (
             any::<(u32, u32)>(),
-            proptest::collection::vec(any::<u8>(), 0..=(limit - 16).min(200)),
+            proptest::collection::vec(any::<u8>(), min..=(limit - 16).min(200).max(min)),
         )
             .prop_map(move |((ty, flags), value)| {
                 let mut v = Vec::new();
@@ -136,7 +138,7 @@ fn payload(b: MliBuf, limit: u32) -> Option<BoxedStrategy<Vec<u8>>> {
         MliBuf::Pin => proptest::collection::vec(any::<u8>(), 1..=limit.min(300)).boxed(),
         // The largest ACL the strategy makes: 4 + 8 * 10 bytes.
         MliBuf::DefAcl if limit >= 84 => lustre_dne_intent::model::strategies::acl_bytes().boxed(),
-        MliBuf::Lmv if limit >= 16 => foreign(0x0CD5_0CD0),
+        MliBuf::Lmv if limit >= 17 => foreign(0x0CD5_0CD0),
         MliBuf::Lov if limit >= 16 => foreign(0x0BD7_0BD0),
         MliBuf::DefLmv if limit >= 48 => (-5i32..=2000, any::<[u32; 3]>(), any::<[u8; 2]>())
             .prop_map(|(count, words, inherit)| {

@@ -21,11 +21,16 @@ pub enum J {
     A(Vec<J>),
     /// An object, keys in order.
     O(Vec<(&'static str, J)>),
+    /// A value built by serde (the library's serialization), written as it is.
+    V(Value),
 }
 
 impl J {
     fn is_scalar(&self) -> bool {
-        !matches!(self, J::A(_) | J::O(_))
+        !matches!(
+            self,
+            J::A(_) | J::O(_) | J::V(Value::Array(_) | Value::Object(_))
+        )
     }
 
     /// Pretty-printed JSON: two-space indent, arrays of scalars on one line.
@@ -76,6 +81,7 @@ impl J {
             J::U(v) => s.push_str(&v.to_string()),
             J::I(v) => s.push_str(&v.to_string()),
             J::S(v) => s.push_str(&Value::from(v.as_str()).to_string()),
+            J::V(v) => s.push_str(&v.to_string()),
             J::A(items) if items.iter().all(J::is_scalar) => {
                 s.push('[');
                 for (i, item) in items.iter().enumerate() {

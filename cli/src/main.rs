@@ -10,7 +10,10 @@
 mod input;
 mod jtree;
 mod model_cmds;
+mod pcap_cmd;
+mod pcap_stats;
 mod text;
+mod wireshark_lua;
 mod xattr;
 mod xattr_json;
 
@@ -181,6 +184,54 @@ enum Command {
         /// The reply message.
         reply: Input,
     },
+    /// Read a packet capture (pcap or pcapng) of socklnd traffic down to the prepare intents.
+    ///
+    /// Reassembles each TCP direction, frames socklnd (connreq, hello V2/V3/V4, ksock_msg in
+    /// either byte order) and LNet, decodes every lustre_msg_v2 and pairs replies with their
+    /// requests by xid and peer; prepare intents are validated by this crate. One line per
+    /// message, like tshark's summary. Errors (each naming its frame) go to standard error,
+    /// decoding goes on, and the exit status is 1. With --write, makes a capture from message
+    /// files.
+    Pcap {
+        /// One JSON object per line (JSON Lines), with Lustre's C field names.
+        #[arg(long, conflicts_with = "stats")]
+        json: bool,
+        /// Summarise instead: messages by opcode, prepare intents by operation and outcome,
+        /// results present and their sizes against the limits.
+        #[arg(long)]
+        stats: bool,
+        /// Write a capture to this file instead of reading one: the inputs are messages
+        /// (requests go client to server on portal 24, each reply answers the request before
+        /// it, on portal 4).
+        #[arg(long, value_name = "OUT", conflicts_with_all = ["json", "stats"])]
+        write: Option<std::path::PathBuf>,
+        /// With --write: most TCP payload bytes per segment.
+        #[arg(long, default_value_t = 1448, requires = "write")]
+        segment_size: usize,
+        /// With --write: the peers' socklnd structures in big-endian order.
+        #[arg(long, requires = "write")]
+        big_endian: bool,
+        /// With --write: no TCP or socklnd handshake (the capture starts mid-connection).
+        #[arg(long, requires = "write")]
+        no_handshake: bool,
+        /// With --write: socklnd version of the hello (2, 3, or 4 for large NIDs).
+        #[arg(long, default_value_t = 3, requires = "write")]
+        socklnd_version: u32,
+        /// With --write: write the messages this many times over.
+        #[arg(long, default_value_t = 1, requires = "write")]
+        repeat: usize,
+        /// The capture (`-`: standard input), or with --write the message files.
+        #[arg(default_value = "-")]
+        inputs: Vec<Input>,
+    },
+    /// Print a Wireshark Lua dissector for the prepare intents, generated from the codec.
+    ///
+    /// Install it as ~/.local/lib/wireshark/plugins/dne_prepare.lua, or load it with
+    /// `tshark -X lua_script:dne_prepare.lua`. It registers on lnet.ptl_index for the
+    /// MDT-to-MDT portals (24 requests, 4 replies) and the MDS portals (12, 10), decodes
+    /// lustre_msg_v2 and, for an LDLM_ENQUEUE with an IT_DNE_* intent, the new bodies and their
+    /// results. Fields are `dne_prepare.<C field name>`.
+    WiresharkLua,
     /// Print the C header of the new structures, with its wirecheck function.
     ///
     /// The committed copy is include/lustre_dne_prepare.h.
@@ -253,6 +304,42 @@ fn run(command: Command) -> Result<(), CliError> {
             }
             model_cmds::cmd_check(&request, &reply, &mut out)
         }
+        Command::Pcap {
+            json,
+            stats,
+            write,
+            segment_size,
+            big_endian,
+            no_handshake,
+            socklnd_version,
+            repeat,
+            inputs,
+        } => match write {
+            Some(path) => pcap_cmd::cmd_write(&pcap_cmd::WriteArgs {
+                out: &path,
+                messages: &inputs,
+                segment_size,
+                big_endian,
+                handshake: if no_handshake {
+                    lustre_dne_intent::capture::Handshake::None
+                } else {
+                    lustre_dne_intent::capture::Handshake::Socklnd(socklnd_version)
+                },
+                repeat,
+            }),
+            None => {
+                let [input] = inputs.as_slice() else {
+                    return Err(CliError::Usage("give one capture file (or `-`)".into()));
+                };
+                let mode = match (json, stats) {
+                    (true, _) => pcap_cmd::Mode::Json,
+                    (_, true) => pcap_cmd::Mode::Stats,
+                    _ => pcap_cmd::Mode::Text,
+                };
+                pcap_cmd::cmd_read(input, mode, &mut out)
+            }
+        },
+        Command::WiresharkLua => out.write(wireshark_lua::dissector().as_bytes()),
         Command::CHeader => out.write(lustre_dne_intent::cheader::c_header().as_bytes()),
         Command::Completions { shell } => {
             let mut buf = Vec::new();

@@ -1056,7 +1056,11 @@ pub struct LovComp {
     /// component), false for [`LOV_MAGIC_COMP_V1`]. In JSON only when true.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "lcm_magic_sel", default, skip_serializing_if = "core::ops::Not::not")
+        serde(
+            rename = "lcm_magic_sel",
+            default,
+            skip_serializing_if = "core::ops::Not::not"
+        )
     )]
     pub sel: bool,
     /// Bytes 19–31 of the header, kept as found (zero on disk). In JSON: hex, and left out when zero.

@@ -1,0 +1,215 @@
+//! `dne-intent pcap --stats`: what a capture holds, by opcode, prepare operation and outcome,
+//! and result.
+
+use crate::pcap_cmd::rpc_kind;
+use lustre_dne_intent::capture::{Event, Prepare, ReaderStats, opcode_name};
+use lustre_dne_intent::intent::{
+    McppFlags, MliBuf, Operation, PrepResult, ReplyView, UnknownReason,
+};
+use lustre_dne_intent::limits::XATTR_SIZE_MAX;
+use lustre_dne_intent::wire::PtlrpcMsgType;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The outcome of a prepare reply, as `--stats` counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    Complete,
+    Partial,
+    Advisory,
+    Empty,
+    Error,
+    Invalid,
+}
+
+impl Outcome {
+    const ALL: [Outcome; 6] = [
+        Outcome::Complete,
+        Outcome::Partial,
+        Outcome::Advisory,
+        Outcome::Empty,
+        Outcome::Error,
+        Outcome::Invalid,
+    ];
+
+    pub fn of(v: &ReplyView<'_>) -> Self {
+        if v.ptlrpc().status != 0 || v.ptlrpc().msg_type == PtlrpcMsgType::ERR {
+            return Outcome::Error;
+        }
+        let Some(body) = v.body() else {
+            return Outcome::Empty;
+        };
+        if body.flags.contains(McppFlags::ADVISORY) {
+            Outcome::Advisory
+        } else if v.results().iter().any(|r| !r.is_known()) {
+            Outcome::Partial
+        } else {
+            Outcome::Complete
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Complete => "complete",
+            Outcome::Partial => "partial (unknown results)",
+            Outcome::Advisory => "advisory",
+            Outcome::Empty => "empty",
+            Outcome::Error => "error",
+            Outcome::Invalid => "invalid (breaks a rule)",
+        }
+    }
+}
+
+/// Per result: how often it was in each state, and the sizes of the present ones.
+#[derive(Debug, Default, Clone, Copy)]
+struct ResultStats {
+    present: u64,
+    absent: u64,
+    unknown: u64,
+    truncated: u64,
+    max_size: usize,
+    total_size: u64,
+    max_limit: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct Stats {
+    by_opcode: BTreeMap<(u32, &'static str), u64>,
+    not_lustre: u64,
+    malformed: u64,
+    requests: BTreeMap<&'static str, (u64, u64)>,
+    replies: BTreeMap<(&'static str, Outcome), u64>,
+    results: [ResultStats; 6],
+    gaps: u64,
+    errors: u64,
+}
+
+impl Stats {
+    pub fn add(&mut self, ev: &Event) {
+        let m = match ev {
+            Event::Message(m) => m,
+            Event::Gap { .. } => return self.gaps += 1,
+            Event::Error(_) => return self.errors += 1,
+            _ => return,
+        };
+        match &m.rpc {
+            None => self.not_lustre += 1,
+            Some(Err(_)) => self.malformed += 1,
+            Some(Ok(r)) => {
+                *self
+                    .by_opcode
+                    .entry((r.ptlrpc.opc, rpc_kind(r.ptlrpc.msg_type)))
+                    .or_default() += 1
+            }
+        }
+        match m.prepare() {
+            Some(Prepare::Request(op, v)) => {
+                let e = self.requests.entry(op.opc_name()).or_default();
+                if v.is_ok() { e.0 += 1 } else { e.1 += 1 }
+            }
+            Some(Prepare::Reply(op, Err(_))) => {
+                *self
+                    .replies
+                    .entry((op.opc_name(), Outcome::Invalid))
+                    .or_default() += 1
+            }
+            Some(Prepare::Reply(op, Ok(v))) => {
+                *self
+                    .replies
+                    .entry((op.opc_name(), Outcome::of(&v)))
+                    .or_default() += 1;
+                let limits = m
+                    .request
+                    .as_ref()
+                    .and_then(|r| r.reply_context)
+                    .map(|c| c.limits)
+                    .unwrap_or_default();
+                for b in MliBuf::ALL {
+                    let r = &mut self.results[b.index()];
+                    r.max_limit = r.max_limit.max(limits[b.index()]);
+                    match v.result(b) {
+                        PrepResult::Present(d) => {
+                            r.present += 1;
+                            r.max_size = r.max_size.max(d.len());
+                            r.total_size += d.len() as u64;
+                        }
+                        PrepResult::Absent => r.absent += 1,
+                        PrepResult::Unknown(UnknownReason::Truncated { .. }) => r.truncated += 1,
+                        PrepResult::Unknown(_) => r.unknown += 1,
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    pub fn print(&self, rs: &ReaderStats, s: &mut String) {
+        let _ = self.write(rs, s);
+    }
+
+    fn write(&self, rs: &ReaderStats, s: &mut String) -> std::fmt::Result {
+        writeln!(
+            s,
+            "capture: {} frames, {} TCP segments, {} retransmitted, {} gaps, {} bytes skipped, \
+             {} errors",
+            rs.frames, rs.tcp_segments, rs.retransmitted, rs.gaps, rs.skipped_bytes, self.errors
+        )?;
+        writeln!(
+            s,
+            "LNet messages: {} ({} without a Lustre RPC, {} malformed); replies paired with \
+             their request: {}",
+            rs.messages, self.not_lustre, self.malformed, rs.paired
+        )?;
+        writeln!(s, "\nmessages by opcode:")?;
+        for ((opc, kind), n) in &self.by_opcode {
+            let name = opcode_name(*opc).map_or_else(|| format!("opc {opc}"), str::to_string);
+            writeln!(s, "  {:>8}  {name} {kind}", n)?;
+        }
+        writeln!(s, "\nprepare intents:")?;
+        for op in [Operation::Create, Operation::Rename, Operation::Unlink] {
+            let name = op.opc_name();
+            let (ok, bad) = self.requests.get(name).copied().unwrap_or_default();
+            write!(s, "  {name}: {ok} requests ({bad} invalid); replies:")?;
+            for o in Outcome::ALL {
+                let n = self.replies.get(&(name, o)).copied().unwrap_or(0);
+                write!(s, " {} {n},", o.name())?;
+            }
+            s.pop();
+            writeln!(s)?;
+        }
+        writeln!(
+            s,
+            "\nresults (in replies that validate; sizes in bytes, limit XATTR_SIZE_MAX = {}):",
+            XATTR_SIZE_MAX
+        )?;
+        writeln!(
+            s,
+            "  {:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>11}",
+            "result",
+            "present",
+            "absent",
+            "unknown",
+            "truncated",
+            "max size",
+            "mean size",
+            "max limit"
+        )?;
+        for b in MliBuf::ALL {
+            let r = &self.results[b.index()];
+            let mean = r.total_size.checked_div(r.present).unwrap_or(0);
+            writeln!(
+                s,
+                "  {:<16} {:>8} {:>8} {:>8} {:>9} {:>9} {:>9} {:>11}",
+                b.name(),
+                r.present,
+                r.absent,
+                r.unknown,
+                r.truncated,
+                r.max_size,
+                mean,
+                r.max_limit
+            )?;
+        }
+        Ok(())
+    }
+}
