@@ -64,6 +64,8 @@ mod flags;
 
 #[cfg(feature = "std")]
 pub mod cheader;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod endian;
 pub mod errno;
 pub mod error;

@@ -20,5 +20,7 @@ pub use lock_intent::{MdLockIntent, MdLockIntentRef, MliReplyBuf};
 pub use mask::{MliBuf, PrepResult, ResultMask, UnknownReason};
 pub use name::{EntryName, GroupList, GroupsView};
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
+#[cfg(feature = "arbitrary")]
+pub(crate) use reply::arbitrary_payload;
 pub use reply::{PrepareOutcome, PrepareReply, ReplyContext, ReplyMessage, ReplyView};
 pub use request::{PrepareRequest, RequestView, reply_size_for};
