@@ -194,7 +194,7 @@ enum Command {
     /// The crate as a conformance testee (stdin/stdout protocol of docs/conformance.md).
     #[command(hide = true)]
     ConformTestee {
-        /// Answer these case ids with the opposite verdict (comma-separated).
+        /// Answer these case ids wrongly (comma-separated).
         #[arg(long, value_delimiter = ',')]
         lie: Vec<u64>,
         /// Exit when this case arrives.

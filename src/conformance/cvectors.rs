@@ -196,7 +196,10 @@ fn fields(c: &Case) -> Option<String> {
     }
 }
 
-fn entry(c: &Case) -> String {
+/// The array holding each distinct request, by content: replies share their requests.
+type RequestNames = std::collections::BTreeMap<Vec<u8>, String>;
+
+fn entry(c: &Case, requests: &RequestNames) -> String {
     let id = c.id;
     let kind = match c.kind {
         Kind::Request => "LDPV_REQUEST",
@@ -208,15 +211,18 @@ fn entry(c: &Case) -> String {
         Expect::Invalid(_) => "LDPV_INVALID",
         Expect::Acceptable => "LDPV_ACCEPTABLE",
     };
-    let opt = |s: Option<&str>| s.map_or("NULL".to_owned(), c_string);
+    let opt = |s: Option<&str>| s.map_or("0".to_owned(), c_string);
     let (req, req_len) = match &c.request {
-        Some(r) => (format!("ldpv_{id}_req"), r.len()),
-        None => ("NULL".to_owned(), 0),
+        Some(r) => (
+            requests.get(r).cloned().unwrap_or_else(|| "0".into()),
+            r.len(),
+        ),
+        None => ("0".to_owned(), 0),
     };
     let (canon, canon_len) = match &c.canonical {
         Some(k) if *k == c.bytes => (format!("ldpv_{id}"), k.len()),
         Some(k) => (format!("ldpv_{id}_canonical"), k.len()),
-        None => ("NULL".to_owned(), 0),
+        None => ("0".to_owned(), 0),
     };
     let f = fields(c);
     let mut s = format!(
@@ -243,10 +249,15 @@ pub fn c_vectors(seed: u64, cases: &[Case]) -> String {
     let mut out = String::from(PROLOGUE);
     let _ = writeln!(out, "#define LDPV_SEED {seed}ull");
     let _ = writeln!(out, "#define LDPV_NCASES {}\n", cases.len());
+    let mut requests = RequestNames::new();
     for c in cases {
         array(&mut out, &format!("ldpv_{}", c.id), &c.bytes);
-        if let Some(r) = &c.request {
-            array(&mut out, &format!("ldpv_{}_req", c.id), r);
+        if let Some(r) = &c.request
+            && !requests.contains_key(r)
+        {
+            let name = format!("ldpv_{}_req", c.id);
+            array(&mut out, &name, r);
+            requests.insert(r.clone(), name);
         }
         if let Some(k) = &c.canonical
             && *k != c.bytes
@@ -256,7 +267,7 @@ pub fn c_vectors(seed: u64, cases: &[Case]) -> String {
     }
     out.push_str("\nstatic const struct ldpv_case ldpv_cases[LDPV_NCASES] LDPV_UNUSED = {\n");
     for c in cases {
-        out.push_str(&entry(c));
+        out.push_str(&entry(c, &requests));
     }
     out.push_str("};\n\n#endif /* _LUSTRE_DNE_PREPARE_VECTORS_H */\n");
     out

@@ -86,7 +86,7 @@ const BAD_NAMES: [(&str, &[u8]); 8] = [
     ("a NUL inside", b"new\0dir\0"),
     ("\".\"", b".\0"),
     ("\"..\"", b"..\0"),
-    ("a name in object mode", b"x\0"),
+    ("the name \"x\"", b"x\0"),
     ("padding after the NUL", b"newdir\0\0"),
 ];
 

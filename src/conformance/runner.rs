@@ -370,8 +370,13 @@ impl Report {
                 "rule differs (not a failure): {differs} mutation cases"
             )?;
         }
-        let rules: Vec<String> = self
-            .per_rule()
+        let mut per_rule: Vec<(String, (usize, usize))> = self.per_rule().into_iter().collect();
+        // In WIRE.md's order: W5.2 before W5.10.
+        per_rule.sort_by_key(|(r, _)| {
+            let (s, n) = r[1..].split_once('.').unwrap_or(("0", "0"));
+            (s.parse::<u32>().unwrap_or(0), n.parse::<u32>().unwrap_or(0))
+        });
+        let rules: Vec<String> = per_rule
             .into_iter()
             .map(|(r, (p, t))| format!("{r} {p}/{t}"))
             .collect();

@@ -51,7 +51,7 @@ pub fn answer(q: &Question) -> Answer {
 /// Faults a test testee commits on purpose, by case id.
 #[derive(Debug, Clone, Default)]
 pub struct Faults {
-    /// Cases answered with the opposite verdict.
+    /// Cases answered wrongly (see [`lie`]).
     pub lie: Vec<u64>,
     /// Exit without answering at this case.
     pub die: Option<u64>,
@@ -63,12 +63,12 @@ pub struct Faults {
     pub wrong_id: Option<u64>,
 }
 
+/// A wrong answer: an accepted input gets a corrupted canonical form (wrong for valid and
+/// acceptable cases alike), a rejected one is called valid.
 fn lie(a: Answer) -> Answer {
     match a.verdict {
         Verdict::Valid => Answer {
-            verdict: Verdict::Invalid,
-            rule: None,
-            canonical_hex: None,
+            canonical_hex: a.canonical_hex.map(|h| h + "00"),
             ..a
         },
         _ => Answer {
