@@ -64,7 +64,7 @@ mod flags;
 
 #[cfg(feature = "std")]
 pub mod cheader;
-#[cfg(feature = "conformance")]
+#[cfg(any(feature = "conformance", feature = "proptest"))]
 pub mod conformance;
 pub mod endian;
 pub mod errno;

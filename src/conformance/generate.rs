@@ -30,7 +30,7 @@ fn order(prng: &mut Prng) -> Endian {
 }
 
 /// A random valid request, encoded, with its context.
-fn valid_request(prng: &mut Prng) -> (Vec<u8>, ReplyContext) {
+pub(crate) fn valid_request(prng: &mut Prng) -> (Vec<u8>, ReplyContext) {
     loop {
         let Some(r) = draw::<PrepareRequest>(prng) else {
             continue;
@@ -71,7 +71,7 @@ fn fit_results(reply: &mut PrepareReply, ctx: &ReplyContext) {
 
 /// A random valid reply with its request: a random outcome fitted to the request, or the empty
 /// result when it still breaks a rule.
-fn valid_reply(prng: &mut Prng) -> (Vec<u8>, Vec<u8>) {
+pub(crate) fn valid_reply(prng: &mut Prng) -> (Vec<u8>, Vec<u8>) {
     let (req, ctx) = valid_request(prng);
     let order = order(prng);
     for _ in 0..4 {
@@ -96,7 +96,7 @@ fn valid_reply(prng: &mut Prng) -> (Vec<u8>, Vec<u8>) {
 }
 
 /// A random valid xattr payload of a random kind.
-fn valid_xattr(prng: &mut Prng) -> (Kind, Vec<u8>) {
+pub(crate) fn valid_xattr(prng: &mut Prng) -> (Kind, Vec<u8>) {
     const BUFS: [MliBuf; 5] = [
         MliBuf::DefAcl,
         MliBuf::Pin,
@@ -129,9 +129,9 @@ fn flip_bits(prng: &mut Prng, bytes: &mut [u8]) -> String {
     format!("bits {at:?} flipped")
 }
 
-/// One generated case (id 0), drawn from `prng`.
-fn one(prng: &mut Prng) -> Case {
-    let (kind, mut bytes, request, what) = match prng.below(3) {
+/// A random valid input of a random kind: (kind, bytes, request for a reply, what it is).
+pub(crate) fn valid_input(prng: &mut Prng) -> (Kind, Vec<u8>, Option<Vec<u8>>, &'static str) {
+    match prng.below(3) {
         0 => {
             let (b, _) = valid_request(prng);
             (Kind::Request, b, None, "random request")
@@ -144,7 +144,31 @@ fn one(prng: &mut Prng) -> Case {
             let (k, b) = valid_xattr(prng);
             (k, b, None, "random payload")
         }
+    }
+}
+
+/// One targeted change of a valid input: a shape mutant or a one-field mutant.
+pub(crate) fn targeted_change(
+    prng: &mut Prng,
+    kind: Kind,
+    bytes: &[u8],
+) -> Option<(String, Vec<u8>)> {
+    let mut list = match kind {
+        Kind::Request => request_shapes(bytes),
+        Kind::Reply => reply_shapes(bytes, &[]),
+        Kind::Xattr(n) => xattr_shapes(n, bytes),
     };
+    list.extend(words(bytes, super::message_order(kind, bytes)));
+    if list.is_empty() {
+        return None;
+    }
+    let i = prng.below(list.len());
+    Some(list.swap_remove(i))
+}
+
+/// One generated case (id 0), drawn from `prng`.
+pub(crate) fn one(prng: &mut Prng) -> Case {
+    let (kind, mut bytes, request, what) = valid_input(prng);
     let (comment, strict) = match prng.below(5) {
         0 | 1 => (what.to_owned(), true),
         2 => (format!("{what}, {}", flip_bits(prng, &mut bytes)), false),
@@ -153,23 +177,14 @@ fn one(prng: &mut Prng) -> Case {
             bytes.truncate(n);
             (format!("{what}, cut to {n} bytes"), false)
         }
-        _ => {
-            // One targeted change: a shape mutant or a field mutant, the rule checked strictly.
-            let mut list = match kind {
-                Kind::Request => request_shapes(&bytes),
-                Kind::Reply => reply_shapes(&bytes, &[]),
-                Kind::Xattr(n) => xattr_shapes(n, &bytes),
-            };
-            let order = super::testee::message_order(kind, &bytes);
-            list.extend(words(&bytes, order));
-            if !list.is_empty() {
-                let (w, m) = list.swap_remove(prng.below(list.len()));
+        // The rule of a targeted change is checked strictly.
+        _ => match targeted_change(prng, kind, &bytes) {
+            Some((w, m)) => {
                 bytes = m;
                 (format!("{what}, {w}"), true)
-            } else {
-                (what.to_owned(), true)
             }
-        }
+            None => (what.to_owned(), true),
+        },
     };
     let mut c = Case::judged(kind, comment, vec![], bytes, request);
     c.strict_rule = strict;

@@ -4,6 +4,10 @@
 //! Every expectation comes from the crate itself: [`judge`] decodes an input the way the
 //! protocol defines (a reply against its request) and either names the rule it breaks or gives
 //! the canonical re-encoding (WIRE.md §11).
+//!
+//! The JSON parts (the vector file, the protocol, the runner and the crate's testee) need the
+//! `conformance` feature; the cases themselves and the wire-level proptest strategies
+//! (`strategies`) come with `proptest` too.
 
 use crate::intent::{ReplyView, RequestView};
 use crate::rules::RuleId;
@@ -12,11 +16,17 @@ use crate::{DecodeError, Endian};
 
 pub mod cvectors;
 pub mod generate;
+#[cfg(feature = "conformance")]
 pub mod json;
 mod mutate;
 mod parts;
+#[cfg(feature = "conformance")]
 pub mod protocol;
+#[cfg(feature = "conformance")]
 pub mod runner;
+#[cfg(feature = "proptest")]
+pub mod strategies;
+#[cfg(feature = "conformance")]
 pub mod testee;
 pub mod vectors;
 
@@ -262,6 +272,15 @@ impl Case {
             request,
             strict_rule: true,
         }
+    }
+}
+
+/// The byte order of a message (`lm_magic` as a big-endian writer leaves it), little-endian
+/// for payloads and for anything too short to tell.
+pub fn message_order(kind: Kind, bytes: &[u8]) -> Endian {
+    match (kind, bytes.get(8..12)) {
+        (Kind::Request | Kind::Reply, Some([0x0b, 0xd0, 0x0b, 0xd3])) => Endian::Big,
+        _ => Endian::Little,
     }
 }
 

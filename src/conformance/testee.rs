@@ -5,16 +5,6 @@ use std::io::{self, Read, Write};
 
 use super::protocol::{Answer, FrameError, Question, Verdict, read_frame, write_frame};
 use super::{Judgement, Kind, judge, to_hex};
-use crate::Endian;
-
-/// The byte order of a message (`lm_magic` as a big-endian writer leaves it), little-endian
-/// for payloads and for anything too short to tell.
-pub fn message_order(kind: Kind, bytes: &[u8]) -> Endian {
-    match (kind, bytes.get(8..12)) {
-        (Kind::Request | Kind::Reply, Some([0x0b, 0xd0, 0x0b, 0xd3])) => Endian::Big,
-        _ => Endian::Little,
-    }
-}
 
 /// The crate's answer to a question.
 pub fn answer(q: &Question) -> Answer {
