@@ -29,7 +29,7 @@ fn test_json(c: &Case) -> Value {
     Value::Object(t)
 }
 
-/// The JSON document for `cases` (in group order, as [`super::vectors`] returns them).
+/// The JSON document for `cases` (in group order, as [`vectors()`](super::vectors()) returns them).
 pub fn vectors_json(seed: u64, cases: &[Case]) -> Value {
     let mut groups: Vec<(Kind, Vec<Value>)> = Vec::new();
     for c in cases {

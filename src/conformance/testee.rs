@@ -41,7 +41,8 @@ pub fn answer(q: &Question) -> Answer {
 /// Faults a test testee commits on purpose, by case id.
 #[derive(Debug, Clone, Default)]
 pub struct Faults {
-    /// Cases answered wrongly (see [`lie`]).
+    /// Cases answered wrongly: a corrupted canonical form for an accepted input, `valid` for
+    /// a rejected one.
     pub lie: Vec<u64>,
     /// Exit without answering at this case.
     pub die: Option<u64>,
