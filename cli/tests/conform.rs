@@ -121,12 +121,12 @@ fn the_failure_list_turns_known_failures_into_expected_ones() {
 fn a_testee_that_dies_hangs_or_answers_garbage_is_reported() {
     let cases: [(&str, &str, &str); 4] = [
         ("--die-at", "10", "the testee died"),
-        ("--hang-at", "11", "no answer in 300 ms (the testee hangs)"),
+        ("--hang-at", "11", "no answer in 2000 ms (the testee hangs)"),
         ("--garbage-at", "12", "garbage: not JSON"),
         ("--wrong-id-at", "13", "answered id 1013 for case 13"),
     ];
     for (flag, id, what) in cases {
-        let o = conform(&["--count", "0", "--timeout-ms", "300"], &[flag, id]);
+        let o = conform(&["--count", "0", "--timeout-ms", "2000"], &[flag, id]);
         let text = stdout(&o);
         let id: u64 = id.parse().unwrap();
         assert_eq!(fail_ids(&o), vec![id], "{flag}: {text}");

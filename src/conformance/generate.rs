@@ -158,7 +158,11 @@ pub(crate) fn targeted_change(
         Kind::Reply => reply_shapes(bytes, &[]),
         Kind::Xattr(n) => xattr_shapes(n, bytes),
     };
-    list.extend(words(bytes, super::message_order(kind, bytes)));
+    list.extend(
+        words(bytes, super::message_order(kind, bytes))
+            .into_iter()
+            .map(|(_, _, w, m)| (w, m)),
+    );
     if list.is_empty() {
         return None;
     }

@@ -40,9 +40,9 @@ fn word_values(w: u32) -> [u32; 28] {
     ]
 }
 
-/// Every input that differs from `bytes` in one aligned 32-bit field, with a comment naming the
-/// offset and the value, in a fixed order.
-pub(crate) fn words(bytes: &[u8], order: Endian) -> Vec<(String, Vec<u8>)> {
+/// Every input that differs from `bytes` in one aligned 32-bit field, with the field's offset,
+/// its new value and a comment naming both, in a fixed order.
+pub(crate) fn words(bytes: &[u8], order: Endian) -> Vec<(usize, u32, String, Vec<u8>)> {
     let mut out = Vec::new();
     for off in (0..bytes.len().saturating_sub(3)).step_by(4) {
         let mut word = [0u8; 4];
@@ -56,10 +56,26 @@ pub(crate) fn words(bytes: &[u8], order: Endian) -> Vec<(String, Vec<u8>)> {
             seen.push(v);
             let mut m = bytes.to_vec();
             m[off..off + 4].copy_from_slice(&order.u32_to(v));
-            out.push((format!("u32 at offset {off} set to {v:#x} (was {w:#x})"), m));
+            out.push((
+                off,
+                v,
+                format!("u32 at offset {off} set to {v:#x} (was {w:#x})"),
+                m,
+            ));
         }
     }
     out
+}
+
+/// The offsets of `mcpr_buf_limit[]` in a request message (buffer 3, at 48).
+pub(crate) fn limit_offsets(request: &[u8]) -> core::ops::Range<usize> {
+    let Some(p) = Parts::split(request) else {
+        return 0..0;
+    };
+    let round = |l: usize| (l + 7) & !7;
+    let b3 =
+        round(32 + 4 * p.bufs.len()) + p.bufs.iter().take(3).map(|b| round(b.len())).sum::<usize>();
+    b3 + 48..b3 + 72
 }
 
 /// Cuts of `bytes`: the empty input, each 8-byte boundary, and one byte short.

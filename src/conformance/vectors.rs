@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::mutate::{reply_shapes, request_shapes, truncations, words, xattr_shapes};
+use super::mutate::{
+    limit_offsets, reply_shapes, request_shapes, truncations, words, xattr_shapes,
+};
 use super::{Case, Expect, Kind, Prng, judge};
 use crate::Endian;
 
@@ -302,22 +304,32 @@ fn mutants(base: &Base) -> Vec<Candidate> {
             .into_iter()
             .for_each(|(w, m)| add(w, "ShapeChanged", m, None)),
     }
-    for (w, m) in words(base.bytes, order) {
-        add(w, "FieldChanged", m, req.clone());
+    let limits = match base.kind {
+        Kind::Request => limit_offsets(base.bytes),
+        _ => 0..0,
+    };
+    for (off, v, w, m) in words(base.bytes, order) {
+        let flag = if limits.contains(&off) && at_a_bound(v) {
+            "Boundary"
+        } else {
+            "FieldChanged"
+        };
+        add(w, flag, m, req.clone());
     }
     for (w, m) in truncations(base.bytes) {
         add(w, "Truncated", m, req.clone());
     }
     if let Some(r) = base.request {
         // The request changed under an unchanged reply: the rules that need the request.
-        for (w, m) in words(r, order) {
+        let limits = limit_offsets(r);
+        for (off, v, w, m) in words(r, order) {
+            let flag = if limits.contains(&off) && at_a_bound(v) {
+                "Boundary"
+            } else {
+                "RequestChanged"
+            };
             if super::judge_request(&m).expect() == Expect::Valid {
-                add(
-                    format!("request {w}"),
-                    "RequestChanged",
-                    base.bytes.to_vec(),
-                    Some(m),
-                );
+                add(format!("request {w}"), flag, base.bytes.to_vec(), Some(m));
             }
         }
     }
@@ -329,12 +341,22 @@ const PER_RULE: usize = 2;
 /// How many non-canonical field mutants one group keeps (the shape ones are all kept).
 const ACCEPTABLE_FIELDS: usize = 6;
 
+/// How many valid field mutants at a bound one group keeps.
+const BOUNDARY_FIELDS: usize = 4;
+
+/// A limit at a bound the spec states: one `mdt_body` (216, the smallest PATTR limit) or
+/// `XATTR_SIZE_MAX` (65536, the largest limit).
+fn at_a_bound(v: u32) -> bool {
+    [crate::limits::MDT_BODY_SIZE, crate::limits::XATTR_SIZE_MAX].contains(&(v as usize))
+}
+
 /// The vector set for `seed`, `tcId`s from 1.
 pub fn vectors(seed: u64) -> Vec<Case> {
     let mut prng = Prng::new(seed);
     let mut cases: Vec<Case> = Vec::new();
     let mut invalid: BTreeMap<(Kind, &'static str), Vec<Candidate>> = BTreeMap::new();
     let mut acceptable: BTreeMap<Kind, Vec<Candidate>> = BTreeMap::new();
+    let mut bounds: BTreeMap<Kind, Vec<Candidate>> = BTreeMap::new();
     for base in bases() {
         let golden = Candidate::new(
             &base,
@@ -356,8 +378,17 @@ pub fn vectors(seed: u64) -> Vec<Case> {
                     c.flags.push("Boundary");
                     cases.push(c.into_case());
                 }
+                Expect::Valid if c.flags[0] == "Boundary" => {
+                    bounds.entry(c.kind).or_default().push(c)
+                }
                 Expect::Valid => {}
             }
+        }
+    }
+    for (_, mut list) in bounds {
+        for _ in 0..BOUNDARY_FIELDS.min(list.len()) {
+            let i = prng.below(list.len());
+            cases.push(list.swap_remove(i).into_case());
         }
     }
     for (_, mut list) in acceptable {
