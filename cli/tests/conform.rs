@@ -191,3 +191,49 @@ fn committed_vectors_are_fresh() {
         );
     }
 }
+
+/// The committed JSON has Wycheproof's shape: the top-level members, a note for every flag used,
+/// `tcId`s 1..=N, a rule exactly on invalid cases, a request exactly on replies, an xattr name
+/// exactly on xattr groups, and lowercase hex of whole bytes.
+#[test]
+fn committed_json_has_the_documented_shape() {
+    let text = std::fs::read_to_string(committed().join("dne_intent_vectors.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema"], "dne_intent_vectors_v1");
+    assert!(v["generatorVersion"].is_string() && v["seed"] == 0 && v["header"].is_array());
+    let notes = v["notes"].as_object().unwrap();
+    let hex = |s: &serde_json::Value| {
+        let s = s.as_str().unwrap();
+        s.len() % 2 == 0
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    let mut ids = Vec::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for g in v["testGroups"].as_array().unwrap() {
+        let kind = g["kind"].as_str().unwrap();
+        assert_eq!(g.get("xattr_name").is_some(), kind == "xattr", "{kind}");
+        kinds.insert(format!("{kind} {}", g["xattr_name"].as_str().unwrap_or("")));
+        for t in g["tests"].as_array().unwrap() {
+            ids.push(t["tcId"].as_u64().unwrap());
+            assert!(t["comment"].is_string() && hex(&t["hex"]), "{t}");
+            for f in t["flags"].as_array().unwrap() {
+                assert!(
+                    notes.contains_key(f.as_str().unwrap()),
+                    "flag {f} has no note"
+                );
+            }
+            let result = t["result"].as_str().unwrap();
+            assert!(["valid", "invalid", "acceptable"].contains(&result));
+            assert_eq!(t.get("rule").is_some(), result == "invalid", "{t}");
+            assert_eq!(t.get("canonical_hex").is_some(), result != "invalid", "{t}");
+            assert_eq!(t.get("request_hex").is_some(), kind == "reply", "{t}");
+            if let Some(r) = t.get("request_hex") {
+                assert!(hex(r));
+            }
+        }
+    }
+    let n = v["numberOfTests"].as_u64().unwrap();
+    assert_eq!(ids, (1..=n).collect::<Vec<_>>());
+    assert_eq!(kinds.len(), 7, "{kinds:?}");
+}

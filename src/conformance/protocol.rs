@@ -167,3 +167,64 @@ impl Question {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_the_bound_holds_before_reading() {
+        let mut buf = Vec::new();
+        write_frame(&mut buf, br#"{"id":1}"#).unwrap();
+        assert_eq!(&buf[..4], &[8, 0, 0, 0]);
+        assert_eq!(read_frame(&mut &buf[..]).unwrap(), br#"{"id":1}"#);
+        // A length past the bound: refused after the 4 length bytes, the body is not read.
+        let mut long = ((CONFORM_MAX_FRAME + 1) as u32).to_le_bytes().to_vec();
+        long.extend_from_slice(b"rest");
+        let mut r = &long[..];
+        assert!(
+            matches!(read_frame(&mut r), Err(FrameError::TooLong(n)) if n as usize == CONFORM_MAX_FRAME + 1)
+        );
+        assert_eq!(r, b"rest");
+        assert!(matches!(read_frame(&mut &b""[..]), Err(FrameError::Eof)));
+        assert!(matches!(
+            read_frame(&mut &[1u8, 0][..]),
+            Err(FrameError::Io(_))
+        ));
+        assert!(matches!(
+            read_frame(&mut &[9u8, 0, 0, 0, b'{'][..]),
+            Err(FrameError::Io(_))
+        ));
+    }
+
+    #[test]
+    fn answers_parse_strictly() {
+        let a = Answer::parse(
+            br#"{"id":7,"verdict":"invalid","rule":"W7.4","canonical_hex":null,"extra":[1]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            a,
+            Answer {
+                id: 7,
+                verdict: Verdict::Invalid,
+                rule: Some("W7.4".into()),
+                canonical_hex: None
+            }
+        );
+        assert_eq!(Answer::parse(&a.to_json()).unwrap(), a);
+        for bad in [
+            &br#"{"id":-1,"verdict":"valid"}"#[..],
+            br#"{"id":1,"verdict":"maybe"}"#,
+            br#"{"id":1,"verdict":"valid","rule":5}"#,
+            br#"[1]"#,
+            b"\xff",
+        ] {
+            assert!(
+                Answer::parse(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

@@ -437,3 +437,112 @@ fn xml_escape(s: &str) -> String {
     }
     o
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformance::{Kind, protocol::Verdict};
+
+    fn answer(verdict: Verdict, rule: Option<&str>, canonical: Option<&str>) -> Answer {
+        Answer {
+            id: 1,
+            verdict,
+            rule: rule.map(str::to_owned),
+            canonical_hex: canonical.map(str::to_owned),
+        }
+    }
+
+    fn case(expect: Expect, strict: bool) -> Case {
+        Case {
+            id: 1,
+            kind: Kind::Request,
+            comment: String::new(),
+            flags: vec![],
+            bytes: vec![0xab],
+            request: None,
+            canonical: (!matches!(expect, Expect::Invalid(_))).then(|| vec![0xab]),
+            expect,
+            strict_rule: strict,
+        }
+    }
+
+    #[test]
+    fn the_verdict_table_of_the_protocol() {
+        let w74 = crate::ErrorKind::LockNotAsRequested {
+            got: 1,
+            expected: 2,
+        }
+        .rule();
+        let inv = |strict| case(Expect::Invalid(w74), strict);
+        let v = case(Expect::Valid, true);
+        let acc = case(Expect::Acceptable, true);
+        use Verdict::*;
+        assert_eq!(
+            check_answer(&v, &answer(Valid, None, Some("AB"))),
+            Ok(false)
+        );
+        assert!(check_answer(&v, &answer(Valid, None, Some("ab00"))).is_err());
+        assert!(check_answer(&v, &answer(Valid, None, None)).is_err());
+        assert!(check_answer(&v, &answer(Invalid, Some("W0.1"), None)).is_err());
+        assert_eq!(check_answer(&acc, &answer(Invalid, None, None)), Ok(false));
+        assert_eq!(
+            check_answer(&acc, &answer(Valid, None, Some("ab"))),
+            Ok(false)
+        );
+        assert!(check_answer(&acc, &answer(Valid, None, Some("00"))).is_err());
+        assert_eq!(
+            check_answer(&inv(true), &answer(Invalid, Some("W7.4"), None)),
+            Ok(false)
+        );
+        assert_eq!(
+            check_answer(&inv(true), &answer(Invalid, None, None)),
+            Ok(false)
+        );
+        assert!(check_answer(&inv(true), &answer(Invalid, Some("W7.3"), None)).is_err());
+        assert_eq!(
+            check_answer(&inv(false), &answer(Invalid, Some("W7.3"), None)),
+            Ok(true)
+        );
+        assert!(check_answer(&inv(true), &answer(Valid, None, Some("ab"))).is_err());
+        for c in [v, acc, inv(true)] {
+            assert!(check_answer(&c, &answer(Unsupported, None, None)).is_err());
+        }
+    }
+
+    #[test]
+    fn failure_lists_take_ids_and_comments() {
+        let ids = parse_failure_list("# known\n3\n 150 # why\n\n").unwrap();
+        assert_eq!(ids.into_iter().collect::<Vec<_>>(), [3, 150]);
+        assert!(
+            parse_failure_list("3\nthree\n")
+                .unwrap_err()
+                .contains("line 2")
+        );
+    }
+
+    #[test]
+    fn junit_escapes_and_counts() {
+        let r = Report {
+            outcomes: vec![Outcome {
+                id: 4,
+                kind: "reply",
+                comment: "a <b> & \"c\"".into(),
+                expect: Expect::Valid,
+                status: Status::Failed("x".into()),
+                rule_differs: false,
+                listed: false,
+            }],
+        };
+        let x = r.junit();
+        assert!(
+            x.contains("tests=\"1\" failures=\"1\" skipped=\"0\""),
+            "{x}"
+        );
+        assert!(
+            x.contains("message=\"x (a &lt;b&gt; &amp; &quot;c&quot;)\""),
+            "{x}"
+        );
+        assert_eq!(r.summary(), "conform: 1 cases, 0 passed, 1 failed");
+        assert_eq!(r.exit_code(), 1);
+    }
+}
