@@ -204,7 +204,7 @@ fn committed_json_has_the_documented_shape() {
     let notes = v["notes"].as_object().unwrap();
     let hex = |s: &serde_json::Value| {
         let s = s.as_str().unwrap();
-        s.len() % 2 == 0
+        s.len().is_multiple_of(2)
             && s.bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     };
