@@ -50,6 +50,27 @@ pub const FLAG_NOTES: &[(&str, &str)] = &[
         "RequestChanged",
         "The reply is unchanged; the request it answers was changed (still a valid request)",
     ),
+    (
+        "BufferCount",
+        "Acceptable: fewer buffers than the canonical count, or an empty buffer past the last",
+    ),
+    (
+        "NameBuffer",
+        "Acceptable: bytes after the NUL that ends the name (a re-encoding writes namelen + 1)",
+    ),
+    (
+        "LongerStructure",
+        "Acceptable: a fixed structure longer than its size (the tail is ignored)",
+    ),
+    (
+        "PtlrpcBodyV2",
+        "Acceptable: a ptlrpc_body shorter than v3 (at least the 152 bytes of v2)",
+    ),
+    (
+        "FieldNormalised",
+        "Acceptable: a field the canonical form fixes (padding, reserved, an unnamed ACL e_id, \
+         layout offsets) holds another value",
+    ),
     ("Truncated", "A valid input cut short"),
     (
         "RuleBroken",
@@ -243,7 +264,10 @@ impl Candidate {
         match expect {
             Expect::Valid if is_big_endian(base.kind, &bytes) => flags.push("BigEndian"),
             Expect::Valid => flags.push("Canonical"),
-            Expect::Acceptable => flags.push("NonCanonical"),
+            Expect::Acceptable => {
+                flags.push("NonCanonical");
+                flags.push(why_acceptable(flag, what));
+            }
             Expect::Invalid(_) => flags.push("RuleBroken"),
         }
         Candidate {
@@ -269,6 +293,24 @@ impl Candidate {
             canonical: self.canonical,
             strict_rule: true,
         }
+    }
+}
+
+/// The label saying why an accepted input is not canonical (Wycheproof labels every
+/// acceptable case).
+fn why_acceptable(flag: &str, what: &str) -> &'static str {
+    if flag != "ShapeChanged" {
+        "FieldNormalised"
+    } else if what.starts_with("name buffer") || what.starts_with("buffer 4 ") {
+        "NameBuffer"
+    } else if what.starts_with("bufcount") || what.starts_with("an empty buffer") {
+        "BufferCount"
+    } else if what.ends_with("longer") {
+        "LongerStructure"
+    } else if what.starts_with("buffer 0") || what.starts_with("a v2 ptlrpc_body") {
+        "PtlrpcBodyV2"
+    } else {
+        "FieldNormalised"
     }
 }
 
