@@ -95,6 +95,8 @@ mod flags;
 pub mod capture;
 #[cfg(feature = "std")]
 pub mod cheader;
+#[cfg(any(feature = "conformance", feature = "proptest"))]
+pub mod conformance;
 pub mod endian;
 pub mod errno;
 pub mod error;

@@ -251,3 +251,48 @@ fn unlink_and_rename_use_the_reply() {
         r.intent.1.reads
     );
 }
+
+/// A downstream handler plugged in through `IntentHandler`: one that forwards to the reference
+/// passes every fault and is called; one that fails valid intents is caught as a lock leak.
+#[test]
+fn plugged_handlers_are_checked() {
+    use lustre_dne_intent::wire::LustreHandle;
+    use std::cell::Cell;
+
+    struct Counting(Cell<usize>);
+    impl IntentHandler for Counting {
+        fn handle(
+            &self,
+            store: &Store,
+            request: &[u8],
+            from_mdt: bool,
+            lock_handle: LustreHandle,
+            faults: HandlerFaults,
+        ) -> Result<bytes::Bytes, i32> {
+            self.0.set(self.0.get() + 1);
+            ReferenceHandler.handle(store, request, from_mdt, lock_handle, faults)
+        }
+    }
+    struct Refusing;
+    impl IntentHandler for Refusing {
+        fn handle(
+            &self,
+            _: &Store,
+            _: &[u8],
+            _: bool,
+            _: LustreHandle,
+            _: HandlerFaults,
+        ) -> Result<bytes::Bytes, i32> {
+            Err(-71)
+        }
+    }
+
+    let sc = mkdir_scenario();
+    let counting = Counting(Cell::new(0));
+    for f in Fault::all() {
+        check_with_handler(&sc, f, &counting).unwrap_or_else(|v| panic!("{f:?}: {v}"));
+    }
+    assert!(counting.0.get() > 0, "the plugged handler was never called");
+    let v = check_with_handler(&sc, Fault::None, &Refusing).expect_err("caught");
+    assert_eq!(v.invariant, Invariant::NoLockLeak, "{v}");
+}

@@ -7,6 +7,7 @@
 //! (malformed bytes, bad JSON, a protocol rule broken, an unreadable file), 2 usage error.
 #![forbid(unsafe_code)]
 
+mod conform_cmds;
 mod input;
 mod jtree;
 mod model_cmds;
@@ -236,6 +237,63 @@ enum Command {
     ///
     /// The committed copy is include/lustre_dne_prepare.h.
     CHeader,
+    /// Write the conformance vectors: JSON (Wycheproof's shape) and a C header.
+    ///
+    /// Writes DIR/dne_intent_vectors.json and DIR/lustre_dne_prepare_vectors.h; the same seed
+    /// gives the same files (docs/conformance.md).
+    Vectors {
+        /// The directory to write into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+        /// Seed of the mutations chosen.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Run an implementation under test against the vectors and generated cases.
+    ///
+    /// Starts CMD and talks to it over stdin/stdout with length-prefixed JSON frames
+    /// (docs/conformance.md); checks verdicts, rules and canonical bytes; prints failures,
+    /// counts per rule and `conform: N cases, P passed, F failed`. Exit 0 iff nothing
+    /// unexpected failed.
+    Conform {
+        /// Seed of the vectors and the generated cases.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Number of generated cases after the vectors.
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        /// Per-case timeout in milliseconds.
+        #[arg(long, default_value_t = 10_000, value_name = "MS")]
+        timeout_ms: u64,
+        /// Known failures: one case id per line, `#` comments.
+        #[arg(long, value_name = "FILE")]
+        failure_list: Option<std::path::PathBuf>,
+        /// Write JUnit XML here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<std::path::PathBuf>,
+        /// The testee and its arguments (after `--`).
+        #[arg(last = true, required = true, value_name = "CMD")]
+        command: Vec<std::ffi::OsString>,
+    },
+    /// The crate as a conformance testee (stdin/stdout protocol of docs/conformance.md).
+    #[command(hide = true)]
+    ConformTestee {
+        /// Answer these case ids wrongly (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        lie: Vec<u64>,
+        /// Exit when this case arrives.
+        #[arg(long)]
+        die_at: Option<u64>,
+        /// Never answer this case.
+        #[arg(long)]
+        hang_at: Option<u64>,
+        /// Answer this case with bytes that are not JSON.
+        #[arg(long)]
+        garbage_at: Option<u64>,
+        /// Answer this case with another id.
+        #[arg(long)]
+        wrong_id_at: Option<u64>,
+    },
     /// Print a shell completion script.
     ///
     /// For example `dne-intent completions bash > /etc/bash_completion.d/dne-intent`.
@@ -340,6 +398,38 @@ fn run(command: Command) -> Result<(), CliError> {
             }
         },
         Command::WiresharkLua => out.write(wireshark_lua::dissector().as_bytes()),
+        Command::Vectors { out: dir, seed } => conform_cmds::cmd_vectors(&dir, seed, &mut out),
+        Command::Conform {
+            seed,
+            count,
+            timeout_ms,
+            failure_list,
+            junit,
+            command,
+        } => conform_cmds::cmd_conform(
+            conform_cmds::ConformArgs {
+                seed,
+                count,
+                timeout_ms,
+                failure_list,
+                junit,
+                command,
+            },
+            &mut out,
+        ),
+        Command::ConformTestee {
+            lie,
+            die_at,
+            hang_at,
+            garbage_at,
+            wrong_id_at,
+        } => conform_cmds::cmd_testee(conform_cmds::TesteeArgs {
+            lie,
+            die_at,
+            hang_at,
+            garbage_at,
+            wrong_id_at,
+        }),
         Command::CHeader => out.write(lustre_dne_intent::cheader::c_header().as_bytes()),
         Command::Completions { shell } => {
             let mut buf = Vec::new();

@@ -28,6 +28,8 @@ pub use message::MessageView;
 pub use message::WireMessage;
 pub use name::{EntryName, GroupList, GroupsView};
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
+#[cfg(feature = "arbitrary")]
+pub(crate) use reply::arbitrary_payload;
 #[cfg(feature = "alloc")]
 pub use reply::{PrepareOutcome, PrepareReply, ReplyMessage};
 pub use reply::{ReplyContext, ReplyView};

@@ -1002,7 +1002,10 @@ impl PrepareReply {
 /// otherwise a small valid payload built from the input (a minimal ACL, a foreign LMV or LOV, a
 /// default LMV without a pool).
 #[cfg(feature = "arbitrary")]
-fn arbitrary_payload(u: &mut arbitrary::Unstructured<'_>, buf: MliBuf) -> arbitrary::Result<Bytes> {
+pub(crate) fn arbitrary_payload(
+    u: &mut arbitrary::Unstructured<'_>,
+    buf: MliBuf,
+) -> arbitrary::Result<Bytes> {
     let len = u.arbitrary_len::<u8>()?.min(XATTR_SIZE_MAX);
     let data = u.bytes(len)?;
     if crate::xattr::check_result(buf, data).is_ok() {

@@ -2,9 +2,10 @@
 //! asserts every invariant of MODEL.md §4. Usable from tests, fuzzers and the tool.
 
 use super::coordinator::{
-    CacheEvent, Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_standard,
+    CacheEvent, Fault, Item, Mutations, Op, Outcome, Trace, run_intent_with, run_standard,
 };
 use super::creds::Creds;
+use super::handler::{IntentHandler, ReferenceHandler};
 use super::store::{Attrs, Store};
 use crate::Endian;
 use crate::errno::codes::{EACCES, EPERM};
@@ -167,9 +168,28 @@ pub fn check_with(
     fault: Fault,
     mutations: Mutations,
 ) -> Result<Report, Violation> {
+    check_scenario(scenario, fault, mutations, &ReferenceHandler)
+}
+
+/// [`check`] with another handler on the parent MDT: a downstream implementation plugged in
+/// through [`IntentHandler`] must keep every invariant the crate's own handler keeps.
+pub fn check_with_handler(
+    scenario: &Scenario,
+    fault: Fault,
+    handler: &dyn IntentHandler,
+) -> Result<Report, Violation> {
+    check_scenario(scenario, fault, Mutations::default(), handler)
+}
+
+fn check_scenario(
+    scenario: &Scenario,
+    fault: Fault,
+    mutations: Mutations,
+    handler: &dyn IntentHandler,
+) -> Result<Report, Violation> {
     let Scenario { store, creds, op } = scenario;
     let standard = run_standard(store, creds, op);
-    let intent = run_intent(store, creds, op, fault, mutations);
+    let intent = run_intent_with(store, creds, op, fault, mutations, handler);
     for (t, _) in [(&standard.1, "standard"), (&intent.1, "intent")] {
         check_locks(t)?;
         check_handler(t)?;

@@ -2,7 +2,7 @@
 //! that records every enqueue, read, lock and cache event (the trace the checker judges).
 
 use super::creds::{CAP_FOWNER, Creds};
-use super::handler::{HandlerFaults, handle};
+use super::handler::{HandlerFaults, IntentHandler, ReferenceHandler};
 use super::helper::{ChildState, Lookup, ObjInfo, ParentSource, Prepared, derive_child, prepare};
 use super::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Store};
 use crate::Endian;
@@ -322,6 +322,7 @@ struct Cache {
 /// The coordinator's view of the world for one run.
 struct Net<'s> {
     store: &'s Store,
+    handler: &'s dyn IntentHandler,
     trace: Trace,
     cache: Cache,
     next_lock: u32,
@@ -371,9 +372,10 @@ impl ParentSource for Net<'_> {
 }
 
 impl<'s> Net<'s> {
-    fn new(store: &'s Store) -> Self {
+    fn new(store: &'s Store, handler: &'s dyn IntentHandler) -> Self {
         Net {
             store,
+            handler,
             trace: Trace::default(),
             cache: Cache::default(),
             next_lock: 1,
@@ -445,6 +447,7 @@ pub fn run_standard(store: &Store, creds: &Creds, op: &Op) -> (Outcome, Trace) {
         op,
         Fault::PeerWithoutFlag,
         Mutations::default(),
+        &ReferenceHandler,
     )
 }
 
@@ -456,14 +459,33 @@ pub fn run_intent(
     fault: Fault,
     mutations: Mutations,
 ) -> (Outcome, Trace) {
-    run(store, creds, op, fault, mutations)
+    run(store, creds, op, fault, mutations, &ReferenceHandler)
+}
+
+/// [`run_intent`] with another handler on the parent MDT (see [`IntentHandler`]).
+pub fn run_intent_with(
+    store: &Store,
+    creds: &Creds,
+    op: &Op,
+    fault: Fault,
+    mutations: Mutations,
+    handler: &dyn IntentHandler,
+) -> (Outcome, Trace) {
+    run(store, creds, op, fault, mutations, handler)
 }
 
 /// The limits the coordinator asks for: everything, PATTR exactly one mdt_body.
 const LIMITS: [u32; MLI_BUF_MAX] = [MDT_BODY_SIZE as u32, 4096, 4096, 4096, 4096, 4096];
 
-fn run(store: &Store, creds: &Creds, op: &Op, fault: Fault, m: Mutations) -> (Outcome, Trace) {
-    let mut net = Net::new(store);
+fn run(
+    store: &Store,
+    creds: &Creds,
+    op: &Op,
+    fault: Fault,
+    m: Mutations,
+    handler: &dyn IntentHandler,
+) -> (Outcome, Trace) {
+    let mut net = Net::new(store, handler);
     let mut env = Env {
         peer_flag: !matches!(fault, Fault::PeerWithoutFlag),
         replay: matches!(fault, Fault::Replay),
@@ -662,7 +684,7 @@ fn call_handler(
     f: HandlerFaults,
 ) -> Result<Bytes, i32> {
     let before = net.store.clone();
-    let reply = handle(net.store, &request.0, from_mdt, h, f);
+    let reply = net.handler.handle(net.store, &request.0, from_mdt, h, f);
     net.trace.handler_runs.push(HandlerRun {
         request: request.0.clone(),
         reply: reply.clone(),

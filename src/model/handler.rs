@@ -30,6 +30,41 @@ pub struct HandlerFaults {
     pub unknown: ResultMask,
 }
 
+/// The parent MDT's side of a prepare intent, as the model's coordinator calls it: the crate's
+/// own [`ReferenceHandler`], or a downstream implementation (a C handler through FFI, say)
+/// plugged into [`run_intent_with`](super::coordinator::run_intent_with) and
+/// [`check_with_handler`](super::checker::check_with_handler), whose invariants it must then
+/// keep. The contract is [`handle`]'s.
+pub trait IntentHandler {
+    /// Answers `request` from `store` (which it must not change): the reply bytes with the lock
+    /// granted, or a negative errno and no lock.
+    fn handle(
+        &self,
+        store: &Store,
+        request: &[u8],
+        from_mdt: bool,
+        lock_handle: LustreHandle,
+        faults: HandlerFaults,
+    ) -> Result<Bytes, i32>;
+}
+
+/// The crate's handler ([`handle`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReferenceHandler;
+
+impl IntentHandler for ReferenceHandler {
+    fn handle(
+        &self,
+        store: &Store,
+        request: &[u8],
+        from_mdt: bool,
+        lock_handle: LustreHandle,
+        faults: HandlerFaults,
+    ) -> Result<Bytes, i32> {
+        handle(store, request, from_mdt, lock_handle, faults)
+    }
+}
+
 /// Runs one prepare intent against `store`.
 ///
 /// Returns the reply bytes (the lock is granted), or a negative errno with no lock: `-EPERM`

@@ -22,8 +22,11 @@ pub mod store;
 pub mod strategies;
 pub mod survey;
 
-pub use checker::{Invariant, Report, Scenario, Violation, check, check_with};
-pub use coordinator::{Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_standard};
+pub use checker::{Invariant, Report, Scenario, Violation, check, check_with, check_with_handler};
+pub use coordinator::{
+    Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_intent_with, run_standard,
+};
 pub use creds::Creds;
+pub use handler::{HandlerFaults, IntentHandler, ReferenceHandler};
 pub use helper::{ChildState, Lookup, Prepared, prepare};
 pub use store::{Attrs, Entry, Object, Store, Xattrs};

@@ -1,0 +1,239 @@
+//! The conformance runner against the crate's own testee (`dne-intent conform-testee`): clean,
+//! lying on chosen cases, dying, hanging, answering garbage or the wrong id; the failure list
+//! and JUnit output; and the committed vector set, which must not be stale.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_dne-intent")
+}
+
+fn conform(extra: &[&str], testee: &[&str]) -> Output {
+    Command::new(bin())
+        .arg("conform")
+        .args(extra)
+        .arg("--")
+        .arg(bin())
+        .arg("conform-testee")
+        .args(testee)
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn summary(o: &Output) -> String {
+    stdout(o)
+        .lines()
+        .find(|l| l.starts_with("conform: "))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn fail_ids(o: &Output) -> Vec<u64> {
+    stdout(o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAIL "))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// The number of vectors (ids of generated cases start after them).
+fn vector_count() -> u64 {
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(committed().join("dne_intent_vectors.json")).unwrap(),
+    )
+    .unwrap();
+    v["numberOfTests"].as_u64().unwrap()
+}
+
+#[test]
+fn the_crate_passes_its_own_runner() {
+    let o = conform(&["--count", "300"], &[]);
+    let n = vector_count() + 300;
+    assert_eq!(
+        summary(&o),
+        format!("conform: {n} cases, {n} passed, 0 failed"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("per rule: W0.1 "), "{}", stdout(&o));
+}
+
+#[test]
+fn a_lying_testee_is_reported_with_its_cases() {
+    let late = vector_count() + 7;
+    let lies = format!("3,150,{late}");
+    let o = conform(&["--count", "20"], &["--lie", &lies]);
+    assert_eq!(fail_ids(&o), vec![3, 150, late], "{}", stdout(&o));
+    let n = vector_count() + 20;
+    assert_eq!(
+        summary(&o),
+        format!("conform: {n} cases, {} passed, 3 failed", n - 3)
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("3 unexpected failures: 3 150 {late}")),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_failure_list_turns_known_failures_into_expected_ones() {
+    let dir = tempdir("failure-list");
+    let list = dir.join("known.txt");
+    // 3 and 150 lie and are listed; 5 is listed but passes.
+    std::fs::write(&list, "# known\n3\n150 # wrong verdict\n\n5\n").unwrap();
+    let junit = dir.join("junit.xml");
+    let o = conform(
+        &[
+            "--count",
+            "0",
+            "--failure-list",
+            list.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+        &["--lie", "3,150"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let text = stdout(&o);
+    assert!(text.contains("XFAIL 3 "), "{text}");
+    assert!(text.contains("XFAIL 150 "), "{text}");
+    assert!(text.contains("UNEXPECTED PASS 5 "), "{text}");
+    assert!(!text.contains("UNEXPECTED PASS 3 "), "{text}");
+    assert!(fail_ids(&o).is_empty());
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let n = vector_count();
+    assert!(
+        xml.contains(&format!("tests=\"{n}\" failures=\"0\" skipped=\"2\"")),
+        "{xml}"
+    );
+    assert!(xml.contains("<testcase name=\"3\" classname=\"request\">\n    <skipped message=\"canonical bytes differ"), "{xml}");
+}
+
+#[test]
+fn a_testee_that_dies_hangs_or_answers_garbage_is_reported() {
+    let cases: [(&str, &str, &str); 4] = [
+        ("--die-at", "10", "the testee died"),
+        ("--hang-at", "11", "no answer in 2000 ms (the testee hangs)"),
+        ("--garbage-at", "12", "garbage: not JSON"),
+        ("--wrong-id-at", "13", "answered id 1013 for case 13"),
+    ];
+    for (flag, id, what) in cases {
+        let o = conform(&["--count", "0", "--timeout-ms", "2000"], &[flag, id]);
+        let text = stdout(&o);
+        let id: u64 = id.parse().unwrap();
+        assert_eq!(fail_ids(&o), vec![id], "{flag}: {text}");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("FAIL {id} ")))
+            .unwrap();
+        assert!(line.contains(what), "{flag}: {line}");
+        assert_eq!(o.status.code(), Some(1));
+        // The runner restarts the testee and the remaining cases pass.
+        let n = vector_count();
+        assert_eq!(
+            summary(&o),
+            format!("conform: {n} cases, {} passed, 1 failed", n - 1)
+        );
+    }
+}
+
+#[test]
+fn a_testee_that_cannot_start_is_a_usage_error() {
+    let o = Command::new(bin())
+        .args(["conform", "--count", "0", "--", "/nonexistent/testee"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot start the testee"));
+}
+
+fn committed() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/vectors")
+}
+
+fn tempdir(what: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dne-intent-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The committed vector set is what the generator writes for the default seed. Regenerate with
+/// `DNE_INTENT_REGENERATE_VECTORS=1 cargo test -p dne-intent --test conform`.
+#[test]
+fn committed_vectors_are_fresh() {
+    let dir = if std::env::var_os("DNE_INTENT_REGENERATE_VECTORS").is_some() {
+        committed()
+    } else {
+        tempdir("vectors")
+    };
+    let o = Command::new(bin())
+        .args(["vectors", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["dne_intent_vectors.json", "lustre_dne_prepare_vectors.h"] {
+        let fresh = std::fs::read(dir.join(f)).unwrap();
+        let kept = std::fs::read(committed().join(f))
+            .unwrap_or_else(|e| panic!("testdata/vectors/{f}: {e}"));
+        assert!(
+            fresh == kept,
+            "testdata/vectors/{f} is stale: regenerate with DNE_INTENT_REGENERATE_VECTORS=1 \
+             cargo test -p dne-intent --test conform committed_vectors_are_fresh"
+        );
+    }
+}
+
+/// The committed JSON has Wycheproof's shape: the top-level members, a note for every flag used,
+/// `tcId`s 1..=N, a rule exactly on invalid cases, a request exactly on replies, an xattr name
+/// exactly on xattr groups, and lowercase hex of whole bytes.
+#[test]
+fn committed_json_has_the_documented_shape() {
+    let text = std::fs::read_to_string(committed().join("dne_intent_vectors.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema"], "dne_intent_vectors_v1");
+    assert!(v["generatorVersion"].is_string() && v["seed"] == 0 && v["header"].is_array());
+    let notes = v["notes"].as_object().unwrap();
+    let hex = |s: &serde_json::Value| {
+        let s = s.as_str().unwrap();
+        s.len().is_multiple_of(2)
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    let mut ids = Vec::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for g in v["testGroups"].as_array().unwrap() {
+        let kind = g["kind"].as_str().unwrap();
+        assert_eq!(g.get("xattr_name").is_some(), kind == "xattr", "{kind}");
+        kinds.insert(format!("{kind} {}", g["xattr_name"].as_str().unwrap_or("")));
+        for t in g["tests"].as_array().unwrap() {
+            ids.push(t["tcId"].as_u64().unwrap());
+            assert!(t["comment"].is_string() && hex(&t["hex"]), "{t}");
+            for f in t["flags"].as_array().unwrap() {
+                assert!(
+                    notes.contains_key(f.as_str().unwrap()),
+                    "flag {f} has no note"
+                );
+            }
+            let result = t["result"].as_str().unwrap();
+            assert!(["valid", "invalid", "acceptable"].contains(&result));
+            assert_eq!(t.get("rule").is_some(), result == "invalid", "{t}");
+            assert_eq!(t.get("canonical_hex").is_some(), result != "invalid", "{t}");
+            assert_eq!(t.get("request_hex").is_some(), kind == "reply", "{t}");
+            if let Some(r) = t.get("request_hex") {
+                assert!(hex(r));
+            }
+        }
+    }
+    let n = v["numberOfTests"].as_u64().unwrap();
+    assert_eq!(ids, (1..=n).collect::<Vec<_>>());
+    assert_eq!(kinds.len(), 7, "{kinds:?}");
+}
