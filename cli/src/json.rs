@@ -48,7 +48,8 @@
 //!                 "service_time", "limit", "slv", "pre_versions": [4], "mbits", "uid", "gid",
 //!                 "jobid" }
 //!   jobid: a string when printable ASCII followed by NUL padding, else { "hex": "64 digits" };
-//!          null for a 152-byte ptlrpc_body_v2 (no jobid).
+//!          null for a 152-byte ptlrpc_body_v2 (no jobid); encoded, null writes a v3 body with
+//!          a zero job id (the canonical form).
 //! LOCK_DESC = { "resource": { "type", "name": [4] }, "req_mode", "granted_mode",
 //!               "policy_data": { "bits", "try_bits", "li_gid", "li_initiator_id" } }
 //! RESULT = { "buf": "MLI_BUF_PATTR" | "MLI_BUF_DEF_ACL" | ...,
@@ -69,9 +70,11 @@
 //! `size` and `mdt_body`. A result's bytes come from its `data` (`null` or `""`: empty buffer);
 //! whether it is present, absent, unknown or truncated comes from `mcpp_valid`,
 //! `mcpp_truncated` and `mcpp_buf_size`, as on the wire. `header.bufcount` is optional: the
-//! encoder writes 6 request or 9 reply buffers, and a smaller `bufcount` leaves out trailing
-//! buffers, which must then be empty (the 2-buffer form of the empty result). The message is
-//! validated with the crate's own rules before it is written.
+//! encoder writes 6 request or 9 reply buffers (the canonical form), a smaller `bufcount` leaves
+//! out trailing buffers, which must then be empty (the 2-buffer form of the empty result), and a
+//! larger one (up to 32) adds empty buffers past the last (which a decoder accepts when empty,
+//! WIRE.md W2.2), so the JSON of any decoded message encodes back. The message is validated with
+//! the crate's own rules before it is written.
 
 use crate::input::{decode_hex, to_hex};
 use lustre_dne_intent::Endian;
@@ -80,7 +83,7 @@ use lustre_dne_intent::intent::{
     MliBuf, PrepResult, PrepareOutcome, PrepareReply, PrepareRequest, ReplyView, RequestView,
     ResultMask, UnknownReason,
 };
-use lustre_dne_intent::limits::{JOBID_SIZE, MLI_BUF_MAX};
+use lustre_dne_intent::limits::{JOBID_SIZE, MLI_BUF_MAX, MSG_MAX_BUFCOUNT};
 use lustre_dne_intent::wire::{
     DispFlags, InodeBits, LUSTRE_MSG_MAGIC_V2, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmReply,
     LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LuFid, LustreHandle, MdtBody,
@@ -321,7 +324,7 @@ pub fn request_json(msg: &MsgView<'_>, view: &RequestView<'_>) -> J {
         ("kind", J::S("request".into())),
         ("order", J::S(view.order().name().into())),
         ("header", header_json(msg)),
-        ("ptlrpc_body", ptlrpc_json(&v.ptlrpc)),
+        ("ptlrpc_body", ptlrpc_json(view.ptlrpc())),
         (
             "ldlm_request",
             J::O(vec![
@@ -863,17 +866,18 @@ fn reply_from(mut top: Obj, header: MsgHeader, ptlrpc: PtlrpcBody) -> Result<Pre
     })
 }
 
-/// Leaves out the trailing buffers past `want` (which must be empty) of a valid encoding.
+/// Leaves out the trailing buffers past `want` (which must be empty) of a valid encoding, or
+/// adds empty ones up to `want`.
 fn shorten(full: Vec<u8>, want: Option<usize>) -> Result<Vec<u8>, String> {
     let msg = MsgView::parse(&full).map_err(|e| e.to_string())?;
     let have = msg.bufcount();
     let Some(want) = want.filter(|&w| w != have) else {
         return Ok(full);
     };
-    if want == 0 || want > have {
+    if want == 0 || want > MSG_MAX_BUFCOUNT {
         return Err(format!(
-            "header.bufcount: {want}, but the message has {have} buffers; only trailing empty \
-             buffers can be left out"
+            "header.bufcount: {want}, expected 1..={MSG_MAX_BUFCOUNT} (the message has {have} \
+             buffers; trailing empty ones can be left out or added)"
         ));
     }
     if let Some(k) = (want..have).find(|&k| !msg.buffer_or_empty(k).is_empty()) {
@@ -884,6 +888,7 @@ fn shorten(full: Vec<u8>, want: Option<usize>) -> Result<Vec<u8>, String> {
     }
     let mut b = MsgBuilder::new(msg.order(), *msg.header());
     for k in 0..want {
+        // Past `have`, an empty buffer.
         b.push(msg.buffer_or_empty(k)).map_err(|e| e.to_string())?;
     }
     let mut out = Vec::with_capacity(b.wire_len());

@@ -162,11 +162,19 @@ fn odd_request() -> PrepareRequest {
     req
 }
 
-/// A 152-byte `ptlrpc_body_v2`: no job id.
-fn v2_request() -> PrepareRequest {
-    let mut req = mkdir_request();
-    req.ptlrpc.jobid = None;
-    req
+/// The mkdir request with a 152-byte `ptlrpc_body_v2` (no job id). The library writes v3 only
+/// (the canonical form), so it is framed by hand.
+fn v2_request(order: Endian) -> Vec<u8> {
+    let v3 = mkdir_request().to_bytes(order).unwrap();
+    let m = MsgView::parse(&v3).unwrap();
+    let mut b = MsgBuilder::new(order, *m.header());
+    b.push(&m.buffer_or_empty(0)[..152]).unwrap();
+    for i in 1..m.bufcount() {
+        b.push(m.buffer_or_empty(i)).unwrap();
+    }
+    let mut out = Vec::new();
+    b.put(&mut out);
+    out
 }
 
 fn pattr(order: Endian) -> Bytes {
@@ -211,13 +219,12 @@ fn empty_reply() -> PrepareReply {
 /// Every library-built message in both byte orders: (file name, bytes).
 fn library_messages() -> Vec<(String, Vec<u8>)> {
     type Build = fn(Endian) -> Bytes;
-    let builders: [(&str, Build); 6] = [
+    let builders: [(&str, Build); 5] = [
         ("mkdir_request", |o| mkdir_request().to_bytes(o).unwrap()),
         ("rename_object_request", |o| {
             rename_object_request().to_bytes(o).unwrap()
         }),
         ("odd_request", |o| odd_request().to_bytes(o).unwrap()),
-        ("v2_request", |o| v2_request().to_bytes(o).unwrap()),
         ("eexist_reply", |o| eexist_reply(o).to_bytes(o).unwrap()),
         ("empty_reply", |o| empty_reply().to_bytes(o).unwrap()),
     ];
@@ -455,15 +462,49 @@ fn decode_json_uses_spec_names() {
         "{out}"
     );
 
-    let f = write(
-        &dir,
-        "v2.bin",
-        &v2_request().to_bytes(Endian::Little).unwrap(),
-    );
+    let f = write(&dir, "v2.bin", &v2_request(Endian::Little));
     let j: serde_json::Value =
         serde_json::from_slice(&ok(&["decode", "--json", &f], None)).unwrap();
     assert!(j["ptlrpc_body"]["jobid"].is_null());
     assert_eq!(j["header"]["buflens"][0], 152);
+    // Encoded again, it is the canonical form: a v3 body with a zero job id.
+    let json = ok(&["decode", "--json", &f], None);
+    let again = ok(&["encode"], Some(&json));
+    let mut want = mkdir_request();
+    want.ptlrpc.jobid = Some([0; 32]);
+    assert_eq!(again, want.to_bytes(Endian::Little).unwrap().to_vec());
+}
+
+/// A 7-buffer request and a 10-buffer reply whose extra buffer is empty decode, and their JSON
+/// encodes back to the same bytes; a non-empty extra buffer is refused with its rule.
+#[test]
+fn json_round_trips_empty_buffers_past_the_last() {
+    let dir = tmpdir("past_last");
+    let extend = |bytes: &[u8], extra: &[u8]| {
+        let m = MsgView::parse(bytes).unwrap();
+        let mut b = MsgBuilder::new(m.order(), *m.header());
+        for i in 0..m.bufcount() {
+            b.push(m.buffer_or_empty(i)).unwrap();
+        }
+        b.push(extra).unwrap();
+        let mut out = Vec::new();
+        b.put(&mut out);
+        out
+    };
+    let req = mkdir_request().to_bytes(Endian::Little).unwrap();
+    let rep = eexist_reply(Endian::Big).to_bytes(Endian::Big).unwrap();
+    for (name, bytes) in [("req7.bin", &req[..]), ("rep10.bin", &rep[..])] {
+        let f = write(&dir, name, &extend(bytes, b""));
+        assert_round_trip(&f, &extend(bytes, b""));
+        let f = write(&dir, name, &extend(bytes, b"12345678"));
+        let out = Command::new(env!("CARGO_BIN_EXE_dne-intent"))
+            .args(["decode", &f])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("[W2.2]"), "{err}");
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! | 3 + i | result i when its valid bit is set (may be empty), otherwise empty |
 
 use super::body::rep_off;
-use super::request::{check_lock, first_past_last, past_last_error};
+use super::request::{check_lock, first_past_last, past_last_error, v3_body};
 use super::{
     McppFlags, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation, PrepResult,
     ResultMask, UnknownReason,
@@ -18,7 +18,8 @@ use crate::endian::Endian;
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, XATTR_SIZE_MAX,
+    LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V3_SIZE,
+    REPLY_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
 use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
@@ -437,6 +438,15 @@ fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
     check_payloads(f, b.valid)
 }
 
+/// `md_create_prepare_rep` as the canonical form writes it: a zero `mcpp_fid` (`fid_is_zero`,
+/// whatever its f_ver) as 16 zero bytes (WIRE.md W11.6).
+fn canonical_rep(mut b: MdCreatePrepareRep) -> MdCreatePrepareRep {
+    if b.fid.is_zero() {
+        b.fid = crate::wire::LuFid::ZERO;
+    }
+    b
+}
+
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
 fn check_payloads(f: &Facts<'_>, valid: ResultMask) -> Result<(), DecodeError> {
@@ -632,14 +642,25 @@ impl<'a> ReplyView<'a> {
     pub fn result_offset(&self, buf: MliBuf) -> usize {
         self.parts.results[buf.index()].start as usize
     }
-    /// An owned copy (the results are copied).
+    /// True when the input is this message's canonical form (WIRE.md §11): little-endian, nine
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, a zero
+    /// `mcpp_fid` as 16 zero bytes. A non-canonical reply that obeys every rule is valid; its
+    /// canonical bytes are `to_value().to_bytes(Endian::Little)`.
+    pub fn is_canonical(&self) -> bool {
+        self.to_value()
+            .to_bytes(Endian::Little)
+            .is_ok_and(|b| b[..] == *self.bytes)
+    }
+
+    /// An owned copy (the results are copied). Its encoding is the canonical form of this
+    /// message (WIRE.md §11): the same bytes exactly when the input was canonical.
     pub fn to_value(&self) -> PrepareReply {
         PrepareReply {
             header: self.parts.header,
-            ptlrpc: self.parts.ptlrpc,
+            ptlrpc: v3_body(self.parts.ptlrpc),
             ldlm: self.parts.ldlm,
             outcome: self.parts.body.map(|body| PrepareOutcome {
-                body,
+                body: canonical_rep(body),
                 results: MliBuf::ALL.map(|b| match self.result(b) {
                     PrepResult::Present(s) => Bytes::copy_from_slice(s),
                     _ => Bytes::new(),
@@ -800,7 +821,7 @@ impl PrepareReply {
 
     fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
         let mut lens = [0u32; REPLY_BUFCOUNT];
-        lens[0] = self.ptlrpc.wire_len() as u32;
+        lens[0] = PTLRPC_BODY_V3_SIZE as u32;
         lens[1] = LDLM_REPLY_SIZE as u32;
         if let Some(o) = &self.outcome {
             lens[2] = PREPARE_REP_SIZE as u32;
@@ -853,11 +874,11 @@ impl PrepareReply {
     fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
-        self.ptlrpc.put_buffer(order, out);
-        put_padding(lens[0] as usize, out);
+        // The canonical form, WIRE.md §11: always a v3 body, a zero mcpp_fid as zeros.
+        self.ptlrpc.put(order, out);
         self.ldlm.put(order, out);
         if let Some(o) = &self.outcome {
-            o.body.put(order, out);
+            canonical_rep(o.body).put(order, out);
             for r in &o.results {
                 out.put_slice(r);
                 put_padding(r.len(), out);
@@ -939,6 +960,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         let header: MsgHeader = u.arbitrary()?;
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
+        ptlrpc.jobid.get_or_insert([0; crate::limits::JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REPLY;
         ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;

@@ -16,7 +16,7 @@ use super::{EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, Resu
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
+    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
     PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
@@ -58,6 +58,13 @@ struct Facts<'x> {
     off: [usize; REQUEST_BUFCOUNT],
     /// The first non-empty buffer past buffer 5, with its length (W2.2).
     past_last: Option<(usize, usize)>,
+}
+
+/// The `ptlrpc_body` a message value holds: always a v3 body (WIRE.md W11.4), a v2 body's
+/// missing job id read as zeros, so that a decoded value encodes to what it decodes from.
+pub(crate) fn v3_body(mut p: PtlrpcBody) -> PtlrpcBody {
+    p.jobid.get_or_insert([0; JOBID_SIZE]);
+    p
 }
 
 /// The first non-empty buffer past `last` (WIRE.md W2.2): its index and length.
@@ -412,12 +419,22 @@ impl<'a> RequestView<'a> {
         )
     }
 
-    /// An owned copy, which encodes back to the same bytes when the input was canonical (zero
-    /// padding, a 184-byte body, the name buffer exactly name + NUL, all six buffers present).
+    /// True when the input is this message's canonical form (WIRE.md §11): little-endian, six
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, the name
+    /// buffer exactly the name and its NUL. A non-canonical request that obeys every rule is
+    /// valid; its canonical bytes are `to_value().to_bytes(Endian::Little)`.
+    pub fn is_canonical(&self) -> bool {
+        self.to_value()
+            .to_bytes(Endian::Little)
+            .is_ok_and(|b| b[..] == *self.msg.as_bytes())
+    }
+
+    /// An owned copy. Its encoding is the canonical form of this message (WIRE.md §11): the
+    /// same bytes exactly when the input was canonical ([`RequestView::is_canonical`]).
     pub fn to_value(&self) -> PrepareRequest {
         PrepareRequest {
             header: *self.msg.header(),
-            ptlrpc: self.ptlrpc,
+            ptlrpc: v3_body(self.ptlrpc),
             ldlm: self.ldlm,
             opc: self.op.opc(),
             body: self.body,
@@ -496,7 +513,7 @@ impl PrepareRequest {
 
     fn lens(&self) -> [u32; REQUEST_BUFCOUNT] {
         [
-            self.ptlrpc.wire_len() as u32,
+            PTLRPC_BODY_V3_SIZE as u32,
             self.ldlm.wire_len() as u32,
             LDLM_INTENT_SIZE as u32,
             PREPARE_REQ_SIZE as u32,
@@ -551,8 +568,8 @@ impl PrepareRequest {
     fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
-        self.ptlrpc.put_buffer(order, out);
-        put_padding(lens[0] as usize, out);
+        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
+        self.ptlrpc.put(order, out);
         self.ldlm.put_buffer(order, out);
         LdlmIntent { opc: self.opc }.put(order, out);
         self.body.put(order, out);
@@ -662,6 +679,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
             ..header
         };
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
+        ptlrpc.jobid.get_or_insert([0; JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
         ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;
