@@ -404,8 +404,10 @@ static void dp_ptlrpc_pack(struct dp_out *o, const struct dp_msg *m)
 	__u32 len;
 	const __u8 *b = dp_msg_buf(m, 0, &len);
 
+	/* a body shorter than v3 is read as v2: its tail is not a jobid */
 	memset(v3, 0, sizeof(v3));
-	memcpy(v3, b, len < sizeof(v3) ? len : sizeof(v3));
+	memcpy(v3, b, len < PTLRPC_BODY_V3_SIZE ? PTLRPC_BODY_V2_SIZE :
+					       PTLRPC_BODY_V3_SIZE);
 	dp_canon(dp_put_zero(o, PTLRPC_BODY_V3_SIZE), v3, m->swab,
 		 ptlrpc_body_fields, DP_NFIELDS(ptlrpc_body_fields));
 }
