@@ -139,20 +139,27 @@ fn expect(case: &Case) -> Verdict {
 
 // ---- the testee ----
 
+/// Builds the testee once for all the tests of this file (they run in parallel, and a second
+/// `cc` writing the binary while a test starts it would race).
 fn build_testee() -> PathBuf {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testee");
-    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args(["-O2", "-Wall", "-Werror", "-Wextra", "-Iinclude", "-o"])
-        .arg(&out)
-        .arg("conformance/testee.c")
-        .current_dir(ROOT)
-        .status()
-        .expect("cc runs (a C compiler is needed for this test)");
-    assert!(
-        status.success(),
-        "conformance/testee.c does not build cleanly"
-    );
-    out
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testee");
+            let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+                .args(["-O2", "-Wall", "-Werror", "-Wextra", "-Iinclude", "-o"])
+                .arg(&out)
+                .arg("conformance/testee.c")
+                .current_dir(ROOT)
+                .status()
+                .expect("cc runs (a C compiler is needed for this test)");
+            assert!(
+                status.success(),
+                "conformance/testee.c does not build cleanly"
+            );
+            out
+        })
+        .clone()
 }
 
 struct Testee {
@@ -176,7 +183,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex from the testee");
+    assert!(s.len().is_multiple_of(2), "odd hex from the testee");
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex from the testee"))
@@ -662,6 +669,23 @@ fn unknown_xattr_names_are_unsupported() {
             bytes: acl.clone(),
         };
         assert_eq!(t.ask(i, &case), Verdict::Unsupported, "{name:?}");
+    }
+    t.finish();
+}
+
+#[test]
+fn unknown_members_are_ignored() {
+    // docs/conformance.md §2.1: unknown JSON fields are ignored, whatever their value.
+    let mut t = Testee::start(&build_testee());
+    let acl = hex(&load("testdata/xattr_acl_access.bin"));
+    t.send(&format!(
+        r#"{{"tcId": 3, "comment": "a \"quoted\" ] }}", "flags": ["x", {{"y": [1, 2.5e3]}}],
+            "id": 7, "kind": "xattr", "xattr_name": "system.posix_acl_access",
+            "hex": "{acl}", "result": null, "ok": true}}"#
+    ));
+    match parse_answer(7, &t.receive()) {
+        Verdict::Valid(b) => assert_eq!(hex(&b), acl),
+        v => panic!("{v:?}"),
     }
     t.finish();
 }
