@@ -140,11 +140,15 @@ fn expect(case: &Case) -> Verdict {
 // ---- the testee ----
 
 /// Builds the testee once for all the tests of this file (they run in parallel, and a second
-/// `cc` writing the binary while a test starts it would race).
+/// `cc` writing the binary while a test starts it would race). `DNE_C_TESTEE=PATH` runs a testee
+/// built elsewhere instead (for example with `-fsanitize=address,undefined`).
 fn build_testee() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
+            if let Some(path) = std::env::var_os("DNE_C_TESTEE") {
+                return PathBuf::from(path);
+            }
             let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testee");
             let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
                 .args(["-O2", "-Wall", "-Werror", "-Wextra", "-Iinclude", "-o"])
