@@ -1756,6 +1756,26 @@ static int dp_hexval(int c)
 	return -1;
 }
 
+/* \uXXXX, for an ASCII character other than NUL (all the protocol needs). */
+static int dp_json_u_escape(struct dp_json *j)
+{
+	int k, v = 0;
+
+	if (j->end - j->p < 4)
+		dp_die("malformed JSON escape");
+	for (k = 0; k < 4; k++) {
+		int h = dp_hexval((unsigned char)j->p[k]);
+
+		if (h < 0)
+			dp_die("malformed JSON escape");
+		v = v * 16 + h;
+	}
+	j->p += 4;
+	if (v == 0 || v >= 0x80)
+		dp_die("unsupported JSON escape");
+	return v;
+}
+
 /*
  * A JSON string, decoded into @out (at most @cap bytes; *@too_long when
  * it did not fit).  Escapes beyond ASCII are refused: no field of the
@@ -1784,24 +1804,9 @@ static size_t dp_json_string(struct dp_json *j, char *out, size_t cap,
 			case 'n': c = '\n'; break;
 			case 'r': c = '\r'; break;
 			case 't': c = '\t'; break;
-			case 'u': {
-				int k, v = 0;
-
-				if (j->end - j->p < 4)
-					dp_die("malformed JSON escape");
-				for (k = 0; k < 4; k++) {
-					int h = dp_hexval(j->p[k]);
-
-					if (h < 0)
-						dp_die("malformed JSON escape");
-					v = v * 16 + h;
-				}
-				j->p += 4;
-				if (v == 0 || v >= 0x80)
-					dp_die("unsupported JSON escape");
-				c = v;
+			case 'u':
+				c = dp_json_u_escape(j);
 				break;
-			}
 			default:
 				dp_die("malformed JSON escape");
 			}
