@@ -581,7 +581,8 @@ pub struct ReplyView<'a> {
 }
 
 impl<'a> ReplyView<'a> {
-    /// Decodes and validates a reply without knowing its request.
+    /// Decodes and validates a reply without knowing its request, every present result's payload
+    /// included (WIRE.md §7, §9).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes,
