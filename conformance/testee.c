@@ -1258,11 +1258,12 @@ static enum dp_xattr_kind dp_xattr_kind_of(const char *name)
 	if (!strcmp(name, "system.posix_acl_access") ||
 	    !strcmp(name, "system.posix_acl_default"))
 		return DP_XATTR_ACL;
-	if (!strcmp(name, "trusted.pin"))
+	/* lustre.* are the client-visible aliases of the trusted.* names */
+	if (!strcmp(name, "trusted.pin") || !strcmp(name, "lustre.pin"))
 		return DP_XATTR_PIN;
-	if (!strcmp(name, "trusted.lmv"))
+	if (!strcmp(name, "trusted.lmv") || !strcmp(name, "lustre.lmv"))
 		return DP_XATTR_LMV;
-	if (!strcmp(name, "trusted.dmv"))
+	if (!strcmp(name, "trusted.dmv") || !strcmp(name, "lustre.dmv"))
 		return DP_XATTR_DMV;
 	if (!strcmp(name, "trusted.lov") || !strcmp(name, "lustre.lov"))
 		return DP_XATTR_LOV;

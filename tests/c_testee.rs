@@ -115,9 +115,15 @@ fn expect_xattr(name: &str, bytes: &[u8]) -> Verdict {
         "system.posix_acl_access" | "system.posix_acl_default" => {
             AclView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap())
         }
-        "trusted.pin" => PinView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap()),
-        "trusted.lmv" => LmvView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap()),
-        "trusted.dmv" => DefaultLmvView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap()),
+        "trusted.pin" | "lustre.pin" => {
+            PinView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap())
+        }
+        "trusted.lmv" | "lustre.lmv" => {
+            LmvView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap())
+        }
+        "trusted.dmv" | "lustre.dmv" => {
+            DefaultLmvView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap())
+        }
         "trusted.lov" | "lustre.lov" => {
             LovView::parse(bytes).map(|v| v.to_value().to_bytes().unwrap())
         }
@@ -639,7 +645,8 @@ fn fuzz_corpora_agree_with_the_crate() {
         }
     }
     for (i, bytes) in corpus("decode_xattr").into_iter().enumerate() {
-        for name in XATTR_NAMES.into_iter().chain(["user.other"]) {
+        let aliases = ["lustre.pin", "lustre.lmv", "lustre.dmv", "lustre.lov"];
+        for name in XATTR_NAMES.into_iter().chain(aliases).chain(["user.other"]) {
             cases.push(Case {
                 what: format!("decode_xattr #{i} as {name}"),
                 kind: Kind::Xattr(name),
@@ -660,7 +667,7 @@ fn unknown_xattr_names_are_unsupported() {
     for (i, name) in [
         "user.foo",
         "trusted.lma",
-        "lustre.lmv",
+        "lustre.lma",
         "",
         "system.posix_acl",
     ]
