@@ -202,9 +202,14 @@ fn unhex(s: &str) -> Vec<u8> {
 
 impl Testee {
     fn start(path: &Path) -> Self {
+        Self::start_with_stderr(path, Stdio::inherit())
+    }
+
+    fn start_with_stderr(path: &Path, stderr: Stdio) -> Self {
         let mut child = Command::new(path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(stderr)
             .spawn()
             .expect("the testee starts");
         let stdin = child.stdin.take();
@@ -714,13 +719,24 @@ fn protocol_errors_exit_non_zero() {
         r#"{"id": 1, "kind": "xattr", "hex": ""}"#,
         r#"{"id": 1, "kind": "request", "hex": ""} trailing"#,
     ] {
-        let mut t = Testee::start(&path);
+        let mut t = Testee::start_with_stderr(&path, Stdio::piped());
         t.send(bad);
         drop(t.stdin.take());
         let mut rest = Vec::new();
         t.stdout.read_to_end(&mut rest).unwrap();
+        let mut stderr = String::new();
+        t.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
         let status = t.child.wait().unwrap();
         assert!(rest.is_empty(), "{bad}: answered {rest:?}");
         assert_eq!(status.code(), Some(2), "{bad}");
+        assert!(
+            stderr.starts_with("testee: protocol error: "),
+            "{bad}: {stderr}"
+        );
     }
 }
