@@ -1270,7 +1270,7 @@ static enum dp_xattr_kind dp_xattr_kind_of(const char *name)
 	return DP_XATTR_UNKNOWN;
 }
 
-/* Validates one payload by its kind; the pin is opaque, bounded in size only. */
+/* Validates one payload by its kind; the pin is opaque, only its size bound. */
 static int dp_xattr_check(struct dp_ctx *ctx, enum dp_xattr_kind kind,
 			  const __u8 *p, size_t len)
 {
