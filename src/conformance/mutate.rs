@@ -223,6 +223,13 @@ pub(crate) fn reply_shapes(
 pub(crate) fn xattr_shapes(name: &str, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     match name {
+        "trusted.lmv" if u32_le(bytes, 0) == Some(crate::xattr::LMV_MAGIC_FOREIGN) => {
+            let mut m = bytes[..bytes.len().min(16)].to_vec();
+            if m.len() == 16 {
+                m[4..8].fill(0);
+                out.push(("an empty foreign LMV (lfm_length 0)".into(), m));
+            }
+        }
         "system.posix_acl_default" if bytes.len() > 12 => {
             out.push((
                 "the last entry (OTHER) removed".into(),

@@ -194,6 +194,13 @@ fn bases() -> Vec<Base> {
         b("xattr_lov_v3_pool", LOV, td!("xattr_lov_v3_pool.bin"), None),
         b("xattr_lov_comp3", LOV, td!("xattr_lov_comp3.bin"), None),
         b("xattr_lov_foreign", LOV, td!("xattr_lov_foreign.bin"), None),
+        // A PFL layout whose second component is not instantiated: one placeholder entry.
+        b(
+            "synth_lov_pfl_uninit",
+            LOV,
+            td!("synth/lov_pfl_uninit.bin"),
+            None,
+        ),
         b("xattr_dmv_none", DMV, td!("xattr_dmv_none.bin"), None),
         b(
             "xattr_dmv_specific",
