@@ -3,11 +3,10 @@
 //! the object lock, use of the results, transaction, release), over its OSP cache.
 
 use super::Mutation;
-use super::cache::{OspCache, Origin, Source};
+use super::cache::{Origin, OspCache, Source};
 use super::net::{LockSpec, Sending};
 use super::ops::{
-    Decision, PARENT, SysOp, Target, change_checks, rename_source_checks, target_fid,
-    unlink_checks,
+    Decision, PARENT, SysOp, Target, change_checks, rename_source_checks, target_fid, unlink_checks,
 };
 use crate::Endian;
 use crate::errno::codes::ENOENT;
@@ -16,11 +15,11 @@ use crate::intent::{
     PrepResult, PrepareRequest, ReplyView, RequestView,
 };
 use crate::limits::{GROUPS_MAX, MDT_BODY_SIZE, MLI_BUF_MAX};
+use crate::mode::S_IFMT;
 use crate::model::coordinator::name_hash;
 use crate::model::creds::Creds;
 use crate::model::helper::{Lookup, derive_child, prepare};
 use crate::model::store::{Attrs, Entry, Store};
-use crate::mode::S_IFMT;
 use crate::wire::{InodeBits, LdlmResId, LockMode, LuFid, MdtBody, WireStruct};
 use alloc::vec::Vec;
 use bytes::Bytes;

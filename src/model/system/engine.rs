@@ -119,11 +119,17 @@ impl SystemModel {
     }
 
     fn op(&self, c: u8, pc: u8) -> Option<&SysOp> {
-        self.scope.coords.get(usize::from(c))?.script.get(usize::from(pc))
+        self.scope
+            .coords
+            .get(usize::from(c))?
+            .script
+            .get(usize::from(pc))
     }
 
     fn expected_locks(&self, c: &Coord, op: &SysOp, store: &crate::model::store::Store) -> usize {
-        (0..3).filter(|k| lock_plan(op, *k, c, store).is_some()).count()
+        (0..3)
+            .filter(|k| lock_plan(op, *k, c, store).is_some())
+            .count()
     }
 
     fn commit(&self, s: &mut SysState, c: u8, pc: u8, d: Decision, log: &mut Vec<String>) {
@@ -137,9 +143,10 @@ impl SystemModel {
                     s.done
                         .iter()
                         .map(|(c, i, d)| format!(
-                            "{}: {} → {d:?}",
+                            "{}: {} → {}",
                             coord_name(*c),
-                            self.op(*c, *i).map(SysOp::label).unwrap_or_default()
+                            self.op(*c, *i).map(SysOp::label).unwrap_or_default(),
+                            d.summary()
                         ))
                         .collect::<Vec<_>>()
                 ),
@@ -265,17 +272,20 @@ impl SystemModel {
                     });
                 let oracle = standard(store, creds, &op);
                 log.push(format!(
-                    "{} decides `{}` → {d:?} (a read under the lock gives {oracle:?})",
+                    "{} decides `{}` → {} (a read under the lock gives {})",
                     coord_name(c),
-                    op.label()
+                    op.label(),
+                    d.summary(),
+                    oracle.summary()
                 ));
                 if !under_locks {
                     s.violate(
                         bit::STALE,
                         format!(
-                            "{} decides `{}` → {d:?} holding {} of its {expected} locks",
+                            "{} decides `{}` → {} holding {} of its {expected} locks",
                             coord_name(c),
                             op.label(),
+                            d.summary(),
                             co.held.len()
                         ),
                     );
@@ -283,10 +293,12 @@ impl SystemModel {
                     s.violate(
                         bit::STALE,
                         format!(
-                            "{} decides `{}` → {d:?}, but a read of the parent's store under \
-                             the lock gives {oracle:?}",
+                            "{} decides `{}` → {}, but a read of the parent's store under \
+                             the lock gives {}",
                             coord_name(c),
-                            op.label()
+                            op.label(),
+                            d.summary(),
+                            oracle.summary()
                         ),
                     );
                 }
@@ -420,7 +432,9 @@ impl SystemModel {
             return;
         }
         if status == ELDLM_LOCK_ABORTED {
-            let body = crate::intent::ReplyView::parse(bytes)
+            // The intent's result rides in the aborted reply (`mdc_finish_enqueue`).
+            let plain = super::net::with_status(bytes, 0);
+            let body = crate::intent::ReplyView::parse(&plain)
                 .ok()
                 .and_then(|v| v.body().copied());
             if let Some(b) = body.filter(|b| b.status != 0) {
@@ -494,8 +508,7 @@ impl SystemModel {
                             s.violate(bit::GATING, "a lock replay carries a prepare intent".into());
                         }
                         let flag = s.coords[usize::from(c)].conn_flag;
-                        s.parent
-                            .enqueue(c, *xid, bytes, inc, flag, self.mutation)
+                        s.parent.enqueue(c, *xid, bytes, inc, flag, self.mutation)
                     }
                     Msg::Cancel { lock } => s.parent.cancel(*lock),
                     Msg::Update { xid, update } => s.parent.update(c, *xid, update),
@@ -669,7 +682,8 @@ impl SystemModel {
             Action::Restart => {
                 s.restarts -= 1;
                 s.parent.restart();
-                s.net.retain(|e| e.src != Node::Parent && e.dst != Node::Parent);
+                s.net
+                    .retain(|e| e.src != Node::Parent && e.dst != Node::Parent);
                 s.reached |= bit::REPLAY;
                 log.push("the parent MDT restarts: its locks are replayed".into());
                 for c in 0..s.coords.len() {

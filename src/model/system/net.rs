@@ -74,7 +74,10 @@ impl Msg {
     pub fn losable(&self) -> bool {
         matches!(
             self,
-            Msg::Enqueue { .. } | Msg::EnqueueReply { .. } | Msg::Update { .. } | Msg::UpdateReply { .. }
+            Msg::Enqueue { .. }
+                | Msg::EnqueueReply { .. }
+                | Msg::Update { .. }
+                | Msg::UpdateReply { .. }
         )
     }
 
@@ -203,7 +206,11 @@ pub fn plain_reply(spec: &LockSpec, handle: u16, status: i32) -> Bytes {
             lr_type: LockType::IBITS,
             resource: spec.res,
             req_mode: spec.mode,
-            granted_mode: if status == 0 { spec.mode } else { LockMode::NONE },
+            granted_mode: if status == 0 {
+                spec.mode
+            } else {
+                LockMode::NONE
+            },
             policy: crate::wire::LdlmInodebits {
                 bits: spec.bits,
                 ..Default::default()
@@ -235,7 +242,8 @@ pub fn parse_enqueue(bytes: &[u8]) -> Option<Incoming> {
         let v = RequestView::parse(bytes).ok()?;
         (*v.ptlrpc(), *v.ldlm(), true)
     } else {
-        let p = PtlrpcBody::decode_buffer(msg.buffer(0)?, msg.order(), msg.buffer_offset(0)).ok()?;
+        let p =
+            PtlrpcBody::decode_buffer(msg.buffer(0)?, msg.order(), msg.buffer_offset(0)).ok()?;
         let l =
             LdlmRequest::decode_buffer(msg.buffer(1)?, msg.order(), msg.buffer_offset(1)).ok()?;
         (p, l, false)
@@ -295,7 +303,10 @@ pub fn describe(msg: &Msg) -> alloc::string::String {
                 if i.sending.resent { " MSG_RESENT" } else { "" },
                 if i.sending.replay { " REPLAY" } else { "" },
             ),
-            None => format!("LDLM_ENQUEUE xid {xid} (undecodable, {} bytes)", bytes.len()),
+            None => format!(
+                "LDLM_ENQUEUE xid {xid} (undecodable, {} bytes)",
+                bytes.len()
+            ),
         },
         Msg::EnqueueReply { xid, bytes } => match reply_status(bytes) {
             Some((0, h)) => format!(
@@ -311,7 +322,7 @@ pub fn describe(msg: &Msg) -> alloc::string::String {
         },
         Msg::BlockingAst { lock } => format!("blocking AST for lock #{lock}"),
         Msg::Cancel { lock } => format!("LDLM_CANCEL lock #{lock}"),
-        Msg::Update { xid, update } => format!("OUT_UPDATE xid {xid}: {update:?}"),
+        Msg::Update { xid, update } => format!("OUT_UPDATE xid {xid}: {}", update.summary()),
         Msg::UpdateReply { xid } => format!("OUT_UPDATE reply xid {xid}"),
     }
 }

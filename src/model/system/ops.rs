@@ -4,10 +4,10 @@
 
 use crate::errno::codes::{EACCES, ENOENT, ENOTEMPTY, EPERM};
 use crate::intent::Operation;
+use crate::mode::{S_IFDIR, S_IFMT, S_ISVTX};
 use crate::model::creds::{CAP_FOWNER, Creds};
 use crate::model::helper::{ChildState, LocalSource, Lookup, ObjInfo, permission, prepare};
 use crate::model::store::{APPEND_FL, Attrs, IMMUTABLE_FL, Object, Store};
-use crate::mode::{S_IFDIR, S_IFMT, S_ISVTX};
 use crate::wire::LuFid;
 use crate::xattr::acl::MAY_WRITE;
 use alloc::vec::Vec;
@@ -41,7 +41,10 @@ impl Change {
     /// True when the change is an xattr the lock covers with `MDS_INODELOCK_XATTR`; the
     /// others take `UPDATE|PERM` (lustre-semantics.md §2).
     pub fn is_xattr(&self) -> bool {
-        !matches!(self, Change::Mode(_) | Change::Owner(..) | Change::AccessAcl(_))
+        !matches!(
+            self,
+            Change::Mode(_) | Change::Owner(..) | Change::AccessAcl(_)
+        )
     }
 }
 
@@ -116,12 +119,14 @@ impl SysOp {
     pub fn label(&self) -> alloc::string::String {
         use alloc::format;
         let n = |i: &u8| {
-            NAMES
-                .get(usize::from(*i))
-                .map_or("?".into(), |s| alloc::string::String::from_utf8_lossy(s).into_owned())
+            NAMES.get(usize::from(*i)).map_or("?".into(), |s| {
+                alloc::string::String::from_utf8_lossy(s).into_owned()
+            })
         };
         match self {
-            SysOp::Create { name, mode } if mode & S_IFMT == S_IFDIR => format!("mkdir {}", n(name)),
+            SysOp::Create { name, mode } if mode & S_IFMT == S_IFDIR => {
+                format!("mkdir {}", n(name))
+            }
             SysOp::Create { name, .. } => format!("create {}", n(name)),
             SysOp::Unlink { name } => format!("unlink {}", n(name)),
             SysOp::Rename { name } => format!("rename-prepare {}", n(name)),
@@ -159,6 +164,33 @@ pub enum Decision {
     Change(LuFid),
 }
 
+impl Decision {
+    /// A short rendering for counterexamples: `create (mode 100644, gid 500, 1 stripe)`.
+    pub fn summary(&self) -> alloc::string::String {
+        use alloc::format;
+        match self {
+            Decision::Error(e) => format!("error {e}"),
+            Decision::Create(c) => {
+                let stripes = c
+                    .layout
+                    .as_deref()
+                    .and_then(|l| l.get(28..30))
+                    .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+                format!(
+                    "create (mode {:o}, gid {}, default ACL {}, layout {} stripe(s))",
+                    c.mode,
+                    c.gid,
+                    if c.default_acl.is_some() { "yes" } else { "no" },
+                    stripes
+                )
+            }
+            Decision::Remove(f) => format!("remove {f}"),
+            Decision::RenameReady(f, a) => format!("rename may proceed ({f}, mode {:o})", a.mode),
+            Decision::Change(f) => format!("change {f}"),
+        }
+    }
+}
+
 /// An OUT_UPDATE transaction: what the executor on the parent MDT writes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Update {
@@ -187,6 +219,25 @@ pub enum Update {
         /// The change.
         change: ChangeBox,
     },
+}
+
+impl Update {
+    /// A short rendering: `insert a → [0x200000401:0x1:0x0]`.
+    pub fn summary(&self) -> alloc::string::String {
+        use alloc::format;
+        let n = |i: &u8| {
+            NAMES.get(usize::from(*i)).map_or("?".into(), |s| {
+                alloc::string::String::from_utf8_lossy(s).into_owned()
+            })
+        };
+        match self {
+            Update::Create { name, fid, .. } => {
+                format!("insert {} → {fid}, create the object", n(name))
+            }
+            Update::Remove { name, victim } => format!("delete {}, destroy {victim}", n(name)),
+            Update::Set { fid, change } => format!("set {:?} on {fid}", change.0),
+        }
+    }
 }
 
 /// A [`ChildState`] with an order (for the network's sorted multiset).

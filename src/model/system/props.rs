@@ -124,13 +124,16 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
         Property::always(name::ONE_LOCK, |_, s: &SysState| one_lock_per_enqueue(s)),
         Property::always(name::FRESH, |_, s: &SysState| s.broken & bit::STALE == 0),
         Property::always(name::SERIAL, |_, s: &SysState| s.broken & bit::SERIAL == 0),
-        Property::always(name::HANDLER, |_, s: &SysState| s.broken & bit::HANDLER == 0),
+        Property::always(name::HANDLER, |_, s: &SysState| s.broken & bit::HANDLER
+            == 0),
         Property::always(name::GATING, |_, s: &SysState| s.broken & bit::GATING == 0),
         Property::eventually(name::COMPLETE, |_, s: &SysState| {
             s.coords.iter().all(|c| c.phase == Phase::Done)
         }),
         Property::eventually(name::RELEASED, |_, s: &SysState| {
-            s.coords.iter().all(|c| c.phase == Phase::Done && c.held.is_empty())
+            s.coords
+                .iter()
+                .all(|c| c.phase == Phase::Done && c.held.is_empty())
                 && s.parent.locks.granted.is_empty()
                 && s.parent.locks.waiting.is_empty()
         }),
@@ -145,7 +148,11 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
         }),
     ];
     let sc = &m.scope;
-    if sc.coords.iter().any(|c| c.intent_groups < c.creds.groups.len()) {
+    if sc
+        .coords
+        .iter()
+        .any(|c| c.intent_groups < c.creds.groups.len())
+    {
         v.push(Property::sometimes(name::ADVISORY, |_, s: &SysState| {
             s.reached & bit::ADVISORY != 0
         }));
@@ -166,4 +173,61 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
         }));
     }
     v
+}
+
+/// Why property `name` fails in `s`, in words, when the state shows it directly.
+pub fn explain(s: &SysState, property: &str) -> Option<alloc::string::String> {
+    match property {
+        name::COMPATIBLE => s.parent.locks.incompatible_pair().map(|(a, b)| {
+            alloc::format!(
+                "locks #{} ({:?}, MDT{:04}) and #{} ({:?}, MDT{:04}) on {} are granted together",
+                a.id,
+                a.mode,
+                a.owner.coord + 1,
+                b.id,
+                b.mode,
+                b.owner.coord + 1,
+                super::net::res_name(&a.res)
+            )
+        }),
+        name::ONE_LOCK => {
+            let all: Vec<_> = s
+                .parent
+                .locks
+                .granted
+                .iter()
+                .chain(&s.parent.locks.waiting)
+                .collect();
+            all.iter().enumerate().find_map(|(i, a)| {
+                all[i + 1..].iter().find(|b| b.owner == a.owner).map(|b| {
+                    alloc::format!(
+                        "enqueue xid {} of MDT{:04} holds two server locks, #{} and #{}: one \
+                         of them is never released",
+                        a.owner.cookie,
+                        a.owner.coord + 1,
+                        a.id,
+                        b.id
+                    )
+                })
+            })
+        }
+        name::COMPLETE | name::RELEASED => Some(alloc::format!(
+            "the run ends with operations unfinished or locks held: phases {:?}, granted {:?}, \
+             waiting {:?}",
+            s.coords.iter().map(|c| c.phase).collect::<Vec<_>>(),
+            s.parent
+                .locks
+                .granted
+                .iter()
+                .map(|l| l.id)
+                .collect::<Vec<_>>(),
+            s.parent
+                .locks
+                .waiting
+                .iter()
+                .map(|l| l.id)
+                .collect::<Vec<_>>()
+        )),
+        _ => s.note.clone(),
+    }
 }

@@ -95,6 +95,71 @@ pub fn check(model: SystemModel, strategy: Strategy, threads: usize) -> CheckOut
     }
 }
 
+/// The first safety property a breadth-first walk finds violated, with its shortest
+/// counterexample narrated; `None` when every invariant holds in the whole scope. Stops at the
+/// first violation, so a mutation is caught quickly.
+pub fn find_violation(model: &SystemModel) -> Option<(&'static str, Vec<String>, Option<String>)> {
+    let props: Vec<_> = model
+        .properties()
+        .into_iter()
+        .filter(|p| p.expectation == Expectation::Always)
+        .collect();
+    let all = |m: &SystemModel, s: &SysState| {
+        m.properties()
+            .iter()
+            .filter(|p| p.expectation == Expectation::Always)
+            .all(|p| (p.condition)(m, s))
+    };
+    let path = shortest(model, all)?;
+    let last = path.last_state();
+    let p = props.iter().find(|p| !(p.condition)(model, last))?;
+    let note = super::props::explain(last, p.name);
+    Some((p.name, narrate(model, path.into_vec()), note))
+}
+
+/// The shortest path to a state where `condition` fails.
+fn shortest(
+    model: &SystemModel,
+    condition: fn(&SystemModel, &SysState) -> bool,
+) -> Option<stateright::Path<SysState, Action>> {
+    use core::hash::{Hash, Hasher};
+    use std::collections::{HashMap, VecDeque};
+    let fp = |s: &SysState| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.hash(&mut h);
+        h.finish()
+    };
+    let init = model.init_states().into_iter().next()?;
+    let init_fp = fp(&init);
+    let mut parent: HashMap<u64, Option<(u64, Action)>> = HashMap::new();
+    parent.insert(init_fp, None);
+    let mut queue = VecDeque::from([(init.clone(), init_fp)]);
+    let mut actions = Vec::new();
+    while let Some((s, f)) = queue.pop_front() {
+        if !condition(model, &s) {
+            let mut acts = Vec::new();
+            let mut cur = f;
+            while let Some(Some((p, a))) = parent.get(&cur) {
+                acts.push(*a);
+                cur = *p;
+            }
+            acts.reverse();
+            return stateright::Path::from_actions(model, init, acts.iter());
+        }
+        model.actions(&s, &mut actions);
+        for a in actions.drain(..) {
+            if let Some(n) = model.next_state(&s, a) {
+                let nf = fp(&n);
+                if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(nf) {
+                    e.insert(Some((f, a)));
+                    queue.push_back((n, nf));
+                }
+            }
+        }
+    }
+    None
+}
+
 fn collect<C: Checker<SystemModel>>(
     model: &SystemModel,
     checker: C,
@@ -111,9 +176,15 @@ fn collect<C: Checker<SystemModel>>(
         };
         let is_example = p.expectation == Expectation::Sometimes;
         let holds = found.is_some() == is_example;
+        // Stateright's BFS keeps the last violating state it visits, not the first; an
+        // invariant's counterexample is searched again here, breadth first, to be shortest.
+        let found = match (&found, p.expectation) {
+            (Some(_), Expectation::Always) => shortest(model, p.condition).or(found),
+            _ => found,
+        };
         let (trace, note, path) = match (found, holds) {
             (Some(path), false) => {
-                let note = path.last_state().note.clone();
+                let note = super::props::explain(path.last_state(), p.name);
                 let enc = path.encode(model);
                 (narrate(model, path.into_vec()), note, Some(enc))
             }

@@ -2,9 +2,9 @@
 
 use super::Mutation;
 use super::ops::{Change, PARENT, SysOp, Target};
+use crate::mode::{S_IFDIR, S_IFREG};
 use crate::model::creds::{CAP_FOWNER, Creds};
 use crate::model::store::{Attrs, Object, Store, lov_bytes};
-use crate::mode::{S_IFDIR, S_IFREG};
 use crate::wire::LuFid;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -155,7 +155,10 @@ pub fn scope(name: &str) -> Option<Scope> {
             "small",
             "2 coordinators creating the same name; 1 loss, 1 reconnect (sized for debug CI)",
             store(false),
-            alloc::vec![partial(alloc::vec![create(0)]), full(alloc::vec![create(0)])],
+            alloc::vec![
+                partial(alloc::vec![create(0)]),
+                full(alloc::vec![create(0)])
+            ],
         ),
         "default" => base(
             "default",
@@ -217,7 +220,7 @@ pub fn scope(name: &str) -> Option<Scope> {
 pub fn scope_for(m: Mutation) -> &'static str {
     match m {
         Mutation::NoInvalidateAfterAccess => "rename",
-        Mutation::KeepSeededAfterCancel => "default",
+        Mutation::KeepSeededAfterCancel | Mutation::None => "default",
         _ => "small",
     }
 }
