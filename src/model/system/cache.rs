@@ -28,17 +28,20 @@ pub enum Origin {
     Seeded(u16),
 }
 
+/// Entries keyed by `K`, each with its origin.
+pub type Entries<K, V> = BTreeMap<K, (V, Origin)>;
+
 /// The cache.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct OspCache {
     /// attr_get with permission data (attributes and access ACL): reads only.
-    pub objs: BTreeMap<LuFid, (Option<ObjInfo>, Origin)>,
+    pub objs: Entries<LuFid, Option<ObjInfo>>,
     /// Attributes from a PATTR result: seeded only.
-    pub pattr: BTreeMap<LuFid, (Attrs, Origin)>,
+    pub pattr: Entries<LuFid, Attrs>,
     /// Name lookups in the parent (by name index).
-    pub lookups: BTreeMap<(LuFid, u8), (Option<Entry>, Origin)>,
+    pub lookups: Entries<(LuFid, u8), Option<Entry>>,
     /// Xattrs.
-    pub xattrs: BTreeMap<(LuFid, MliBuf), (Option<Vec<u8>>, Origin)>,
+    pub xattrs: Entries<(LuFid, MliBuf), Option<Vec<u8>>>,
 }
 
 /// A cache event, for the counterexample's log.

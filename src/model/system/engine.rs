@@ -527,14 +527,14 @@ impl SystemModel {
                             self.enqueue_reply(s, c, k, bytes, log);
                         }
                     }
-                    Msg::BlockingAst { lock } => {
-                        if s.coords[ci].held.iter().any(|h| h.id == *lock) {
-                            s.reached |= bit::BLOCKING_AST;
-                            log.push(format!(
-                                "{}: lock #{lock} will be cancelled at release",
-                                coord_name(c)
-                            ));
-                        }
+                    Msg::BlockingAst { lock }
+                        if s.coords[ci].held.iter().any(|h| h.id == *lock) =>
+                    {
+                        s.reached |= bit::BLOCKING_AST;
+                        log.push(format!(
+                            "{}: lock #{lock} will be cancelled at release",
+                            coord_name(c)
+                        ));
                     }
                     Msg::UpdateReply { xid } => {
                         let co = &mut s.coords[ci];

@@ -412,14 +412,16 @@ pub fn apply(store: &mut Store, u: &Update) {
             child: ChildBox(c),
         } => {
             let dir = c.mode & S_IFMT == S_IFDIR;
-            let mut obj = Object::default();
-            obj.attrs = Attrs {
-                mode: c.mode,
-                uid: *uid,
-                gid: c.gid,
-                projid: c.projid,
-                flags: c.flags,
-                nlink: if dir { 2 } else { 1 },
+            let mut obj = Object {
+                attrs: Attrs {
+                    mode: c.mode,
+                    uid: *uid,
+                    gid: c.gid,
+                    projid: c.projid,
+                    flags: c.flags,
+                    nlink: if dir { 2 } else { 1 },
+                    ..Default::default()
+                },
                 ..Default::default()
             };
             obj.xattrs.access_acl = c.access_acl.clone();

@@ -49,31 +49,37 @@ pub const B_FID: LuFid = LuFid::new(0x2_0000_0400, 0x2, 0);
 
 fn store(with_b: bool) -> Store {
     let mut s = Store::default();
-    let mut root = Object::default();
-    root.attrs = Attrs {
-        mode: S_IFDIR | 0o755,
-        nlink: 3,
+    let mut root = Object {
+        attrs: Attrs {
+            mode: S_IFDIR | 0o755,
+            nlink: 3,
+            ..Default::default()
+        },
         ..Default::default()
     };
     root.xattrs.lov = Some(lov_bytes(1));
     s.insert(LuFid::ROOT, root);
-    let mut p = Object::default();
-    p.attrs = Attrs {
-        mode: S_IFDIR | 0o775,
-        uid: 500,
-        gid: 200,
-        nlink: 2,
+    let p = Object {
+        attrs: Attrs {
+            mode: S_IFDIR | 0o775,
+            uid: 500,
+            gid: 200,
+            nlink: 2,
+            ..Default::default()
+        },
         ..Default::default()
     };
     s.insert(PARENT, p);
     s.link(LuFid::ROOT, b"p", PARENT);
     if with_b {
-        let mut b = Object::default();
-        b.attrs = Attrs {
-            mode: S_IFDIR | 0o755,
-            uid: 1000,
-            gid: 1000,
-            nlink: 2,
+        let b = Object {
+            attrs: Attrs {
+                mode: S_IFDIR | 0o755,
+                uid: 1000,
+                gid: 1000,
+                nlink: 2,
+                ..Default::default()
+            },
             ..Default::default()
         };
         s.insert(B_FID, b);
