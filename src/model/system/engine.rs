@@ -736,12 +736,14 @@ impl Model for SystemModel {
     }
 
     fn actions(&self, s: &SysState, actions: &mut Vec<Action>) {
+        let recovering = s.recovering();
         for (c, co) in s.coords.iter().enumerate() {
-            if !matches!(co.phase, Phase::Wait(_) | Phase::WaitTxn | Phase::Done) {
+            // In the recovery window the parent serves nothing but replays: reads and new
+            // RPCs wait, so the coordinators do too.
+            if !recovering && !matches!(co.phase, Phase::Wait(_) | Phase::WaitTxn | Phase::Done) {
                 actions.push(Action::Step(c as u8));
             }
         }
-        let recovering = s.recovering();
         for (i, e) in s.net.iter().enumerate() {
             if i > 0 && s.net[i - 1] == *e {
                 continue;

@@ -140,9 +140,6 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
         Property::sometimes(name::WAIT, |_, s: &SysState| {
             s.reached & bit::CONFLICT_WAIT != 0
         }),
-        Property::sometimes(name::FALLBACK, |_, s: &SysState| {
-            s.reached & bit::FALLBACK != 0
-        }),
         Property::sometimes(name::BLOCKING, |_, s: &SysState| {
             s.reached & bit::BLOCKING_AST != 0
         }),
@@ -165,6 +162,10 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
     if sc.reconnects > 0 {
         v.push(Property::sometimes(name::RECONNECT, |_, s: &SysState| {
             s.reached & bit::RECONNECT != 0
+        }));
+        // A reconnect without the flag is what sends an operation down the standard path.
+        v.push(Property::sometimes(name::FALLBACK, |_, s: &SysState| {
+            s.reached & bit::FALLBACK != 0
         }));
     }
     if sc.restarts > 0 {

@@ -194,14 +194,14 @@ pub fn scope(name: &str) -> Option<Scope> {
             reconnects: 0,
             ..base(
                 "recovery",
-                "mkdir a racing unlink of b, with a parent restart (lock replay)",
-                store(true),
+                "mkdir a racing create a, with a parent restart (lock replay)",
+                store(false),
                 alloc::vec![
                     partial(alloc::vec![SysOp::Create {
                         name: 0,
                         mode: S_IFDIR | 0o755,
                     }]),
-                    full(alloc::vec![SysOp::Unlink { name: 1 }]),
+                    full(alloc::vec![create(0)]),
                 ],
             )
         },
