@@ -336,3 +336,38 @@ pub fn res_name(r: &LdlmResId) -> alloc::string::String {
         alloc::format!("[{f} hash {:#x}]", r.name[3] & 0xffff)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::system::ops::PARENT;
+
+    /// Plain enqueues and replies go through the codec and come back as sent.
+    #[test]
+    fn plain_enqueue_and_reply_round_trip() {
+        let spec = LockSpec {
+            res: LdlmResId::of_fid(PARENT, 0x1234),
+            mode: LockMode::CW,
+            bits: InodeBits::UPDATE,
+        };
+        let s = Sending {
+            resent: true,
+            replay: true,
+            cookie: 7,
+            old_handle: 3,
+        };
+        let b = plain_enqueue(&spec, &s);
+        let i = parse_enqueue(&b).expect("parses");
+        assert!(!i.intent);
+        assert_eq!(i.spec, spec);
+        assert_eq!(i.sending, s);
+        assert_eq!(reply_status(&plain_reply(&spec, 9, 0)), Some((0, 9)));
+        assert_eq!(
+            reply_status(&plain_reply(&spec, 0, -71)).map(|r| r.0),
+            Some(-71)
+        );
+        let aborted = with_status(&plain_reply(&spec, 9, 0), ELDLM_LOCK_ABORTED);
+        assert_eq!(reply_status(&aborted), Some((ELDLM_LOCK_ABORTED, 9)));
+        assert!(parse_enqueue(&b[..b.len() - 1]).is_none());
+    }
+}

@@ -488,3 +488,107 @@ pub fn serial(store: &Store, ops: &[(u8, u8, &SysOp, &Creds)]) -> (Vec<Decision>
     }
     (out, s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::store::{dmv_bytes, lov_bytes};
+
+    fn store() -> Store {
+        let mut s = Store::default();
+        s.insert(
+            PARENT,
+            Object {
+                attrs: Attrs {
+                    mode: S_IFDIR | 0o775,
+                    uid: 500,
+                    gid: 200,
+                    nlink: 2,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
+        s
+    }
+
+    fn creds(uid: u32, cap: u64) -> Creds {
+        Creds {
+            fsuid: uid,
+            fsgid: uid,
+            cap,
+            umask: 0o022,
+            ..Default::default()
+        }
+    }
+
+    /// Every changer: the owner may, a stranger gets -EPERM, CAP_FOWNER may; the executor
+    /// writes exactly the attribute or xattr named.
+    #[test]
+    fn changers_check_ownership_and_write_what_they_name() {
+        let changes = [
+            Change::Mode(0o700),
+            Change::Owner(7, 8),
+            Change::AccessAcl(alloc::vec![1, 2]),
+            Change::DefaultAcl(alloc::vec![3]),
+            Change::DefaultLov(lov_bytes(4)),
+            Change::DefaultLmv(dmv_bytes(1, 0)),
+            Change::Pin(alloc::vec![9]),
+        ];
+        for ch in changes {
+            let op = SysOp::Set {
+                target: Target::Parent,
+                change: ch.clone(),
+            };
+            let s = store();
+            assert_eq!(standard(&s, &creds(600, 0), &op), Decision::Error(-EPERM));
+            assert_eq!(
+                standard(&s, &creds(600, 1 << CAP_FOWNER), &op),
+                Decision::Change(PARENT)
+            );
+            let d = standard(&s, &creds(500, 0), &op);
+            assert_eq!(d, Decision::Change(PARENT));
+            let (ds, after) = serial(&s, &[(0, 0, &op, &creds(500, 0))]);
+            assert_eq!(ds, [d]);
+            let p = after.get(PARENT).unwrap();
+            match ch {
+                Change::Mode(m) => assert_eq!(p.attrs.mode, S_IFDIR | m),
+                Change::Owner(u, g) => assert_eq!((p.attrs.uid, p.attrs.gid), (u, g)),
+                Change::AccessAcl(v) => assert_eq!(p.xattrs.access_acl, Some(v)),
+                Change::DefaultAcl(v) => assert_eq!(p.xattrs.default_acl, Some(v)),
+                Change::DefaultLov(v) => assert_eq!(p.xattrs.lov, Some(v)),
+                Change::DefaultLmv(v) => assert_eq!(p.xattrs.dmv, Some(v)),
+                Change::Pin(v) => assert_eq!(p.xattrs.pin, Some(v)),
+            }
+        }
+    }
+
+    /// mkdir then rmdir by the standard path: the entry, the object and the parent's nlink.
+    #[test]
+    fn serial_mkdir_then_rmdir() {
+        let s = store();
+        let c = creds(500, 0);
+        let mkdir = SysOp::Create {
+            name: 0,
+            mode: S_IFDIR | 0o755,
+        };
+        let rmdir = SysOp::Unlink { name: 0 };
+        let (ds, mid) = serial(&s, &[(1, 0, &mkdir, &c)]);
+        assert!(matches!(&ds[0], Decision::Create(ch) if ch.mode == S_IFDIR | 0o755));
+        assert_eq!(mid.get(PARENT).unwrap().attrs.nlink, 3);
+        assert_eq!(
+            mid.get(PARENT)
+                .unwrap()
+                .entries
+                .get(&b"a"[..])
+                .map(|e| e.fid),
+            Some(new_fid(1, 0))
+        );
+        let (ds, end) = serial(&s, &[(1, 0, &mkdir, &c), (1, 1, &rmdir, &c)]);
+        assert_eq!(ds[1], Decision::Remove(new_fid(1, 0)));
+        assert_eq!(end, s);
+        // A second create of the same name fails as the helper says.
+        let (ds, _) = serial(&s, &[(0, 0, &mkdir, &c), (1, 0, &mkdir, &c)]);
+        assert_eq!(ds[1], Decision::Error(-crate::errno::codes::EEXIST));
+    }
+}
