@@ -8,7 +8,8 @@
 //! - [`ops`]: operations, decisions, transactions and the standard path;
 //! - [`cache`]: the OSP cache with the design's suppression;
 //! - [`coordinator`] and [`parent`]: the actors;
-//! - [`engine`]: the state, the actions and the transition function;
+//! - [`engine`]: the state, the actions and the transition function (the coordinators' own
+//!   transitions in `steps`);
 //! - [`props`]: the properties; [`scopes`]: the named scopes;
 //! - [`report`]: running a check and printing a counterexample.
 //!
@@ -25,6 +26,7 @@ pub mod parent;
 pub mod props;
 pub mod report;
 pub mod scopes;
+mod steps;
 
 pub use engine::{Action, SysState, SystemModel};
 pub use report::{CheckOutcome, PropertyResult, Strategy, check};
