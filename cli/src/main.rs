@@ -13,6 +13,7 @@ mod jtree;
 mod model_cmds;
 mod pcap_cmd;
 mod pcap_stats;
+mod system_cmds;
 mod text;
 mod wireshark_lua;
 mod xattr;
@@ -233,6 +234,45 @@ enum Command {
     /// lustre_msg_v2 and, for an LDLM_ENQUEUE with an IT_DNE_* intent, the new bodies and their
     /// results. Fields are `dne_prepare.<C field name>`.
     WiresharkLua,
+    /// Check the concurrent model exhaustively (docs/spec/MODEL.md section 6).
+    ///
+    /// Explores every interleaving of a scope (coordinators, their scripts, losses, resends,
+    /// reconnects, restarts) and prints the distinct states, the time and each property. A
+    /// violation prints its counterexample as a message sequence. Exit status 1 when a
+    /// property is violated.
+    ModelCheck {
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// The scope: small, default, rename, recovery, wide (default: `default`, or the
+        /// mutation's own scope with --mutation).
+        #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_scope)]
+        scope: Option<String>,
+        /// Checker threads (more than 1 walks depth first; counterexamples may be longer).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        threads: usize,
+        /// Check with this deliberate bug (see --list-mutations); it must be caught.
+        #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_mutation)]
+        mutation: Option<lustre_dne_intent::model::system::Mutation>,
+        /// Print the mutation names, one a line.
+        #[arg(long)]
+        list_mutations: bool,
+    },
+    /// Serve stateright's explorer for the concurrent model on 127.0.0.1.
+    ///
+    /// Step through the state space in a browser; a counterexample's "explorer path" from
+    /// model-check opens at /#/steps/PATH.
+    Explore {
+        /// The port.
+        #[arg(long, default_value_t = 3000)]
+        port: u16,
+        /// The scope.
+        #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_scope)]
+        scope: Option<String>,
+        /// A mutation to explore.
+        #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_mutation)]
+        mutation: Option<lustre_dne_intent::model::system::Mutation>,
+    },
     /// Print the C header of the new structures, with its wirecheck function.
     ///
     /// The committed copy is include/lustre_dne_prepare.h.
@@ -430,6 +470,25 @@ fn run(command: Command) -> Result<(), CliError> {
             garbage_at,
             wrong_id_at,
         }),
+        Command::ModelCheck {
+            json,
+            scope,
+            threads,
+            mutation,
+            list_mutations,
+        } => system_cmds::cmd_model_check(
+            json,
+            scope.as_deref(),
+            threads,
+            mutation,
+            list_mutations,
+            &mut out,
+        ),
+        Command::Explore {
+            port,
+            scope,
+            mutation,
+        } => system_cmds::cmd_explore(port, scope.as_deref(), mutation),
         Command::CHeader => out.write(lustre_dne_intent::cheader::c_header().as_bytes()),
         Command::Completions { shell } => {
             let mut buf = Vec::new();

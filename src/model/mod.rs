@@ -7,7 +7,8 @@
 //! - [`handler`]: the intent handler (speaks the wire format through the codec);
 //! - [`coordinator`]: the intent path and the standard path, with faults as data and a trace;
 //! - [`checker`]: the invariants of MODEL.md §4;
-//! - [`survey`]: RPC accounting against the design's survey traces (MODEL.md §5).
+//! - [`survey`]: RPC accounting against the design's survey traces (MODEL.md §5);
+//! - `system` (feature `system`): the concurrent model, checked with stateright (MODEL.md §6).
 
 #[cfg(feature = "arbitrary")]
 mod arbitrary;
@@ -21,6 +22,8 @@ pub mod store;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 pub mod survey;
+#[cfg(feature = "system")]
+pub mod system;
 
 pub use checker::{Invariant, Report, Scenario, Violation, check, check_with, check_with_handler};
 pub use coordinator::{
