@@ -30,7 +30,9 @@
 #define LUSTRE_MSG_MAGIC_V2		0x0BD00BD3
 #define MSG_HEADER_FIXED		32
 #define MSG_MAX_BUFCOUNT		32
-#define MSG_MAX_BUFLEN			(1U << 20)
+/* PTLRPC_MAX_BUFLEN: each padded buffer, and the whole message (W0.3) */
+#define MSG_MAX_BUFLEN			(1000U * 1024)
+#define MSG_MAX_LEN			MSG_MAX_BUFLEN
 #define PTLRPC_BODY_V2_SIZE		152
 #define PTLRPC_BODY_V3_SIZE		184
 #define LDLM_REQUEST_FIXED		88
@@ -103,6 +105,9 @@
 #define LOV_MAGIC_SPECIFIC		0x0BD50BD0
 #define LOV_MAGIC_COMP_V1		0x0BD60BD0
 #define LOV_MAGIC_FOREIGN		0x0BD70BD0
+#define LOV_MAGIC_SEL			0x0BD80BD0
+#define LCME_FL_INIT			0x00000010
+#define LOV_OST_IDX_NONE		0xffffffffU
 #define LOV_ALL_STRIPES_WIDE		0xffe0
 #define LOV_POOLNAMEF			16
 #define FOREIGN_HDR			16
@@ -333,7 +338,7 @@ static int dp_msg_unpack(struct dp_ctx *ctx, struct dp_msg *m,
 	for (i = 0; i < m->bufcount; i++) {
 		__u32 blen = dp_get32(m->swab, p + MSG_HEADER_FIXED + 4 * i);
 
-		if (blen > MSG_MAX_BUFLEN)
+		if (dp_round8(blen) > MSG_MAX_BUFLEN)
 			return dp_broke(ctx, "W0.3");
 		if (len < cursor + blen)
 			return dp_broke(ctx, "W0.1");
@@ -341,6 +346,8 @@ static int dp_msg_unpack(struct dp_ctx *ctx, struct dp_msg *m,
 		m->bufoffs[i] = cursor;
 		cursor += dp_round8(blen);
 	}
+	if (cursor > MSG_MAX_LEN)
+		return dp_broke(ctx, "W0.3");
 	m->wire_len = cursor;
 	return 0;
 }
@@ -410,6 +417,22 @@ static void dp_ptlrpc_pack(struct dp_out *o, const struct dp_msg *m)
 					       PTLRPC_BODY_V3_SIZE);
 	dp_canon(dp_put_zero(o, PTLRPC_BODY_V3_SIZE), v3, m->swab,
 		 ptlrpc_body_fields, DP_NFIELDS(ptlrpc_body_fields));
+}
+
+/*
+ * W2.3: pb_type is read before any other rule of the message; a reply
+ * decoder also takes PTL_RPC_MSG_ERR (which W7.1 then refuses).
+ */
+static int dp_ptlrpc_check_type(struct dp_ctx *ctx, const struct dp_msg *m,
+				__u32 type)
+{
+	__u32 len, t;
+	const __u8 *b = dp_msg_buf(m, 0, &len);
+
+	t = dp_get32(m->swab, b + PB_TYPE);
+	if (t == type || (type == PTL_RPC_MSG_REPLY && t == PTL_RPC_MSG_ERR))
+		return 0;
+	return dp_broke(ctx, "W2.3");
 }
 
 /* The checks of pb_type, pb_version and pb_opc common to both messages. */
@@ -735,12 +758,15 @@ static int dp_req_unpack(struct dp_ctx *ctx, struct dp_req *r,
 	rc = dp_msg_unpack(ctx, &r->msg, p, len);
 	if (rc)
 		return rc;
-	if (r->msg.bufcount < 4)
-		return dp_broke(ctx, "W2.1");
 	dp_msg_buf(&r->msg, 0, &blen);
 	rc = dp_ptlrpc_check_len(ctx, blen);
 	if (rc)
 		return rc;
+	rc = dp_ptlrpc_check_type(ctx, &r->msg, PTL_RPC_MSG_REQUEST);
+	if (rc)
+		return rc;
+	if (r->msg.bufcount < 4)
+		return dp_broke(ctx, "W2.1");
 	rc = dp_req_unpack_fixed(ctx, r);
 	if (rc)
 		return rc;
@@ -994,8 +1020,8 @@ static int dp_lmv_md_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 		return -EPROTO;
 	if (len == LMV_HDR + 16 * (size_t)count)
 		return 0;
-	/* A stripe object's LMV as LOD stores it: no FID table. */
-	if (dp_le32(p) == LMV_MAGIC_STRIPE && len == LMV_HDR)
+	/* The header alone, as LOD stores a master or a stripe on disk. */
+	if (len == LMV_HDR)
 		return 0;
 	return dp_broke(ctx, "W9.2");
 }
@@ -1014,18 +1040,15 @@ static int dp_lmv_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 	magic = dp_le32(p);
 	if (magic == LMV_MAGIC_V1 || magic == LMV_MAGIC_STRIPE)
 		return dp_lmv_md_check(ctx, p, len);
-	if (magic == LMV_MAGIC_FOREIGN)
-		return dp_foreign_check(ctx, p, len);
+	if (magic == LMV_MAGIC_FOREIGN) {
+		if (dp_foreign_check(ctx, p, len))
+			return -EPROTO;
+		/* lod_xattr_get refuses an empty foreign LMV */
+		if (len == FOREIGN_HDR)
+			return dp_broke(ctx, "W9.19");
+		return 0;
+	}
 	return dp_bad_magic(ctx, magic, known, 3);
-}
-
-static void dp_lmv_pack(struct dp_out *o, const __u8 *p, size_t len)
-{
-	__u8 *d = o->buf + o->len;
-
-	dp_put_bytes(o, p, len);
-	if (dp_le32(p) != LMV_MAGIC_FOREIGN)
-		memset(d + 28, 0, 12);	/* lmv_padding2, lmv_padding3 */
 }
 
 /* -- default LMV (trusted.dmv) -- */
@@ -1065,17 +1088,6 @@ static int dp_dmv_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 	return dp_pool_check(ctx, p + 32);
 }
 
-static void dp_dmv_pack(struct dp_out *o, const __u8 *p, size_t len)
-{
-	__u8 *d = o->buf + o->len;
-	size_t off;
-
-	dp_put_bytes(o, p, len);
-	memset(d + 22, 0, 10);	/* lum_padding1, 2, 3 */
-	for (off = LUM_HDR; off + LUM_MDS_SIZE <= len; off += LUM_MDS_SIZE)
-		memset(d + off + 16, 0, 4);	/* lum_padding */
-}
-
 /* -- LOV (trusted.lov) -- */
 
 #define LOV_V1_HDR	32
@@ -1086,11 +1098,23 @@ static void dp_dmv_pack(struct dp_out *o, const __u8 *p, size_t len)
 
 static const __u32 lov_known[] = {
 	LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_MAGIC_SPECIFIC, LOV_MAGIC_COMP_V1,
-	LOV_MAGIC_FOREIGN
+	LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL
 };
+#define LOV_NKNOWN	(sizeof(lov_known) / sizeof(lov_known[0]))
 
-/* lov_user_md_v1/v3: a template, or one ost_data per stripe. */
-static int dp_lov_md_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
+/* LOV_MAGIC_SEL is how LOD stores a layout with a self-extending component. */
+static int dp_lov_is_comp(__u32 magic)
+{
+	return magic == LOV_MAGIC_COMP_V1 || magic == LOV_MAGIC_SEL;
+}
+
+/*
+ * lov_user_md_v1/v3: a template, or one ost_data per stripe.  A component
+ * that is not instantiated (@uninit) may instead hold the one placeholder
+ * entry LOD writes (l_ost_idx -1) whatever its stripe count (W9.20).
+ */
+static int dp_lov_md_check(struct dp_ctx *ctx, const __u8 *p, size_t len,
+			   int uninit)
 {
 	size_t hdr, objects;
 	__u16 count;
@@ -1107,13 +1131,19 @@ static int dp_lov_md_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 		return -EPROTO;
 	/* 0xffe0..0xffff mean "default" or "all": no objects. */
 	objects = count >= LOV_ALL_STRIPES_WIDE ? 0 : count;
+	if (uninit && len - hdr == LOV_OST_SIZE && objects != 1) {
+		if (dp_le32(p + hdr + 20) != LOV_OST_IDX_NONE)
+			return dp_broke(ctx, "W9.20");
+		return 0;
+	}
 	if (len != hdr && len - hdr != LOV_OST_SIZE * objects)
 		return dp_broke(ctx, "W9.2");
 	return 0;
 }
 
 /* One component blob: v1, v3 or foreign (W9.18). */
-static int dp_lov_blob_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
+static int dp_lov_blob_check(struct dp_ctx *ctx, const __u8 *p, size_t len,
+			     int uninit)
 {
 	__u32 magic;
 
@@ -1122,12 +1152,12 @@ static int dp_lov_blob_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 	magic = dp_le32(p);
 	if (magic == LOV_MAGIC_V1 || magic == LOV_MAGIC_V3 ||
 	    magic == LOV_MAGIC_SPECIFIC)
-		return dp_lov_md_check(ctx, p, len);
+		return dp_lov_md_check(ctx, p, len, uninit);
 	if (magic == LOV_MAGIC_FOREIGN)
 		return dp_foreign_check(ctx, p, len);
-	if (magic == LOV_MAGIC_COMP_V1)
+	if (dp_lov_is_comp(magic))
 		return dp_broke(ctx, "W9.18");
-	return dp_bad_magic(ctx, magic, lov_known, 5);
+	return dp_bad_magic(ctx, magic, lov_known, LOV_NKNOWN);
 }
 
 /* W9.17: does entry @i's blob overlap an earlier entry's? */
@@ -1179,7 +1209,8 @@ static int dp_lov_comp_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 			return dp_broke(ctx, "W9.17");
 		if (end > max_end)
 			max_end = end;
-		rc = dp_lov_blob_check(ctx, p + start, end - start);
+		rc = dp_lov_blob_check(ctx, p + start, end - start,
+				       !(dp_le32(e + 4) & LCME_FL_INIT));
 		if (rc)
 			return rc;
 	}
@@ -1197,18 +1228,18 @@ static int dp_lov_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 	magic = dp_le32(p);
 	if (magic == LOV_MAGIC_V1 || magic == LOV_MAGIC_V3 ||
 	    magic == LOV_MAGIC_SPECIFIC)
-		return dp_lov_md_check(ctx, p, len);
-	if (magic == LOV_MAGIC_COMP_V1)
+		return dp_lov_md_check(ctx, p, len, 0);
+	if (dp_lov_is_comp(magic))
 		return dp_lov_comp_check(ctx, p, len);
 	if (magic == LOV_MAGIC_FOREIGN)
 		return dp_foreign_check(ctx, p, len);
-	return dp_bad_magic(ctx, magic, lov_known, 5);
+	return dp_bad_magic(ctx, magic, lov_known, LOV_NKNOWN);
 }
 
 /*
  * Canonical composite layout (W11.9): the blobs in entry order, packed
  * right after the entry table, offsets and lcm_size recomputed.  The
- * v1/v3 and foreign blobs have no padding of their own to clear.
+ * magic (COMP_V1 or SEL) and the header's padding are kept as found.
  */
 static void dp_lov_comp_pack(struct dp_out *o, const __u8 *p)
 {
@@ -1217,8 +1248,7 @@ static void dp_lov_comp_pack(struct dp_out *o, const __u8 *p)
 	__u8 *d;
 
 	d = dp_put_zero(o, LCM_HDR);
-	memcpy(d + 8, p + 8, 11);	/* layout_gen .. lcm_ec_count */
-	dp_set32(d, LOV_MAGIC_COMP_V1);
+	memcpy(d, p, LCM_HDR);		/* lcm_size is rewritten below */
 	dp_put_bytes(o, p + LCM_HDR, LCME_SIZE * (size_t)count);
 
 	off = LCM_HDR + LCME_SIZE * (size_t)count;
@@ -1236,7 +1266,7 @@ static void dp_lov_comp_pack(struct dp_out *o, const __u8 *p)
 
 static void dp_lov_pack(struct dp_out *o, const __u8 *p, size_t len)
 {
-	if (dp_le32(p) == LOV_MAGIC_COMP_V1)
+	if (dp_lov_is_comp(dp_le32(p)))
 		dp_lov_comp_pack(o, p);
 	else
 		dp_put_bytes(o, p, len);
@@ -1298,12 +1328,6 @@ static void dp_xattr_pack(struct dp_out *o, enum dp_xattr_kind kind,
 	switch (kind) {
 	case DP_XATTR_ACL:
 		dp_acl_pack(o, p, len);
-		break;
-	case DP_XATTR_LMV:
-		dp_lmv_pack(o, p, len);
-		break;
-	case DP_XATTR_DMV:
-		dp_dmv_pack(o, p, len);
 		break;
 	case DP_XATTR_LOV:
 		dp_lov_pack(o, p, len);
@@ -1620,15 +1644,18 @@ static int dp_rep_unpack(struct dp_ctx *ctx, struct dp_rep *r,
 	rc = dp_msg_unpack(ctx, &r->msg, p, len);
 	if (rc)
 		return rc;
-	if (m->bufcount < 2)
-		return dp_broke(ctx, "W2.1");
 	dp_msg_buf(m, 0, &blen);
 	rc = dp_ptlrpc_check_len(ctx, blen);
+	if (rc)
+		return rc;
+	rc = dp_ptlrpc_check_type(ctx, m, PTL_RPC_MSG_REPLY);
 	if (rc)
 		return rc;
 	rc = dp_rep_check_status(ctx, m);
 	if (rc)
 		return rc;
+	if (m->bufcount < 2)
+		return dp_broke(ctx, "W2.1");
 
 	b = dp_msg_buf(m, 1, &blen);
 	if (blen < LDLM_REPLY_SIZE)
