@@ -30,7 +30,6 @@ use fixtures::Kind;
 use lustre_dne_intent::intent::{
     MdCreatePrepareReq, MdLockIntent, Operation, ReplyView, RequestView,
 };
-use lustre_dne_intent::wire::{MdtBody, WireStruct};
 use lustre_dne_intent::xattr::{AclView, LovView};
 use std::hint::black_box;
 use std::time::Duration;
@@ -188,37 +187,6 @@ fn lov_comp(c: &mut Criterion) {
     g.finish();
 }
 
-/// The crate's whole-message decode: the reply, then every present result typed and validated.
-fn whole_crate(bytes: &[u8]) -> usize {
-    let v = ReplyView::parse(bytes).expect("valid");
-    let mut n = 0;
-    if let Some(p) = v.result(lustre_dne_intent::intent::MliBuf::Pattr).present() {
-        n += MdtBody::decode(p, v.order()).expect("valid").mode as usize;
-    }
-    n += v.def_acl().expect("valid").present().map_or(0, |a| a.len());
-    n += v
-        .pin()
-        .expect("valid")
-        .present()
-        .map_or(0, |p| p.wire_len());
-    n += v
-        .lmv()
-        .expect("valid")
-        .present()
-        .map_or(0, |l| l.wire_len());
-    n += v
-        .lov()
-        .expect("valid")
-        .present()
-        .map_or(0, |l| l.wire_len());
-    n += v
-        .def_lmv()
-        .expect("valid")
-        .present()
-        .map_or(0, |d| d.wire_len());
-    n
-}
-
 fn whole_reply(c: &mut Criterion) {
     let mut g = c.benchmark_group("whole_reply");
     for (param, bytes) in [
@@ -230,7 +198,7 @@ fn whole_reply(c: &mut Criterion) {
     ] {
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_with_input(BenchmarkId::new("crate", param), &bytes, |b, i| {
-            b.iter(|| whole_crate(black_box(i)))
+            b.iter(|| fixtures::whole_crate(black_box(i)))
         });
         baselines(&mut g, param, &bytes, owned_baseline::decode_reply_whole);
     }

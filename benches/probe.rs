@@ -22,8 +22,7 @@ mod fixtures;
 mod owned_baseline;
 
 use fixtures::Kind;
-use lustre_dne_intent::intent::{MliBuf, ReplyView, RequestView};
-use lustre_dne_intent::wire::{MdtBody, WireStruct};
+use lustre_dne_intent::intent::{ReplyView, RequestView};
 use lustre_dne_intent::xattr::AclView;
 use std::hint::black_box;
 
@@ -60,37 +59,6 @@ fn kind_of(name: &str) -> Kind {
         .find(|(n, _)| *n == name)
         .map(|&(_, k)| k)
         .unwrap_or_else(|| panic!("no message vector {name}"))
-}
-
-/// The crate's whole-reply decode: the reply, then every present result typed and validated.
-fn whole_crate(bytes: &[u8]) -> usize {
-    let v = ReplyView::parse(bytes).expect("valid");
-    let mut n = 0;
-    if let Some(p) = v.result(MliBuf::Pattr).present() {
-        n += MdtBody::decode(p, v.order()).expect("valid").mode as usize;
-    }
-    n += v.def_acl().expect("valid").present().map_or(0, |a| a.len());
-    n += v
-        .pin()
-        .expect("valid")
-        .present()
-        .map_or(0, |p| p.wire_len());
-    n += v
-        .lmv()
-        .expect("valid")
-        .present()
-        .map_or(0, |l| l.wire_len());
-    n += v
-        .lov()
-        .expect("valid")
-        .present()
-        .map_or(0, |l| l.wire_len());
-    n += v
-        .def_lmv()
-        .expect("valid")
-        .present()
-        .map_or(0, |d| d.wire_len());
-    n
 }
 
 fn copy_loop(bytes: &[u8], iters: u64) {
@@ -174,7 +142,7 @@ fn run(op: &str, param: &str, iters: u64) {
         }
         "whole" => {
             for _ in 0..iters {
-                black_box(whole_crate(black_box(&input)));
+                black_box(fixtures::whole_crate(black_box(&input)));
             }
         }
         "whole_owned" => {

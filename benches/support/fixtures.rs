@@ -9,7 +9,7 @@ use lustre_dne_intent::intent::{
     EntryName, GroupList, McppFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation,
     PrepResult, PrepareOutcome, PrepareReply, PrepareRequest,
 };
-use lustre_dne_intent::wire::{LockMode, LuFid, LustreHandle};
+use lustre_dne_intent::wire::{LockMode, LuFid, LustreHandle, WireStruct};
 use lustre_dne_intent::xattr::{
     Acl, AclEntry, AclPerm, AclTag, DefaultLmv, LMV_MAGIC_V1, LMV_USER_MAGIC, LOV_MAGIC_V1,
     LcmeFlags, Lmv, LmvHashType, LmvMd, Lov, LovBlob, LovComp, LovComponent, LovMd, LovPattern,
@@ -182,4 +182,37 @@ pub fn max_reply() -> Vec<u8> {
     let reply = PrepareReply::granting(&ctx, LustreHandle(0x2b4e_6f80_91a3_c5d7), Some(outcome));
     reply.validate(Some(&ctx)).expect("valid max reply");
     reply.to_bytes(Endian::Little).expect("encodes").to_vec()
+}
+
+/// The crate's whole-message decode: the reply, then every present result typed and validated.
+pub fn whole_crate(bytes: &[u8]) -> usize {
+    let v = lustre_dne_intent::intent::ReplyView::parse(bytes).expect("valid");
+    let mut n = 0;
+    if let Some(p) = v.result(MliBuf::Pattr).present() {
+        n += lustre_dne_intent::wire::MdtBody::decode(p, v.order())
+            .expect("valid")
+            .mode as usize;
+    }
+    n += v.def_acl().expect("valid").present().map_or(0, |a| a.len());
+    n += v
+        .pin()
+        .expect("valid")
+        .present()
+        .map_or(0, |p| p.wire_len());
+    n += v
+        .lmv()
+        .expect("valid")
+        .present()
+        .map_or(0, |l| l.wire_len());
+    n += v
+        .lov()
+        .expect("valid")
+        .present()
+        .map_or(0, |l| l.wire_len());
+    n += v
+        .def_lmv()
+        .expect("valid")
+        .present()
+        .map_or(0, |d| d.wire_len());
+    n
 }
