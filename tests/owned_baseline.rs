@@ -330,6 +330,7 @@ fn lov_md(m: &OwnedLovMd) -> LovMd {
         stripe_size: m.stripe_size,
         stripe_count: m.stripe_count,
         stripe_offset: m.stripe_offset,
+        member: Default::default(),
         pool_name: m.pool_name.as_deref().map(pool),
         objects: m
             .objects

@@ -1457,6 +1457,7 @@ fn arb_lov_md() -> impl Strategy<Value = LovMd> {
                 stripe_size: x[1],
                 stripe_count: count,
                 stripe_offset: offset,
+                member: LmmMember::default(),
                 pool_name: (magic != LOV_MAGIC_V1).then_some(pool),
                 objects: if with_objects && count < 0xffe0 {
                     objs[..n]

@@ -17,7 +17,6 @@ mod system_cmds;
 mod text;
 mod wireshark_lua;
 mod xattr;
-mod xattr_json;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use input::{Input, Output};
@@ -149,8 +148,9 @@ enum Command {
     /// LDLM enqueues before (no intents) and after (intents), each read with its label, and
     /// the design's measured figures beside them.
     Simulate {
-        /// One JSON object per line: operation, fault, reads_before, reads_after,
-        /// out_update_before, out_update_after, enqueues_before, enqueues_after.
+        /// One JSON object per line: {"fault", "row": the library's survey row (operation,
+        /// reads_before, reads_after, out_update_before, out_update_after, enqueues_before,
+        /// enqueues_after)}.
         #[arg(long)]
         json: bool,
         /// Run the intent path under this fault (repeatable): none, peer-without-flag,
@@ -162,11 +162,12 @@ enum Command {
     },
     /// Run the shared helper for one create and print the child's derived state.
     ///
-    /// Scenario keys: parent {mode (with its S_IFMT bits), uid, gid, projid, flags,
-    /// default_acl and access_acl (hex of the xattr, or null), entries (names that exist);
-    /// optional pin, lov, dmv}, name, child_mode, creds {fsuid, fsgid, groups, cap (bits as in
-    /// mcpr_cap), umask}. Output: status (0 or a negative errno) and, when 0, mode, gid,
-    /// projid, flags, access_acl and default_acl (hex or null).
+    /// The scenario is the library's model::Scenario in its serde form: {"store": {"objects":
+    /// {FID: {"attrs", "xattrs", "dead", "entries"}}}, "creds": {"fsuid", "fsgid", "groups",
+    /// "cap" (mcpr_cap bits, "0x…"), "umask", "groups_partial"}, "op": {"create": {"parent",
+    /// "name", "mode"}}} (testdata/model/derive_sgid.json is one). Output: status (0 or a
+    /// negative errno) and, when 0, mode, gid, projid, flags and the ACLs; --json prints the
+    /// library's helper::Prepared.
     Derive {
         /// Print the output as JSON.
         #[arg(long)]
@@ -541,10 +542,23 @@ fn note_if_not_canonical(input: &Input, bytes: &[u8], value: &WireMessage) {
     }
 }
 
-/// Reads a message's JSON (`decode --json`), naming the JSON path of what is wrong.
-fn message_from_json(raw: &[u8]) -> Result<WireMessage, String> {
+/// True when a JSON object is an xattr document (`xattr --json`) rather than a message: it
+/// has an `"xattr"` key or a payload `"kind"`.
+fn is_payload(v: &serde_json::Value) -> bool {
+    let Some(map) = v.as_object() else {
+        return false;
+    };
+    map.contains_key("xattr")
+        || map
+            .get("kind")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|k| lustre_dne_intent::xattr::XATTR_KINDS.contains(&k))
+}
+
+/// Reads JSON in the library's serde form, naming the JSON path of what is wrong.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(raw: &[u8]) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_slice(raw);
-    let msg: WireMessage = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let msg: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         if path == "." {
             e.into_inner().to_string()
@@ -566,10 +580,12 @@ fn cmd_encode(input: &Input, hex: bool, force: bool, out: &mut Output) -> Result
              (xattr --json)",
         ));
     }
-    let bytes = if xattr_json::is_payload(&value) {
-        xattr_json::encode(value).map_err(|e| input.error(e))?
+    let bytes = if is_payload(&value) {
+        let doc: lustre_dne_intent::xattr::XattrDoc =
+            from_json(&raw).map_err(|e| input.error(e))?;
+        doc.payload.to_bytes().map_err(|e| input.error(e))?.to_vec()
     } else {
-        let msg = message_from_json(&raw).map_err(|e| input.error(e))?;
+        let msg: WireMessage = from_json(&raw).map_err(|e| input.error(e))?;
         let bytes = msg.to_bytes().map_err(|e| input.error(e))?.to_vec();
         MessageView::parse(&bytes)
             .map_err(|e| input.error(format_args!("the encoded message does not decode: {e}")))?;

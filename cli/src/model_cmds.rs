@@ -2,19 +2,15 @@
 //! (the shared helper for one create) and `check` (a reply through the coordinator's rules).
 
 use crate::CliError;
-use crate::input::{Input, Output, decode_hex, to_hex};
-use crate::jtree::{J, Obj, i, u};
+use crate::input::{Input, Output, to_hex};
 use lustre_dne_intent::errno::ErrnoName;
 use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::intent::{
     McppFlags, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
 };
 use lustre_dne_intent::model::helper::{LocalSource, prepare};
-use lustre_dne_intent::model::store::{Attrs, Entry, Object, Store, Xattrs};
 use lustre_dne_intent::model::survey::{self, TRACES};
-use lustre_dne_intent::model::{Creds, Fault};
-use lustre_dne_intent::wire::LuFid;
-use serde_json::Value;
+use lustre_dne_intent::model::{Fault, Op, Scenario};
 use std::fmt::Write as _;
 
 /// Parses a `--fault` value (clap reports the error as a usage error).
@@ -37,17 +33,13 @@ pub fn cmd_simulate(faults: &[Fault], json: bool, output: &mut Output) -> Result
         for t in &TRACES {
             let r = survey::row(t, *fault);
             if json {
-                let j = J::O(vec![
-                    ("operation", J::S(r.operation.into())),
-                    ("fault", J::S(fault.name())),
-                    ("reads_before", u(r.reads_before)),
-                    ("reads_after", u(r.reads_after)),
-                    ("out_update_before", u(r.out_update_before)),
-                    ("out_update_after", u(r.out_update_after)),
-                    ("enqueues_before", u(r.enqueues_before)),
-                    ("enqueues_after", u(r.enqueues_after)),
-                ]);
-                let _ = writeln!(out, "{}", j.to_compact());
+                let line = SimulateLine {
+                    fault: *fault,
+                    row: r,
+                };
+                let text =
+                    serde_json::to_string(&line).map_err(|e| CliError::Invalid(e.to_string()))?;
+                let _ = writeln!(out, "{text}");
             } else {
                 let _ = writeln!(out, "{} (fault: {})", r.operation, fault.name());
                 let _ = writeln!(
@@ -92,47 +84,33 @@ pub fn cmd_simulate(faults: &[Fault], json: bool, output: &mut Output) -> Result
     output.write(out.as_bytes())
 }
 
-fn hex_or_null(path: &str, v: Option<Value>) -> Result<Option<Vec<u8>>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => {
-            let s = s.strip_prefix("0x").unwrap_or(&s);
-            decode_hex(s.as_bytes())
-                .map(Some)
-                .map_err(|e| format!("{path}: {e}"))
-        }
-        Some(_) => Err(format!("{path}: expected a hex string or null")),
-    }
+/// One line of `simulate --json`: the fault and the library's survey row under it.
+#[derive(serde::Serialize)]
+struct SimulateLine {
+    fault: Fault,
+    row: survey::Row,
 }
 
-/// `dne-intent derive [--json] [SCENARIO.json|-]`
+/// `dne-intent derive [--json] [SCENARIO.json|-]`: the library's `model::Scenario`, whose
+/// `op` is a create, through the shared helper; `--json` prints its `helper::Prepared`.
 pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), CliError> {
     let raw = input.read()?;
-    let value: Value =
-        serde_json::from_slice(&raw).map_err(|e| input.error(format_args!("bad JSON: {e}")))?;
-    let (store, parent, name, child_mode, creds) = scenario(value).map_err(|e| input.error(e))?;
+    let sc: Scenario = crate::from_json(&raw).map_err(|e| input.error(e))?;
+    let Op::Create { parent, name, mode } = &sc.op else {
+        return Err(input.error(
+            "op: derive runs the helper for a create: give {\"create\": {\"parent\", \"name\", \"mode\"}}",
+        ));
+    };
     let p = prepare(
-        &mut LocalSource(&store),
-        parent,
+        &mut LocalSource(&sc.store),
+        *parent,
         Operation::Create,
-        Some(&name),
-        child_mode,
-        &creds,
+        Some(name),
+        *mode,
+        &sc.creds,
     );
-    let hexo = |v: &Option<Vec<u8>>| v.as_ref().map_or(J::Null, |b| J::S(to_hex(b)));
     let out = if json {
-        let mut fields = vec![("status", i(p.status))];
-        if let (0, Some(c)) = (p.status, &p.child) {
-            fields.extend([
-                ("mode", u(c.mode)),
-                ("gid", u(c.gid)),
-                ("projid", u(c.projid)),
-                ("flags", u(c.flags)),
-                ("access_acl", hexo(&c.access_acl)),
-                ("default_acl", hexo(&c.default_acl)),
-            ]);
-        }
-        format!("{}\n", J::O(fields).to_pretty())
+        serde_json::to_string_pretty(&p).map_err(|e| CliError::Invalid(e.to_string()))? + "\n"
     } else {
         let mut s = String::new();
         match (&p.child, p.status) {
@@ -157,7 +135,7 @@ pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), 
                 let _ = writeln!(s, "status       {st} ({})", ErrnoName::of_status(st));
             }
         }
-        if p.advisory(&creds) {
+        if p.advisory(&sc.creds) {
             let _ = writeln!(
                 s,
                 "(advisory: the verdict depended on groups the caller may not have shown)"
@@ -166,83 +144,6 @@ pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), 
         s
     };
     output.write(out.as_bytes())
-}
-
-type Parsed = (Store, LuFid, Vec<u8>, u32, Creds);
-
-/// Reads a derive scenario (keys documented in the subcommand's usage).
-fn scenario(value: Value) -> Result<Parsed, String> {
-    let mut top = Obj::new("", value)?;
-    let mut p = top.obj("parent")?;
-    let attrs = Attrs {
-        mode: p.int("mode")?,
-        uid: p.int("uid")?,
-        gid: p.int("gid")?,
-        projid: p.int("projid")?,
-        flags: p.int("flags")?,
-        nlink: 2,
-        ..Default::default()
-    };
-    let xattrs = Xattrs {
-        default_acl: hex_or_null("parent.default_acl", p.take_opt("default_acl"))?,
-        access_acl: hex_or_null("parent.access_acl", p.take_opt("access_acl"))?,
-        pin: hex_or_null("parent.pin", p.take_opt("pin"))?,
-        lov: hex_or_null("parent.lov", p.take_opt("lov"))?,
-        dmv: hex_or_null("parent.dmv", p.take_opt("dmv"))?,
-        lmv: None,
-    };
-    let mut entries = Vec::new();
-    match p.take_opt("entries") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(v)) => {
-            for e in v {
-                match e {
-                    Value::String(s) => entries.push(s.into_bytes()),
-                    _ => return Err("parent.entries: expected an array of strings".into()),
-                }
-            }
-        }
-        Some(_) => return Err("parent.entries: expected an array of strings".into()),
-    }
-    p.finish(&[])?;
-    let name = top.string("name")?.into_bytes();
-    let child_mode: u32 = top.int("child_mode")?;
-    let mut c = top.obj("creds")?;
-    let groups = match c.take("groups")? {
-        Value::Array(v) => v
-            .iter()
-            .map(|g| crate::jtree::int::<u32>("creds.groups[]", g))
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err("creds.groups: expected an array of numbers".into()),
-    };
-    let creds = Creds {
-        fsuid: c.int("fsuid")?,
-        fsgid: c.int("fsgid")?,
-        groups,
-        cap: c.int("cap")?,
-        umask: c.int::<u32>("umask")? & 0o777,
-        groups_partial: false,
-    };
-    c.finish(&[])?;
-    top.finish(&[])?;
-    let parent = LuFid::new(0x2_0000_0401, 1, 0);
-    let mut store = Store::default();
-    let mut obj = Object {
-        attrs,
-        xattrs,
-        ..Default::default()
-    };
-    for (k, e) in entries.into_iter().enumerate() {
-        obj.entries.insert(
-            e,
-            Entry {
-                fid: LuFid::new(0x2_0000_0401, 0x100 + k as u32, 0),
-                ftype: 0,
-            },
-        );
-    }
-    store.insert(parent, obj);
-    Ok((store, parent, name, child_mode, creds))
 }
 
 /// `dne-intent check REQUEST REPLY`

@@ -1,12 +1,12 @@
 //! `dne-intent xattr`: decode one xattr payload, or every attribute in `getfattr -e hex` output,
-//! and print it as text or (`--json`) in the JSON form of `xattr_json.rs`.
+//! and print it as text or (`--json`) as the library's serde form of
+//! `lustre_dne_intent::xattr::XattrDoc`.
 
 use crate::CliError;
 use crate::input::{Input, Output, decode_hex, decode_hex_form, hex_form};
-use crate::xattr_json;
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::{
-    AclKind, AclView, DefaultLmvView, LayoutOf, LmvView, LovView, PinView,
+    AclKind, AclView, DefaultLmvView, LayoutOf, LmvView, LovView, PinView, XattrDoc,
 };
 use std::fmt::Write as _;
 
@@ -171,11 +171,22 @@ fn show(
     Ok(match form {
         Form::Text => format!("{name}:\n{}\n", render_with(name, bytes, o)?),
         Form::Bare => render_with(name, bytes, o)?,
-        Form::Json => xattr_json::payload_json(file, name, bytes, o.layout_of)?.to_pretty() + "\n",
+        Form::Json => {
+            serde_json::to_string_pretty(&doc(file, name, bytes, o)?)
+                .map_err(|e| format!("{name}: {e}"))?
+                + "\n"
+        }
         Form::JsonLines => {
-            xattr_json::payload_json(file, name, bytes, o.layout_of)?.to_compact() + "\n"
+            serde_json::to_string(&doc(file, name, bytes, o)?)
+                .map_err(|e| format!("{name}: {e}"))?
+                + "\n"
         }
     })
+}
+
+/// The attribute as the document `--json` prints, validated by its decoder.
+fn doc(file: Option<&str>, name: &str, bytes: &[u8], o: &TextOpts) -> Result<XattrDoc, String> {
+    XattrDoc::decode(file, name, bytes, o.layout_of).map_err(|e| format!("{name}: {e}"))
 }
 
 /// `dne-intent xattr [--json] [--name XATTR] [lfs options] [FILE|-]`

@@ -100,6 +100,7 @@ fn real_layout_prints_like_lfs() {
 
 #[test]
 fn real_json_names_what_is_on_the_wire() {
+    let hex64 = |v: u64| format!("{v:#018x}");
     let j: serde_json::Value = serde_json::from_str(&tool(&[
         "xattr",
         "--json",
@@ -108,28 +109,30 @@ fn real_json_names_what_is_on_the_wire() {
     .unwrap();
     // The field table of lov_comp_2_10_pfl.md: two components, one stripe each, on OST 0 and
     // 1, objects 0x43 on 0x280000400 and 0x42 on 0x2c0000400.
-    let e = j["entries"].as_array().unwrap();
+    let e = j["payload"]["lov_comp_md_v1"]["lcm_entries"]
+        .as_array()
+        .unwrap();
     assert_eq!(e.len(), 2);
     for (c, (idx, seq, id)) in e
         .iter()
-        .zip([(0, 0x2_8000_0400u64, 0x43), (1, 0x2_c000_0400, 0x42)])
+        .zip([(0, 0x2_8000_0400u64, 0x43u64), (1, 0x2_c000_0400, 0x42)])
     {
-        let l = &c["layout"];
-        assert_eq!(l["stripe_count"], 1);
+        let l = &c["layout"]["lov_user_md"];
+        assert_eq!(l["lmm_stripe_count"], 1);
         // A file's instantiated component: the union is lmm_layout_gen.
-        assert_eq!(l["layout_gen"], 0);
-        assert!(l.get("stripe_offset").is_none());
-        let o = &l["objects"][0];
-        assert_eq!(o["idx"], idx);
+        assert_eq!(l["lmm_layout_gen"], 0);
+        assert!(l.get("lmm_stripe_offset").is_none());
+        let o = &l["lmm_objects"][0];
+        assert_eq!(o["l_ost_idx"], idx);
         // The raw words, and the union read as lustre_ostid.h reads it.
         assert_eq!(
-            (o["oi"]["id"].as_u64(), o["oi"]["seq"].as_u64()),
-            (Some(seq), Some(id))
+            (&o["l_ost_oi"]["oi_id"], &o["l_ost_oi"]["oi_seq"]),
+            (&hex64(seq).into(), &hex64(id).into())
         );
         assert_eq!(o["ostid"]["form"], "fid");
         assert_eq!(
-            (o["ostid"]["seq"].as_u64(), o["ostid"]["id"].as_u64()),
-            (Some(seq), Some(id))
+            (&o["ostid"]["seq"], &o["ostid"]["id"]),
+            (&hex64(seq).into(), &hex64(id).into())
         );
         assert_eq!(o["fid"], format!("[{seq:#x}:{id:#x}:0x0]"));
     }
@@ -140,26 +143,26 @@ fn real_json_names_what_is_on_the_wire() {
         &data("real", "lov_v1_2_10_mdt0_ost1.bin"),
     ]))
     .unwrap();
-    let o = &j["objects"][0];
+    let o = &j["payload"]["lov_user_md"]["lmm_objects"][0];
     assert_eq!(
-        (o["idx"].as_u64(), o["ostid"]["form"].as_str()),
+        (o["l_ost_idx"].as_u64(), o["ostid"]["form"].as_str()),
         (Some(1), Some("legacy"))
     );
-    assert_eq!(o["ostid"]["seq"], 0);
-    assert_eq!(
-        o["fid"],
-        format!(
-            "[0x100010000:{:#x}:0x0]",
-            o["ostid"]["id"].as_u64().unwrap()
-        )
-    );
+    assert_eq!(o["ostid"]["seq"], hex64(0));
+    let id = u64::from_str_radix(
+        o["ostid"]["id"].as_str().unwrap().trim_start_matches("0x"),
+        16,
+    )
+    .unwrap();
+    assert_eq!(o["fid"], format!("[0x100010000:{id:#x}:0x0]"));
     // The on-disk master LMV says it is the header-only form, and round-trips.
     let lmv = data("real", "lmv_master_2_10_mdt1.bin");
     let j: serde_json::Value = serde_json::from_str(&tool(&["xattr", "--json", &lmv])).unwrap();
-    assert_eq!(j["form"], "header_only");
-    assert_eq!(j["stripe_count"], 2);
-    assert_eq!(j["stripe_fids"].as_array().unwrap().len(), 0);
-    // Read as a directory default, the same union is stripe_offset.
+    let m = &j["payload"]["lmv_mds_md_v1"];
+    assert_eq!(m["form"], "header_only");
+    assert_eq!(m["lmv_stripe_count"], 2);
+    assert_eq!(m["lmv_stripe_fids"].as_array().unwrap().len(), 0);
+    // Read as a directory default, the same union is lmm_stripe_offset.
     let j: serde_json::Value = serde_json::from_str(&tool(&[
         "xattr",
         "--json",
@@ -168,8 +171,8 @@ fn real_json_names_what_is_on_the_wire() {
         &data("real", "lov_v1_2_9_ost0.bin"),
     ]))
     .unwrap();
-    assert_eq!(j["stripe_offset"], 0);
-    assert!(j.get("layout_gen").is_none());
+    assert_eq!(j["payload"]["lov_user_md"]["lmm_stripe_offset"], 0);
+    assert!(j["payload"]["lov_user_md"].get("lmm_layout_gen").is_none());
 }
 
 #[test]

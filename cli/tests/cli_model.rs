@@ -1,5 +1,6 @@
 //! `dne-intent simulate`, `derive` and `check`.
 
+use lustre_dne_intent::model::{Fault, Op, Prepared, Scenario, survey};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -40,7 +41,9 @@ fn simulate_prints_the_survey_rows_exactly() {
         ("cross-MDT file rename", [9, 4, 11, 6, 3, 3]),
     ];
     assert_eq!(rows.len(), 3);
-    for (row, (op, n)) in rows.iter().zip(want) {
+    for (line, (op, n)) in rows.iter().zip(want) {
+        assert_eq!(line["fault"], "none");
+        let row = &line["row"];
         assert_eq!(row["operation"], op);
         let keys = [
             "reads_before",
@@ -70,12 +73,14 @@ fn simulate_prints_the_survey_rows_exactly() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
+    assert_eq!(rows[0]["fault"], "unknown-lov");
     assert_eq!(
-        rows[0]["reads_after"], 2,
+        rows[0]["row"]["reads_after"], 2,
         "unknown LOV brings back mkdir read 8"
     );
+    assert_eq!(rows[3]["fault"], "empty");
     assert_eq!(
-        rows[3]["reads_after"], 7,
+        rows[3]["row"]["reads_after"], 7,
         "the empty result brings back mkdir reads 3-8"
     );
     let (code, out, _) = run(&["simulate"], b"");
@@ -91,43 +96,120 @@ fn simulate_prints_the_survey_rows_exactly() {
     assert!(err.contains("unknown fault"), "{err}");
 }
 
+/// A `simulate --json` line, read with the library's serde forms alone.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SimulateLine {
+    fault: Fault,
+    row: survey::Row,
+}
+
+#[test]
+fn simulate_json_is_the_librarys_rows() {
+    let faults = ["none", "partial-groups-3", "truncated-lov"];
+    let mut args = vec!["simulate", "--json"];
+    for f in faults {
+        args.extend(["--fault", f]);
+    }
+    let (code, out, err) = run(&args, b"");
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3 * survey::TRACES.len());
+    for (k, line) in lines.iter().enumerate() {
+        let l: SimulateLine = serde_json::from_str(line).expect("a line of the library's forms");
+        let fault: Fault = faults[k / survey::TRACES.len()].parse().expect("fault");
+        assert_eq!(l.fault, fault);
+        let t = &survey::TRACES[k % survey::TRACES.len()];
+        assert_eq!(l.row, survey::row(t, fault), "{line}");
+        // And it writes back what it read.
+        let again = serde_json::json!({"fault": l.fault, "row": l.row}).to_string();
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&again).unwrap(),
+            serde_json::from_str::<serde_json::Value>(line).unwrap()
+        );
+    }
+}
+
 const DEF_ACL: &str =
     "0200000001000700ffffffff02000700e803000004000500ffffffff10000700ffffffff20000500ffffffff";
 
+fn scenario() -> serde_json::Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/model/derive_sgid.json"
+    ))
+    .expect("scenario");
+    serde_json::from_str(&text).expect("JSON")
+}
+
 #[test]
 fn derive_runs_the_shared_helper() {
-    let scenario = format!(
-        r#"{{"parent": {{"mode": {}, "uid": 0, "gid": 600, "projid": 7, "flags": 536870912,
-            "default_acl": "{DEF_ACL}", "access_acl": null, "entries": ["old"]}},
-           "name": "new", "child_mode": {}, "creds": {{"fsuid": 500, "fsgid": 500, "groups": [600], "cap": 0, "umask": 18}}}}"#,
-        0o42775, 0o40755
-    );
-    let (code, out, err) = run(&["derive", "--json"], scenario.as_bytes());
+    let sc = scenario();
+    // The scenario is the library's model::Scenario.
+    let parsed: Scenario = serde_json::from_value(sc.clone()).expect("a Scenario");
+    assert!(matches!(parsed.op, Op::Create { .. }));
+    let (code, out, err) = run(&["derive", "--json"], sc.to_string().as_bytes());
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["status"], 0);
+    assert_eq!(v["lookup"], "negative");
+    let c = &v["child"];
     assert_eq!(
-        v["mode"], 0o42755,
+        c["mode"], 0o42755,
         "default ACL masks the mode, SGID directory inherits S_ISGID"
     );
-    assert_eq!(v["gid"], 600);
-    assert_eq!(v["projid"], 7);
-    assert_eq!(v["flags"], 0x2000_0000);
-    assert_eq!(v["default_acl"], DEF_ACL);
+    assert_eq!(c["gid"], 600);
+    assert_eq!(c["projid"], 7);
+    assert_eq!(c["flags"], 0x2000_0000);
+    assert_eq!(c["default_acl"], DEF_ACL);
     assert_eq!(
-        v["access_acl"],
+        c["access_acl"],
         "0200000001000700ffffffff02000700e803000004000500ffffffff10000500ffffffff20000500ffffffff",
         "the masked clone: MASK r-x"
     );
-    let exists = scenario.replace("\"name\": \"new\"", "\"name\": \"old\"");
-    let (_, out, _) = run(&["derive", "--json"], exists.as_bytes());
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&out).expect("JSON")["status"],
-        -17
+    // The output is the library's Prepared, and round-trips.
+    let p: Prepared = serde_json::from_str(&out).expect("a Prepared");
+    assert_eq!(p.child.as_ref().map(|c| c.mode), Some(0o42755));
+    assert_eq!(serde_json::to_string_pretty(&p).unwrap() + "\n", out);
+    // The text form says the same.
+    let (code, text, err) = run(&["derive"], sc.to_string().as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.starts_with("status       0\nmode         0o42755\n"),
+        "{text}"
     );
-    let (code, _, err) = run(&["derive"], b"{\"parent\": {}}");
+
+    let mut exists = sc.clone();
+    exists["op"]["create"]["name"] = "old".into();
+    let (_, out, _) = run(&["derive", "--json"], exists.to_string().as_bytes());
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["status"], -17);
+    assert!(v["child"].is_null());
+    assert_eq!(v["lookup"]["positive"]["fid"], "[0x200000401:0x100:0x0]");
+    // Errors name the JSON path.
+    let (code, _, err) = run(
+        &["derive"],
+        b"{\"store\": {\"objects\": {}}, \"creds\": {}}",
+    );
     assert_eq!(code, 1);
-    assert!(err.contains("parent.mode: missing"), "{err}");
+    assert!(err.contains("creds: missing field `fsuid`"), "{err}");
+    let mut bad = sc.clone();
+    bad["store"]["objects"]["[0x200000401:0x1:0x0]"]["attrs"]["colour"] = "red".into();
+    let (code, _, err) = run(&["derive"], bad.to_string().as_bytes());
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("store.objects.[0x200000401:0x1:0x0].attrs.colour: unknown field"),
+        "{err}"
+    );
+    let mut unlink = sc;
+    unlink["op"] =
+        serde_json::json!({"unlink": {"parent": "[0x200000401:0x1:0x0]", "name": "old"}});
+    let (code, _, err) = run(&["derive"], unlink.to_string().as_bytes());
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("op: derive runs the helper for a create"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -127,19 +127,34 @@ fn json_acl() {
     let j = json_of(&["--name", "system.posix_acl_default"], ACL);
     assert_eq!(j["xattr"], "system.posix_acl_default");
     assert_eq!(j["kind"], "acl");
-    assert_eq!(j["version"], 2);
     let u = u32::MAX;
-    assert_eq!(
-        j["entries"],
-        serde_json::json!([
-            {"tag": 1, "perm": 6, "id": u},
-            {"tag": 2, "perm": 6, "id": 1000},
-            {"tag": 4, "perm": 4, "id": u},
-            {"tag": 8, "perm": 4, "id": 100},
-            {"tag": 16, "perm": 6, "id": u},
-            {"tag": 32, "perm": 4, "id": u},
-        ])
-    );
+    let e = &j["payload"]["a_entries"];
+    let got: Vec<(String, u64, u64)> = e
+        .as_array()
+        .expect("a_entries")
+        .iter()
+        .map(|x| {
+            (
+                x["e_tag"]["name"].as_str().expect("tag name").to_string(),
+                x["e_perm"].as_u64().expect("perm"),
+                x["e_id"].as_u64().expect("id"),
+            )
+        })
+        .collect();
+    let want = [
+        ("USER_OBJ", 6, u),
+        ("USER", 6, 1000),
+        ("GROUP_OBJ", 4, u),
+        ("GROUP", 4, 100),
+        ("MASK", 6, u),
+        ("OTHER", 4, u),
+    ];
+    let want: Vec<(String, u64, u64)> = want
+        .iter()
+        .map(|&(t, p, i)| (t.to_string(), p, u64::from(i)))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(e[4]["e_tag"]["value"], "0x0010");
     assert_eq!(encode(&j.to_string()), ACL);
     // Without --name, the magic tells an ACL (named as an access ACL).
     assert_eq!(json_of(&[], ACL)["xattr"], "system.posix_acl_access");
@@ -150,22 +165,12 @@ fn json_pin() {
     let pin = b"[hsm: 7,owner: alice,pool: ssd,hsm: x]";
     let j = json_of(&["--name", "trusted.pin"], pin);
     assert_eq!(j["kind"], "pin");
-    assert_eq!(j["value"], hex(pin));
-    assert_eq!(
-        j["entries"],
-        serde_json::json!([
-            {"key": "hsm", "value": 7},
-            {"key": "owner", "value": "alice"},
-            {"key": "pool", "value": "ssd"},
-        ])
-    );
-    assert_eq!(j["errors"].as_array().map(Vec::len), Some(1), "{j}");
-    assert!(j["errors"][0]["offset"].is_u64(), "{j}");
+    assert_eq!(j["payload"], "[hsm: 7,owner: alice,pool: ssd,hsm: x]");
     assert_eq!(encode(&j.to_string()), pin);
-    // The pin is carried verbatim, even when it is not the documented form.
+    // The pin is carried verbatim, even when it is not text.
     let odd = b"[\x00\xff";
     let j = json_of(&["--name", "trusted.pin"], odd);
-    assert_eq!(j["value"], "5b00ff");
+    assert_eq!(j["payload"], serde_json::json!({"hex": "5b00ff"}));
     assert_eq!(encode(&j.to_string()), odd);
 }
 
@@ -175,14 +180,19 @@ fn json_lmv() {
     let j = json_of(&[], &bytes);
     assert_eq!(j["xattr"], "trusted.lmv");
     assert_eq!(j["kind"], "lmv");
-    assert_eq!(j["magic"], 0x0CD2_0CD0);
-    assert_eq!(j["stripe_count"], 4);
-    assert_eq!(j["master_mdt_index"], 0);
-    assert_eq!(j["hash_type"], 2);
-    assert_eq!(j["layout_version"], 1);
-    assert_eq!(j["pool_name"], "");
+    let m = &j["payload"]["lmv_mds_md_v1"];
+    assert_eq!(m["lmv_magic"], 0x0CD2_0CD0);
+    assert_eq!(m["lmv_stripe_count"], 4);
+    assert_eq!(m["lmv_master_mdt_index"], 0);
     assert_eq!(
-        j["stripe_fids"],
+        m["lmv_hash_type"]["names"],
+        serde_json::json!(["fnv_1a_64"])
+    );
+    assert_eq!(m["lmv_layout_version"], 1);
+    assert_eq!(m["lmv_pool_name"], "");
+    assert_eq!(m["form"], "with_fids");
+    assert_eq!(
+        m["lmv_stripe_fids"],
         serde_json::json!([
             "[0x200000400:0x2:0x0]",
             "[0x240000400:0x2:0x0]",
@@ -190,24 +200,26 @@ fn json_lmv() {
             "[0x2c0000400:0x2:0x0]"
         ])
     );
-    for k in ["lmv_stripe_count", "padding2", "lmv_magic"] {
-        assert!(j.get(k).is_none(), "{k} in {j}");
+    // The old prefix-less names are gone.
+    for k in ["stripe_count", "magic", "hash_type"] {
+        assert!(m.get(k).is_none(), "{k} in {m}");
     }
     // A stripe object without its FID table, and the foreign form.
     let j = json_of(&[], &vector("xattr_lmv_stripe.bin"));
-    assert_eq!(j["magic"], 0x0CD4_0CD0);
-    assert_eq!(j["stripe_count"], 4);
-    // On a stripe object lmv_master_mdt_index holds the stripe's index: named so.
-    assert_eq!(j["stripe_index"], 2);
-    assert!(j.get("master_mdt_index").is_none());
-    assert_eq!(j["form"], "header_only");
-    assert_eq!(j["stripe_fids"], serde_json::json!([]));
+    let m = &j["payload"]["lmv_mds_md_v1"];
+    assert_eq!(m["lmv_magic"], 0x0CD4_0CD0);
+    assert_eq!(m["lmv_stripe_count"], 4);
+    assert_eq!(m["lmv_master_mdt_index"], 2);
+    assert_eq!(m["form"], "header_only");
+    assert_eq!(m["lmv_stripe_fids"], serde_json::json!([]));
     let j = json_of(&[], &vector("xattr_lmv_foreign.bin"));
-    assert_eq!(j["magic"], 0x0CD5_0CD0);
-    assert_eq!(j["length"], 14);
-    assert_eq!(j["type"], 0xda05);
-    assert_eq!(j["flags"], 0);
-    assert_eq!(j["value"], hex(b"/mnt/other/dir"));
+    let f = &j["payload"]["lmv_foreign_md"];
+    assert_eq!(
+        f["lfm_type"],
+        serde_json::json!({"value": "0x0000da05", "name": "symlink"})
+    );
+    assert_eq!(f["lfm_flags"], 0);
+    assert_eq!(f["lfm_value"], hex(b"/mnt/other/dir"));
 }
 
 #[test]
@@ -215,25 +227,25 @@ fn json_default_lmv() {
     let j = json_of(&[], &vector("xattr_dmv_inherit3.bin"));
     assert_eq!(j["xattr"], "trusted.dmv");
     assert_eq!(j["kind"], "dmv");
-    assert_eq!(j["magic"], 0x0CD3_0CD0);
-    assert_eq!(j["stripe_count"], 1);
-    assert_eq!(j["stripe_offset"], 0xffff_ffffu32);
-    assert_eq!(j["hash_type"], 2);
-    assert_eq!(j["type"], 0);
-    assert_eq!(j["max_inherit"], 3);
-    assert_eq!(j["max_inherit_rr"], 0);
-    assert_eq!(j["pool_name"], "");
-    assert_eq!(j["objects"], serde_json::json!([]));
+    let m = &j["payload"];
+    assert_eq!(m["lum_magic"], 0x0CD3_0CD0);
+    assert_eq!(m["lum_stripe_count"], 1);
+    assert_eq!(m["lum_stripe_offset"], 0xffff_ffffu32);
+    assert_eq!(m["lum_type"], 0);
+    assert_eq!(m["lum_max_inherit"], 3);
+    assert_eq!(m["lum_max_inherit_rr"], 0);
+    assert_eq!(m["lum_pool_name"], "");
     let j = json_of(&[], &vector("xattr_dmv_end.bin"));
-    assert_eq!(j["stripe_count"], -1);
+    assert_eq!(j["payload"]["lum_stripe_count"], -1);
     // SPECIFIC shares its magic with a stripe LMV: told apart without --name.
     let j = json_of(&[], &vector("xattr_dmv_specific.bin"));
     assert_eq!(j["xattr"], "trusted.dmv");
-    assert_eq!(j["magic"], 0x0CD4_0CD0);
-    assert_eq!(j["pool_name"], "fast");
-    assert_eq!(j["objects"][0]["fid"], "[0x200000400:0x1:0x0]");
-    assert_eq!(j["objects"][0]["mds"], 0);
-    assert_eq!(j["objects"][1]["mds"], 3);
+    let m = &j["payload"];
+    assert_eq!(m["lum_magic"], 0x0CD4_0CD0);
+    assert_eq!(m["lum_pool_name"], "fast");
+    assert_eq!(m["lum_objects"][0]["lum_fid"], "[0x200000400:0x1:0x0]");
+    assert_eq!(m["lum_objects"][0]["lum_mds"], 0);
+    assert_eq!(m["lum_objects"][1]["lum_mds"], 3);
 }
 
 #[test]
@@ -242,48 +254,266 @@ fn json_composite_lov() {
     let j = json_of(&["--name", "trusted.lov"], &bytes);
     assert_eq!(j["xattr"], "trusted.lov");
     assert_eq!(j["kind"], "lov");
-    assert_eq!(j["magic"], 0x0BD6_0BD0);
-    assert_eq!(j["size"], 288);
-    assert_eq!(j["layout_gen"], 0);
-    assert_eq!(j["flags"], 0);
-    assert_eq!(j["entry_count"], 3);
-    assert_eq!(j["mirror_count"], 0);
-    assert_eq!(j["ec_count"], 0);
-    let e = &j["entries"];
+    let c = &j["payload"]["lov_comp_md_v1"];
+    assert_eq!(c["lcm_layout_gen"], 0);
+    assert_eq!(c["lcm_mirror_count"], 0);
+    assert_eq!(c["lcm_ec_count"], 0);
+    let e = &c["lcm_entries"];
     assert_eq!(e.as_array().map(Vec::len), Some(3), "{j}");
-    assert_eq!(e[0]["id"], 1);
+    assert_eq!(e[0]["lcme_id"], 1);
+    assert_eq!(e[0]["lcme_extent_start"], "0");
+    assert_eq!(e[0]["lcme_extent_end"], "1048576");
+    let l0 = &e[0]["layout"]["lov_user_md"];
+    assert_eq!(l0["lmm_magic"], 0x0BD1_0BD0);
+    assert_eq!(l0["lmm_stripe_count"], 1);
+    assert_eq!(l0["lmm_pool_name"], serde_json::Value::Null);
     assert_eq!(
-        e[0]["extent"],
-        serde_json::json!({"start": 0, "end": 1048576})
+        l0["lmm_oi"],
+        serde_json::json!({"oi_id": "0x0000000000000000", "oi_seq": "0x0000000000000000"})
     );
-    assert_eq!(e[0]["offset"], 176);
-    assert_eq!(e[0]["size"], 32);
-    assert_eq!(e[0]["compr_lvl"], 0);
-    assert_eq!(e[0]["compr_chunk_log_bits"], 0);
-    assert_eq!(e[0]["layout"]["magic"], 0x0BD1_0BD0);
-    assert_eq!(e[0]["layout"]["stripe_count"], 1);
-    assert_eq!(e[0]["layout"]["pool_name"], serde_json::Value::Null);
-    assert_eq!(e[0]["layout"]["oi"], serde_json::json!({"id": 0, "seq": 0}));
-    assert_eq!(e[1]["extent"]["start"], 1048576);
-    assert_eq!(e[1]["layout"]["stripe_count"], 4);
-    assert_eq!(e[2]["extent"]["end"], u64::MAX);
-    assert_eq!(e[2]["layout"]["magic"], 0x0BD3_0BD0);
-    assert_eq!(e[2]["layout"]["stripe_count"], 0xffff);
-    assert_eq!(e[2]["layout"]["stripe_size"], 4194304);
-    assert_eq!(e[2]["layout"]["pool_name"], "archive");
+    // A template (no objects): the union is the stripe offset.
+    assert_eq!(l0["lmm_stripe_offset"], 0xffff);
+    assert_eq!(e[1]["lcme_extent_start"], "1048576");
+    assert_eq!(e[1]["layout"]["lov_user_md"]["lmm_stripe_count"], 4);
+    // EOF is u64::MAX, a string that jq does not round.
+    assert_eq!(e[2]["lcme_extent_end"], "18446744073709551615");
+    let l2 = &e[2]["layout"]["lov_user_md"];
+    assert_eq!(l2["lmm_magic"], 0x0BD3_0BD0);
+    assert_eq!(l2["lmm_stripe_count"], 0xffff);
+    assert_eq!(l2["lmm_stripe_size"], 4194304);
+    assert_eq!(l2["lmm_pool_name"], "archive");
     assert_eq!(encode(&j.to_string()), bytes);
     // A plain V3 layout and a foreign one.
     let j = json_of(&[], &vector("xattr_lov_v3_pool.bin"));
-    assert_eq!(j["pattern"], 1);
-    assert_eq!(j["stripe_size"], 4194304);
-    assert_eq!(j["stripe_count"], 2);
-    assert_eq!(j["stripe_offset"], 1);
-    assert_eq!(j["pool_name"], "flash");
+    let m = &j["payload"]["lov_user_md"];
+    assert_eq!(m["lmm_pattern"]["names"], serde_json::json!(["raid0"]));
+    assert_eq!(m["lmm_stripe_size"], 4194304);
+    assert_eq!(m["lmm_stripe_count"], 2);
+    assert_eq!(m["lmm_stripe_offset"], 1);
+    assert_eq!(m["lmm_pool_name"], "flash");
     let j = json_of(&[], &vector("xattr_lov_foreign.bin"));
-    assert_eq!(j["magic"], 0x0BD7_0BD0);
-    assert_eq!(j["type"], 4);
-    assert_eq!(j["flags"], 1);
-    assert_eq!(j["value"], hex(b"bucket/obj-0001"));
+    let f = &j["payload"]["lov_foreign_md"];
+    assert_eq!(f["lfm_type"]["value"], "0x00000004");
+    assert_eq!(f["lfm_flags"], 1);
+    assert_eq!(f["lfm_value"], hex(b"bucket/obj-0001"));
+}
+
+/// The key the union at offset 30 of each plain layout is shown under, in order.
+fn union_names(j: &serde_json::Value) -> Vec<String> {
+    let key = |m: &serde_json::Value| -> String {
+        let o = m.as_object().expect("lov_user_md");
+        let names: Vec<&String> = o
+            .keys()
+            .filter(|k| *k == "lmm_layout_gen" || *k == "lmm_stripe_offset")
+            .collect();
+        assert_eq!(names.len(), 1, "{m}");
+        names[0].clone()
+    };
+    let p = &j["payload"];
+    if let Some(m) = p.get("lov_user_md") {
+        return vec![key(m)];
+    }
+    p["lov_comp_md_v1"]["lcm_entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["layout"].get("lov_user_md").map(key))
+        .collect()
+}
+
+#[test]
+fn the_lov_union_is_named_by_context() {
+    // A file's instantiated layout holds its generation; --layout-of dir, a stripe offset.
+    let v1 = vector("xattr_lov_v1_objects.bin");
+    let guessed = json_of(&[], &v1);
+    assert_eq!(union_names(&guessed), ["lmm_layout_gen"]);
+    assert_eq!(guessed["payload"]["lov_user_md"]["lmm_layout_gen"], 5);
+    let dir = json_of(&["--layout-of", "dir"], &v1);
+    assert_eq!(union_names(&dir), ["lmm_stripe_offset"]);
+    assert_eq!(dir["payload"]["lov_user_md"]["lmm_stripe_offset"], 5);
+    assert_eq!(encode(&dir.to_string()), v1);
+    // A template is guessed a directory default; --layout-of file names it as a file's.
+    let t = vector("xattr_lov_v1.bin");
+    assert_eq!(union_names(&json_of(&[], &t)), ["lmm_stripe_offset"]);
+    assert_eq!(
+        union_names(&json_of(&["--layout-of", "file"], &t)),
+        ["lmm_layout_gen"]
+    );
+    // A PFL file written only in part: instantiated components hold the generation, the
+    // others the offset; as a directory default every one is an offset.
+    let pfl = vector("synth/lov_pfl_uninit.bin");
+    let f = json_of(&[], &pfl);
+    let init: Vec<bool> = f["payload"]["lov_comp_md_v1"]["lcm_entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            e["lcme_flags"]["names"]
+                .as_array()
+                .expect("names")
+                .contains(&"init".into())
+        })
+        .collect();
+    assert!(init.contains(&true) && init.contains(&false), "{init:?}");
+    let want: Vec<&str> = init
+        .iter()
+        .map(|&i| {
+            if i {
+                "lmm_layout_gen"
+            } else {
+                "lmm_stripe_offset"
+            }
+        })
+        .collect();
+    assert_eq!(union_names(&f), want);
+    let d = json_of(&["--layout-of", "dir"], &pfl);
+    assert!(union_names(&d).iter().all(|n| n == "lmm_stripe_offset"));
+    // encode takes either name, not both, not neither.
+    let mut both = guessed.clone();
+    both["payload"]["lov_user_md"]["lmm_stripe_offset"] = 5.into();
+    fails(
+        &["encode"],
+        both.to_string().as_bytes(),
+        "payload.lov_user_md: `lmm_stripe_offset` and `lmm_layout_gen` are one union",
+    );
+    let mut none = guessed;
+    let m = none["payload"]["lov_user_md"]
+        .as_object_mut()
+        .expect("object");
+    m.remove("lmm_layout_gen");
+    fails(
+        &["encode"],
+        none.to_string().as_bytes(),
+        "payload.lov_user_md: missing field `lmm_stripe_offset`",
+    );
+}
+
+#[test]
+fn json_objects_show_their_ost_id_form_and_fid() {
+    // Real layouts: a legacy id on an ldiskfs OST (its IDIF FID), and a FID-on-OST object.
+    let j = json_of(&[], &vector("real/lov_v1_2_11_ldiskfs_ost0.bin"));
+    let o = &j["payload"]["lov_user_md"]["lmm_objects"][0];
+    assert_eq!(o["ostid"]["form"], "legacy");
+    assert_eq!(o["ostid"]["id"], "0x0000000000000005");
+    assert_eq!(o["fid"], "[0x100000000:0x5:0x0]");
+    let j = json_of(&[], &vector("real/lov_v1_2_10_fidseq_ost0.bin"));
+    let o = &j["payload"]["lov_user_md"]["lmm_objects"][0];
+    assert_eq!(o["l_ost_oi"]["oi_id"], "0x0000000280000400");
+    assert_eq!(o["ostid"]["form"], "fid");
+    assert_eq!(o["ostid"]["seq"], "0x0000000280000400");
+    assert_eq!(o["ostid"]["id"], "0x0000000000000003");
+    assert_eq!(o["fid"], "[0x280000400:0x3:0x0]");
+    // The shown fields are optional on input, and checked when given.
+    let mut plain = j.clone();
+    let obj = plain["payload"]["lov_user_md"]["lmm_objects"][0]
+        .as_object_mut()
+        .expect("object");
+    obj.remove("ostid");
+    obj.remove("fid");
+    assert_eq!(
+        encode(&plain.to_string()),
+        vector("real/lov_v1_2_10_fidseq_ost0.bin")
+    );
+    let mut bad = j.clone();
+    bad["payload"]["lov_user_md"]["lmm_objects"][0]["ostid"]["form"] = "idif".into();
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "payload.lov_user_md.lmm_objects[0]: `ostid`",
+    );
+    let mut bad = j.clone();
+    bad["payload"]["lov_user_md"]["lmm_objects"][0]["fid"] = "[0x280000400:0x4:0x0]".into();
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "lmm_objects[0]: `fid` disagrees",
+    );
+    let mut bad = j.clone();
+    bad["payload"]["lov_user_md"]["lmm_objects"][0]["fid"] = serde_json::Value::Null;
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "which give [0x280000400:0x3:0x0]",
+    );
+    // The LMV form, likewise.
+    let mut bad = json_of(&[], &vector("xattr_lmv_stripe.bin"));
+    bad["payload"]["lmv_mds_md_v1"]["form"] = "with_fids".into();
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "payload.lmv_mds_md_v1: `form`",
+    );
+}
+
+#[test]
+fn an_object_id_above_2_pow_53_survives_jq() {
+    // oi_id = 2^53 + 1 and oi_seq = u64::MAX - 1: a JSON number would come back rounded.
+    let mut bytes = vector("xattr_lov_v1_objects.bin");
+    bytes[32..40].copy_from_slice(&((1u64 << 53) + 1).to_le_bytes());
+    bytes[40..48].copy_from_slice(&(u64::MAX - 1).to_le_bytes());
+    let (code, json, err) = run(&["xattr", "--json"], &bytes);
+    assert_eq!(code, 0, "{err}");
+    let through = jq(json.as_bytes());
+    let j: serde_json::Value = serde_json::from_slice(&through).expect("JSON");
+    assert_eq!(
+        j["payload"]["lov_user_md"]["lmm_objects"][0]["l_ost_oi"]["oi_id"],
+        "0x0020000000000001"
+    );
+    assert_eq!(encode(&String::from_utf8_lossy(&through)), bytes);
+}
+
+/// `jq .` of `input`, through the real jq binary.
+fn jq(input: &[u8]) -> Vec<u8> {
+    let mut child = Command::new("jq")
+        .arg(".")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("jq is not installed: .ci/run installs it (apt package jq)");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write jq");
+    let out = child.wait_with_output().expect("jq ends");
+    assert!(out.status.success(), "jq failed");
+    out.stdout
+}
+
+/// Every xattr payload of testdata: the vectors, and the real and synthetic lfs cases.
+fn every_payload() -> Vec<(String, Vec<u8>)> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata");
+    let mut all = Vec::new();
+    for (dir, top) in [("", true), ("real", false), ("synth", false)] {
+        for e in std::fs::read_dir(format!("{root}/{dir}")).expect("testdata") {
+            let p = e.expect("entry").path();
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            if !name.ends_with(".bin") || (top && !name.starts_with("xattr_")) {
+                continue;
+            }
+            all.push((format!("{dir}/{name}"), std::fs::read(&p).expect("payload")));
+        }
+    }
+    all.sort();
+    all
+}
+
+#[test]
+fn every_payload_survives_xattr_json_through_jq_and_encode() {
+    let all = every_payload();
+    assert!(all.len() >= 50, "only {} payloads", all.len());
+    let mut lov = 0;
+    for (name, bytes) in &all {
+        let (code, json, err) = run(&["xattr", "--json"], bytes);
+        assert_eq!(code, 0, "{name}: {err}");
+        let through = jq(json.as_bytes());
+        let (code, out, err) = run_raw(&["encode"], &through);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert_eq!(&out, bytes, "{name}: the jq round trip changed the bytes");
+        lov += usize::from(json.contains("\"lov_user_md\""));
+    }
+    assert!(lov >= 20, "only {lov} LOV payloads");
 }
 
 #[test]
@@ -333,7 +563,7 @@ fn every_xattr_vector_round_trips_through_json() {
     }
     let last: serde_json::Value = serde_json::from_str(lines[seen.len()]).expect("JSON");
     assert_eq!(last["kind"], "opaque");
-    assert_eq!(last["value"], "6869");
+    assert_eq!(last["payload"], "6869");
     assert_eq!(encode(lines[seen.len()]), b"hi");
     // --name keeps one attribute.
     let (code, out, err) = run(
@@ -355,7 +585,7 @@ fn pool_names_that_are_not_text_survive() {
     bytes[47] = 0x7a;
     let j = json_of(&["--name", "trusted.lov"], &bytes);
     assert_eq!(
-        j["pool_name"]["hex"],
+        j["payload"]["lov_user_md"]["lmm_pool_name"]["hex"],
         format!("{}{}7a", hex(b"flash"), "00".repeat(10))
     );
     assert_eq!(encode(&j.to_string()), bytes);
@@ -379,15 +609,15 @@ fn fails(args: &[&str], stdin: &[u8], want: &str) {
 fn bad_payload_json_is_refused_with_the_decoders_words() {
     let acl = |entries: &str| {
         format!(
-            r#"{{"xattr": "system.posix_acl_access", "kind": "acl", "version": 2, "entries": [{entries}]}}"#
+            r#"{{"xattr": "system.posix_acl_access", "kind": "acl", "payload": {{"a_entries": [{entries}]}}}}"#
         )
     };
-    let e = |t: u32, p: u32, id: u32| format!(r#"{{"tag": {t}, "perm": {p}, "id": {id}}}"#);
+    let e = |t: u32, p: u32, id: u32| format!(r#"{{"e_tag": {t}, "e_perm": {p}, "e_id": {id}}}"#);
     let u = u32::MAX;
     // Valid: the minimal ACL.
     let ok = acl(&[e(1, 6, u), e(4, 4, u), e(32, 4, u)].join(","));
     assert_eq!(encode(&ok).len(), 28);
-    // No GROUP_OBJ, duplicate named user, bad perm, unsupported version: the library's errors.
+    // No GROUP_OBJ, duplicate named user: the library's errors.
     fails(
         &["encode"],
         acl(&[e(1, 6, u), e(32, 4, u)].join(",")).as_bytes(),
@@ -407,49 +637,59 @@ fn bad_payload_json_is_refused_with_the_decoders_words() {
         .as_bytes(),
         "posix_acl",
     );
-    fails(
-        &["encode"],
-        ok.replace("\"version\": 2", "\"version\": 3").as_bytes(),
-        "unsupported",
-    );
-    // Kind and name disagree; unknown and missing fields; types and ranges.
+    // Kind and name disagree; unknown and missing fields, with their paths; types and ranges.
     fails(
         &["encode"],
         ok.replace("\"kind\": \"acl\"", "\"kind\": \"lov\"")
             .as_bytes(),
-        "xattr:",
+        "holds an acl payload",
     );
     fails(
         &["encode"],
-        ok.replace("\"version\": 2", "\"version\": 2, \"extra\": 1")
+        ok.replace("\"e_perm\": 6", "\"e_perm\": 6, \"extra\": 1")
             .as_bytes(),
-        "extra: unknown field",
+        "payload.a_entries[0].extra: unknown field `extra`",
     );
     fails(
         &["encode"],
-        ok.replace("\"version\": 2, ", "").as_bytes(),
-        "version: missing",
+        ok.replace("\"kind\": \"acl\", ", "\"kind\": \"acl\", \"colour\": 1, ")
+            .as_bytes(),
+        "unknown field `colour`",
     );
     fails(
         &["encode"],
-        ok.replace("\"perm\": 6", "\"perm\": 70000").as_bytes(),
-        "entries[0].perm",
+        ok.replace(", \"e_id\": 4294967295}]", "}]").as_bytes(),
+        "missing field `e_id`",
     );
     fails(
         &["encode"],
-        br#"{"kind": "lmv", "magic": 1}"#,
-        "stripe_count: missing",
+        ok.replace("\"e_perm\": 6", "\"e_perm\": 70000").as_bytes(),
+        "payload.a_entries[0].e_perm",
     );
     fails(
         &["encode"],
-        br#"{"kind": "pin", "value": "zz"}"#,
-        "value: hex text",
+        br#"{"xattr": "trusted.lmv", "kind": "lmv", "payload": {"lmv_mds_md_v1": {"lmv_magic": 1}}}"#,
+        "missing field `lmv_stripe_count`",
     );
-    fails(&["encode"], br#"{"kind": "nope"}"#, "kind:");
     fails(
         &["encode"],
-        br#"{"xattr": 7, "kind": "pin", "value": ""}"#,
+        br#"{"xattr": "trusted.pin", "kind": "pin", "payload": {"hex": "zz"}}"#,
+        "payload",
+    );
+    fails(
+        &["encode"],
+        br#"{"xattr": "x", "kind": "nope"}"#,
+        "kind: unknown variant",
+    );
+    fails(
+        &["encode"],
+        br#"{"xattr": 7, "kind": "pin", "payload": ""}"#,
         "xattr:",
+    );
+    fails(
+        &["encode"],
+        br#"{"payload": "", "xattr": "trusted.pin", "kind": "pin"}"#,
+        "give `kind` first",
     );
     fails(&["encode"], b"[1, 2]", "top level");
     fails(&["encode"], b"{\"kind\": \"acl\"", "bad JSON");
@@ -457,61 +697,84 @@ fn bad_payload_json_is_refused_with_the_decoders_words() {
     // Each vector's JSON, broken one field at a time.
     let lmv: serde_json::Value = json_of(&[], &vector("xattr_lmv_striped.bin"));
     let mut bad = lmv.clone();
-    bad["stripe_count"] = 5.into();
+    bad["payload"]["lmv_mds_md_v1"]["lmv_stripe_count"] = 5.into();
     fails(&["encode"], bad.to_string().as_bytes(), "lmv_mds_md_v1");
     let mut bad = lmv.clone();
-    bad["magic"] = 0xd00c_d20cu32.into();
+    bad["payload"]["lmv_mds_md_v1"]["lmv_magic"] = 0xd00c_d20cu32.into();
     fails(&["encode"], bad.to_string().as_bytes(), "magic");
     let mut bad = lmv.clone();
-    bad["pool_name"] = "a-pool-name-too-long".into();
-    fails(&["encode"], bad.to_string().as_bytes(), "pool_name");
+    bad["payload"]["lmv_mds_md_v1"]["lmv_pool_name"] = "a-pool-name-too-long".into();
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "payload.lmv_mds_md_v1.lmv_pool_name",
+    );
     let mut bad = lmv;
-    bad["stripe_fids"][1] = "[0x1:0x2]".into();
-    fails(&["encode"], bad.to_string().as_bytes(), "stripe_fids[1]");
+    bad["payload"]["lmv_mds_md_v1"]["lmv_stripe_fids"][1] = "[0x1:0x2]".into();
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "lmv_stripe_fids[1]",
+    );
     let dmv = json_of(&[], &vector("xattr_dmv_inherit3.bin"));
     let mut bad = dmv.clone();
-    bad["stripe_count"] = (-6).into();
+    bad["payload"]["lum_stripe_count"] = (-6).into();
     fails(&["encode"], bad.to_string().as_bytes(), "lum_stripe_count");
     let mut bad = dmv;
-    bad["max_inherit"] = 256.into();
-    fails(&["encode"], bad.to_string().as_bytes(), "max_inherit");
+    bad["payload"]["lum_max_inherit"] = 256.into();
+    fails(
+        &["encode"],
+        bad.to_string().as_bytes(),
+        "payload.lum_max_inherit",
+    );
     let lov = json_of(&[], &vector("xattr_lov_comp3.bin"));
     let mut bad = lov.clone();
-    bad["entries"] = serde_json::json!([]);
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"] = serde_json::json!([]);
     fails(&["encode"], bad.to_string().as_bytes(), "lov_comp_md_v1");
     let mut bad = lov.clone();
-    bad["entries"][1]["layout"]["magic"] = 0x0BD6_0BD0.into();
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][1]["layout"]["lov_user_md"]["lmm_magic"] =
+        0x0BD6_0BD0.into();
     fails(
         &["encode"],
         bad.to_string().as_bytes(),
         "value would not decode",
     );
     let mut bad = lov.clone();
-    bad["entries"][0]["compr_lvl"] = 16.into();
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][0]["lcme_compr_bits"] = 256.into();
     fails(
         &["encode"],
         bad.to_string().as_bytes(),
-        "entries[0].compr_lvl",
+        "lcm_entries[0].lcme_compr_bits",
     );
     let mut bad = lov.clone();
-    bad["entries"][0]["layout"]["pool_name"] = "p".into();
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][0]["layout"]["lov_user_md"]["lmm_pool_name"] =
+        "p".into();
     fails(
         &["encode"],
         bad.to_string().as_bytes(),
-        "entries[0].layout.pool_name",
+        "lcm_entries[0].layout.lov_user_md: `lmm_pool_name`",
     );
     let mut bad = lov.clone();
-    bad["entries"][2]["layout"]["pool_name"] = serde_json::Value::Null;
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][2]["layout"]["lov_user_md"]["lmm_pool_name"] =
+        serde_json::Value::Null;
     fails(
         &["encode"],
         bad.to_string().as_bytes(),
-        "entries[2].layout.pool_name",
+        "lcm_entries[2].layout.lov_user_md: `lmm_pool_name`",
     );
     let mut bad = lov;
-    bad["entries"][2]["layout"]["stripe_count"] = 2001.into();
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][2]["layout"]["lov_user_md"]["lmm_stripe_count"] =
+        2001.into();
     fails(&["encode"], bad.to_string().as_bytes(), "lmm_stripe_count");
-    let big = format!(r#"{{"kind": "pin", "value": "{}"}}"#, "20".repeat(65537));
-    fails(&["encode"], big.as_bytes(), "value would not decode");
+    let big = format!(
+        r#"{{"xattr": "trusted.pin", "kind": "pin", "payload": "{}"}}"#,
+        " ".repeat(65537)
+    );
+    fails(
+        &["encode"],
+        big.as_bytes(),
+        "payload: 65537 bytes, more than the limit of 65536",
+    );
 
     // xattr --json on bad input: one line, exit 1.
     fails(

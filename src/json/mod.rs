@@ -54,6 +54,25 @@
 //! names) are a string when printable ASCII followed by NULs, else `{"hex"}` of the whole
 //! field; `pb_jobid` is `null` for a `ptlrpc_body_v2`, which has none.
 //!
+//! **Xattr payloads** keep their C names too (`a_entries`, `lmv_stripe_count`,
+//! `lum_max_inherit`, `lmm_stripe_size`, `lcme_extent_start` …), with these additions:
+//! - The 16-bit union at offset 30 of a plain LOV layout appears under the member that
+//!   applies, `lmm_layout_gen` in a file's instantiated layout and `lmm_stripe_offset` in a
+//!   directory's default, a template or an uninstantiated component. The owned
+//!   [`LovMd`] carries which one ([`LovMd::member`], a [`LmmMember`]): the decoder sets it from
+//!   the caller's context ([`LovView::to_value_of`]) or from [`LovView::layout_of_guess`]
+//!   (`to_value`), and deserializing sets it from the name found. A field of the value rather
+//!   than a serialization wrapper, so that a payload read back serializes under the same
+//!   name, and `#[derive]`d containers of it need no context; equality ignores it. On input
+//!   exactly one of the two names is required.
+//! - Informational fields, derived from the raw ones: per stripe object `"ostid": {"form":
+//!   "legacy" | "idif" | "fid" | "lov_default", "seq", "id"}` (`ostid_seq()`, `ostid_id()`)
+//!   and `"fid"` (`ostid_to_fid()`, or null); per `lmv_mds_md_v1` `"form": "with_fids" |
+//!   "header_only"`. On input they may be left out; when given they must agree with the raw
+//!   fields, else the error names the structure's path and the disagreeing field.
+//! - [`XattrDoc`] wraps one attribute as `{"file"?, "xattr", "kind", "payload"}`: what
+//!   `dne-intent xattr --json` prints and `encode` reads.
+//!
 //! ```text
 //! PrepareRequest = {
 //!   "lustre_msg_v2": { "lm_secflvr", "lm_repsize", "lm_cksum", "lm_flags", "lm_opc" },
@@ -131,11 +150,18 @@
 //! little-endian twin, and the encoder is told the order.
 //!
 //! [`Operation`]: crate::intent::Operation
+//! [`LovMd`]: crate::xattr::LovMd
+//! [`LovMd::member`]: crate::xattr::LovMd::member
+//! [`LmmMember`]: crate::xattr::LmmMember
+//! [`LovView::to_value_of`]: crate::xattr::LovView::to_value_of
+//! [`LovView::layout_of_guess`]: crate::xattr::LovView::layout_of_guess
+//! [`XattrDoc`]: crate::xattr::XattrDoc
 //! [`MliBuf`]: crate::intent::MliBuf
 
 pub(crate) mod bytes;
 pub(crate) mod flags;
 pub(crate) mod ints;
+mod layout;
 #[cfg(feature = "std")]
 pub(crate) mod model;
 pub(crate) mod wire;

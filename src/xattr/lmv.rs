@@ -294,6 +294,11 @@ impl<'a> LmvMdView<'a> {
 
 /// The two forms of an `lmv_mds_md_v1` Lustre produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum LmvForm {
     /// The header and one FID per stripe (56 + 16·count bytes): what the MDT returns to a reader
     /// and what a reply carries. A count of 0 is this form.
@@ -389,52 +394,41 @@ impl<'a> LmvView<'a> {
 }
 
 /// An owned `lmv_mds_md_v1`.
+///
+/// Its serde form ends with `"form"` ([`LmvForm`], informational: checked on input when
+/// given).
 #[cfg(feature = "alloc")]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct LmvMd {
     /// [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_magic"))]
     pub magic: u32,
     /// `lmv_stripe_count`: equals `stripe_fids.len()`, except in the header-only form (the
     /// table empty, [`LmvForm::HeaderOnly`]).
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_count"))]
     pub stripe_count: u32,
     /// `lmv_master_mdt_index`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_master_mdt_index"))]
     pub master_mdt_index: u32,
     /// `lmv_hash_type`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_hash_type"))]
     pub hash_type: LmvHashType,
     /// `lmv_layout_version`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_layout_version"))]
     pub layout_version: u32,
     /// `lmv_migrate_offset`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_offset"))]
     pub migrate_offset: u32,
     /// `lmv_migrate_hash`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_migrate_hash"))]
     pub migrate_hash: LmvHashType,
     /// `lmv_padding2` and `lmv_padding3` (bytes 28–39), kept as found. In JSON: hex, and left out when zero.
-    #[cfg_attr(
-        feature = "serde",
-        serde(
-            default,
-            skip_serializing_if = "crate::json::bytes::padding::is_zero",
-            with = "crate::json::bytes::padding"
-        )
-    )]
     pub padding: [u8; 12],
     /// `lmv_pool_name`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_pool_name"))]
     pub pool_name: PoolName,
     /// `lmv_stripe_fids`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmv_stripe_fids"))]
     pub stripe_fids: alloc::vec::Vec<LuFid>,
+}
+
+#[cfg(feature = "alloc")]
+impl LmvMd {
+    /// The form the stripe count and the FID table make.
+    pub fn form(&self) -> LmvForm {
+        LmvForm::of(self.stripe_count, self.stripe_fids.len())
+    }
 }
 
 /// An owned `trusted.lmv`.

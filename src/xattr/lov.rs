@@ -11,7 +11,7 @@
 //! component, is read as a composite and kept.
 
 pub use super::lov_text::GetStripe;
-pub use super::unions::{LayoutOf, LmmUnion, OstIdForm};
+pub use super::unions::{LayoutOf, LmmMember, LmmUnion, OstIdForm};
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LOV_MAX_STRIPE_COUNT;
@@ -246,23 +246,17 @@ pub struct LovUserOstDataRaw {
 }
 crate::wire::check_layout!(LovUserOstDataRaw, 24; l_ost_oi @ 0, l_ost_gen @ 16, l_ost_idx @ 20);
 
-/// One stripe object of a plain layout.
+/// One stripe object of a plain layout. Its serde form adds, after the raw words, what
+/// `lfs` shows of them: `"ostid"` (the [`OstIdForm`] and `ostid_seq()`/`ostid_id()`) and
+/// `"fid"` (`ostid_to_fid()`, or null); on input they are optional and checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct LovOstData {
     /// `l_ost_oi`.
-    #[cfg_attr(feature = "serde", serde(rename = "l_ost_oi"))]
     pub oi: OstId,
     /// `l_ost_gen`.
-    #[cfg_attr(feature = "serde", serde(rename = "l_ost_gen"))]
     pub gen_: u32,
     /// `l_ost_idx`.
-    #[cfg_attr(feature = "serde", serde(rename = "l_ost_idx"))]
     pub idx: u32,
 }
 
@@ -468,9 +462,21 @@ impl<'a> LovMdView<'a> {
         (if self.pool.is_some() { 48 } else { 32 }) + 24 * self.objects.len()
     }
 
-    /// An owned copy.
+    /// An owned copy, naming the union at offset 30 as a top-level layout would by
+    /// [`LovView::layout_of_guess`]'s rule.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LovMd {
+        let of = if self.is_file_layout() {
+            LayoutOf::File
+        } else {
+            LayoutOf::Dir
+        };
+        self.to_value_named(LmmMember::of(of, true))
+    }
+
+    /// An owned copy whose union is named `member`.
+    #[cfg(feature = "alloc")]
+    pub fn to_value_named(&self, member: LmmMember) -> LovMd {
         LovMd {
             magic: self.magic(),
             pattern: self.pattern(),
@@ -478,9 +484,17 @@ impl<'a> LovMdView<'a> {
             stripe_size: self.stripe_size(),
             stripe_count: self.stripe_count(),
             stripe_offset: self.stripe_offset(),
+            member,
             pool_name: self.pool.copied(),
             objects: self.objects().collect(),
         }
+    }
+
+    /// Object entries exist only in a file's layout (a SPECIFIC template lists OSTs), and so
+    /// does a released pattern.
+    fn is_file_layout(&self) -> bool {
+        (!self.objects.is_empty() && self.magic() != LOV_MAGIC_SPECIFIC)
+            || self.pattern().contains(LovPattern::F_RELEASED)
     }
 }
 
@@ -596,11 +610,20 @@ impl<'a> LovBlobView<'a> {
         }
     }
 
-    /// An owned copy.
+    /// An owned copy, a plain layout's union named as [`LovMdView::to_value`] does.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LovBlob {
         match self {
             LovBlobView::Md(m) => LovBlob::Md(m.to_value()),
+            LovBlobView::Foreign(f) => LovBlob::Foreign(f.to_value()),
+        }
+    }
+
+    /// An owned copy, a plain layout's union named `member`.
+    #[cfg(feature = "alloc")]
+    pub fn to_value_named(&self, member: LmmMember) -> LovBlob {
+        match self {
+            LovBlobView::Md(m) => LovBlob::Md(m.to_value_named(member)),
             LovBlobView::Foreign(f) => LovBlob::Foreign(f.to_value()),
         }
     }
@@ -774,9 +797,15 @@ impl<'a> LovCompView<'a> {
         })
     }
 
-    /// An owned copy.
+    /// An owned copy, its unions named as [`LovView::layout_of_guess`] says.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LovComp {
+        self.to_value_of(LovView::Comp(*self).layout_of_guess())
+    }
+
+    /// An owned copy, its unions named as lfs reads a layout `of` a file or a directory.
+    #[cfg(feature = "alloc")]
+    pub fn to_value_of(&self, of: LayoutOf) -> LovComp {
         LovComp {
             sel: self.magic() == LOV_MAGIC_SEL,
             padding: self.padding(),
@@ -797,7 +826,9 @@ impl<'a> LovCompView<'a> {
                     cstripe_count: c.entry.cstripe_count,
                     compr_type: c.entry.compr_type,
                     compr_bits: c.entry.compr_bits,
-                    blob: c.blob.to_value(),
+                    blob: c
+                        .blob
+                        .to_value_named(LmmMember::of(of, c.entry.flags.contains(LcmeFlags::INIT))),
                 })
                 .collect(),
         }
@@ -846,12 +877,20 @@ impl<'a> LovView<'a> {
         }
     }
 
-    /// An owned copy.
+    /// An owned copy, its unions named as [`LovView::layout_of_guess`] says
+    /// ([`LovView::to_value_of`] when the caller knows).
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> Lov {
+        self.to_value_of(self.layout_of_guess())
+    }
+
+    /// An owned copy of the layout `of` a file or a directory: each plain layout's union at
+    /// offset 30 is named as lfs and LOD read it ([`LmmMember::of`]).
+    #[cfg(feature = "alloc")]
+    pub fn to_value_of(&self, of: LayoutOf) -> Lov {
         match self {
-            LovView::Md(m) => Lov::Md(m.to_value()),
-            LovView::Comp(c) => Lov::Comp(c.to_value()),
+            LovView::Md(m) => Lov::Md(m.to_value_named(LmmMember::of(of, true))),
+            LovView::Comp(c) => Lov::Comp(c.to_value_of(of)),
             LovView::Foreign(f) => Lov::Foreign(f.to_value()),
         }
     }
@@ -866,10 +905,7 @@ impl<'a> LovView<'a> {
     /// layout, and so does a released pattern; a directory's default is a template without
     /// objects, or a SPECIFIC layout. Give the answer explicitly when it is known.
     pub fn layout_of_guess(&self) -> LayoutOf {
-        let file_md = |m: &LovMdView<'_>| {
-            (!m.objects.is_empty() && m.magic() != LOV_MAGIC_SPECIFIC)
-                || m.pattern().contains(LovPattern::F_RELEASED)
-        };
+        let file_md = LovMdView::is_file_layout;
         match self {
             LovView::Md(m) => {
                 if file_md(m) {
@@ -891,43 +927,67 @@ impl<'a> LovView<'a> {
 }
 
 /// An owned plain layout (V1, V3 or SPECIFIC).
+///
+/// Equality and hashing compare what is encoded: [`LovMd::member`], which only names the
+/// union in the serde form, is left out.
 #[cfg(feature = "alloc")]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
+#[derive(Debug, Clone, Default)]
 pub struct LovMd {
     /// [`LOV_MAGIC_V1`], [`LOV_MAGIC_V3`] or [`LOV_MAGIC_SPECIFIC`].
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_magic"))]
     pub magic: u32,
     /// `lmm_pattern`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_pattern"))]
     pub pattern: LovPattern,
     /// `lmm_oi`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_oi"))]
     pub oi: OstId,
     /// `lmm_stripe_size`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_size"))]
     pub stripe_size: u32,
     /// `lmm_stripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_count"))]
     pub stripe_count: u16,
     /// The union at offset 30 as stored: `lmm_stripe_offset` or `lmm_layout_gen`
-    /// ([`LovMd::union_member`] names it).
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_stripe_offset"))]
+    /// ([`LovMd::union_member`] names it by context, [`LovMd::member`] as decoded).
     pub stripe_offset: u16,
+    /// Which member the union is shown as in the serde form. The decoder sets it from the
+    /// caller's context ([`LovView::to_value_of`]) or its guess; deserializing sets it from the
+    /// name found. Encoding ignores it.
+    pub member: LmmMember,
     /// `lmm_pool_name`: `Some` exactly for V3 and SPECIFIC.
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_pool_name"))]
     pub pool_name: Option<PoolName>,
     /// The stripe objects: none (a template) or one per stripe.
-    #[cfg_attr(feature = "serde", serde(rename = "lmm_objects"))]
     pub objects: alloc::vec::Vec<LovOstData>,
 }
 
 #[cfg(feature = "alloc")]
+impl PartialEq for LovMd {
+    fn eq(&self, o: &Self) -> bool {
+        (self.magic, self.pattern, self.oi, self.stripe_size)
+            == (o.magic, o.pattern, o.oi, o.stripe_size)
+            && (self.stripe_count, self.stripe_offset) == (o.stripe_count, o.stripe_offset)
+            && self.pool_name == o.pool_name
+            && self.objects == o.objects
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Eq for LovMd {}
+
+#[cfg(feature = "alloc")]
+impl core::hash::Hash for LovMd {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        (self.magic, self.pattern, self.oi, self.stripe_size).hash(h);
+        (self.stripe_count, self.stripe_offset, self.pool_name).hash(h);
+        self.objects.hash(h);
+    }
+}
+
+#[cfg(feature = "alloc")]
 impl LovMd {
+    /// The union as the serde form shows it: [`LovMd::member`] with the stored value.
+    pub fn union(&self) -> LmmUnion {
+        match self.member {
+            LmmMember::StripeOffset => LmmUnion::StripeOffset(self.stripe_offset),
+            LmmMember::LayoutGen => LmmUnion::LayoutGen(self.stripe_offset),
+        }
+    }
     /// The union at offset 30 named by context: see [`LmmUnion::of`].
     pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
         LmmUnion::of(self.stripe_offset, of, instantiated)

@@ -6,6 +6,11 @@ use super::lov::{FID_SEQ_LOV_DEFAULT, OstId};
 
 /// Which member of the `ost_id` union an object id holds (`lustre_ostid.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum OstIdForm {
     /// `{oi_id, oi_seq = 0}`: a pre-2.4 object on the OST's MDT0 sequence.
     Legacy,
@@ -143,6 +148,40 @@ impl LmmUnion {
     pub const fn value(self) -> u16 {
         match self {
             LmmUnion::LayoutGen(v) | LmmUnion::StripeOffset(v) => v,
+        }
+    }
+    /// Which member this is, without the value.
+    pub const fn member(self) -> LmmMember {
+        match self {
+            LmmUnion::LayoutGen(_) => LmmMember::LayoutGen,
+            LmmUnion::StripeOffset(_) => LmmMember::StripeOffset,
+        }
+    }
+}
+
+/// Which member of the union at offset 30 an owned [`LovMd`](super::LovMd) names: only how
+/// the value is shown (`lmm_layout_gen` or `lmm_stripe_offset` in its serde form), never
+/// what is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LmmMember {
+    /// `lmm_stripe_offset`: a directory default, a template, an uninstantiated component.
+    #[default]
+    StripeOffset,
+    /// `lmm_layout_gen`: a file's instantiated layout.
+    LayoutGen,
+}
+
+impl LmmMember {
+    /// The member a layout `of` holds; `instantiated` is false for a component without
+    /// `LCME_FL_INIT` (as [`LmmUnion::of`]).
+    pub const fn of(of: LayoutOf, instantiated: bool) -> LmmMember {
+        LmmUnion::of(0, of, instantiated).member()
+    }
+    /// `lmm_layout_gen` or `lmm_stripe_offset`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LmmMember::LayoutGen => "lmm_layout_gen",
+            LmmMember::StripeOffset => "lmm_stripe_offset",
         }
     }
 }
