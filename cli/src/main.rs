@@ -107,8 +107,10 @@ enum Command {
     /// `getfattr -d -e hex -m - FILE...`, and prints each payload the way getfacl,
     /// lfs getdirstripe and lfs getstripe do.
     Xattr {
-        /// Print JSON: one object for a lone payload; for getfattr input, one compact object
-        /// per attribute and line (JSON Lines), each with its "file".
+        /// Print JSON, the library's xattr::XattrDoc: {"file", "xattr", "kind", "payload"}
+        /// with the payload in its serde form (C field names, 64-bit values as strings; a
+        /// LOV's union at offset 30 named by --layout-of). One object for a lone payload; for
+        /// getfattr input, one compact object per attribute and line (JSON Lines).
         #[arg(long)]
         json: bool,
         /// The xattr name, e.g. system.posix_acl_default, trusted.lov, trusted.dmv; with
