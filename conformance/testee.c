@@ -705,9 +705,9 @@ static int dp_req_check(struct dp_ctx *ctx, struct dp_req *r)
 }
 
 /*
- * The entry name: up to the first NUL, which must be inside the buffer;
- * bytes after it are tolerated and dropped, as lustre_msg_string() does
- * for a string with a maximum length.
+ * The entry name: up to the first NUL, which must be the buffer's last
+ * byte, as lustre_msg_string() requires of a string with no maximum
+ * length (RMF_NAME).
  */
 static int dp_req_unpack_name(struct dp_ctx *ctx, struct dp_req *r)
 {
@@ -722,6 +722,8 @@ static int dp_req_unpack_name(struct dp_ctx *ctx, struct dp_req *r)
 	nul = memchr(b, 0, len);
 	if (!nul)
 		return dp_broke(ctx, "W5.8");
+	if (nul != b + len - 1)
+		return dp_broke(ctx, "W5.15");
 	r->namelen = nul - b;
 	if (r->namelen == 0)
 		return dp_broke(ctx, "W5.9");
