@@ -18,6 +18,8 @@
  * is testee-specific.
  *
  * Build: cc -O2 -Wall -Werror -Iinclude -o testee conformance/testee.c
+ * With -DDP_NO_MAIN it is a library of one function, dp_judge_bytes(),
+ * which the differential fuzz target links (fuzz/build.rs).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -703,9 +705,9 @@ static int dp_req_check(struct dp_ctx *ctx, struct dp_req *r)
 }
 
 /*
- * The entry name: up to the first NUL, which must be inside the buffer;
- * bytes after it are tolerated and dropped, as lustre_msg_string() does
- * for a string with a maximum length.
+ * The entry name: up to the first NUL, which must be the buffer's last
+ * byte, as lustre_msg_string() requires of a string with no maximum
+ * length (RMF_NAME).
  */
 static int dp_req_unpack_name(struct dp_ctx *ctx, struct dp_req *r)
 {
@@ -720,6 +722,8 @@ static int dp_req_unpack_name(struct dp_ctx *ctx, struct dp_req *r)
 	nul = memchr(b, 0, len);
 	if (!nul)
 		return dp_broke(ctx, "W5.8");
+	if (nul != b + len - 1)
+		return dp_broke(ctx, "W5.15");
 	r->namelen = nul - b;
 	if (r->namelen == 0)
 		return dp_broke(ctx, "W5.9");
@@ -1719,6 +1723,111 @@ static void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 	}
 }
 
+/* ---- judging one input ---- */
+
+static int dp_judge_request(struct dp_ctx *ctx, struct dp_out *o,
+			    const __u8 *p, size_t len)
+{
+	static struct dp_req r;
+	int rc;
+
+	rc = dp_req_unpack(ctx, &r, p, len);
+	if (!rc)
+		dp_req_pack(o, &r);
+	return rc;
+}
+
+/*
+ * A reply, against its request when the runner sent one.  A reply to a
+ * request that is itself invalid cannot be judged: "unsupported".
+ */
+static int dp_judge_reply(struct dp_ctx *ctx, struct dp_out *o,
+			  const __u8 *p, size_t len, const __u8 *req,
+			  size_t req_len, int have_req)
+{
+	static struct dp_req r;
+	static struct dp_rep rep;
+	struct dp_reply_ctx rctx;
+	struct dp_ctx req_ctx = { NULL };
+	int rc;
+
+	if (have_req) {
+		if (dp_req_unpack(&req_ctx, &r, req, req_len)) {
+#ifndef DP_NO_MAIN
+			fprintf(stderr, "testee: the request of a reply "
+				"case breaks %s\n", req_ctx.rule);
+#endif
+			return -EOPNOTSUPP;
+		}
+		dp_reply_ctx_init(&rctx, &r);
+	}
+	rc = dp_rep_unpack(ctx, &rep, p, len, have_req ? &rctx : NULL);
+	if (!rc)
+		dp_rep_pack(o, &rep);
+	return rc;
+}
+
+static int dp_judge_xattr(struct dp_ctx *ctx, struct dp_out *o,
+			  const char *name, const __u8 *p, size_t len)
+{
+	enum dp_xattr_kind kind = DP_XATTR_UNKNOWN;
+	int rc;
+
+	if (name)
+		kind = dp_xattr_kind_of(name);
+	/* a name this specification has no rule for (section 9) */
+	if (kind == DP_XATTR_UNKNOWN)
+		return -EOPNOTSUPP;
+	rc = dp_xattr_check(ctx, kind, p, len);
+	if (!rc)
+		dp_xattr_pack(o, kind, p, len);
+	return rc;
+}
+
+/*
+ * The decoder as a library, for the differential fuzz target of fuzz/
+ * (built with -DDP_NO_MAIN, which leaves out the runner protocol below).
+ * kind: 0 a request, 1 a reply (against req when have_req), 2 the xattr
+ * payload of xattr_name.  Returns 0 (valid: the canonical form is in out,
+ * *out_len bytes), 1 (invalid: *rule is the ID of the broken rule) or 2
+ * (unsupported); -EINVAL when out is smaller than DP_OUT_MAX.
+ */
+int dp_judge_bytes(int kind, const char *xattr_name, const __u8 *in,
+		   size_t len, const __u8 *req, size_t req_len, int have_req,
+		   __u8 *out, size_t out_max, size_t *out_len,
+		   const char **rule);
+
+int dp_judge_bytes(int kind, const char *xattr_name, const __u8 *in,
+		   size_t len, const __u8 *req, size_t req_len, int have_req,
+		   __u8 *out, size_t out_max, size_t *out_len,
+		   const char **rule)
+{
+	struct dp_ctx ctx = { NULL };
+	struct dp_out o = { out, 0 };
+	int rc;
+
+	if (out_max < DP_OUT_MAX)
+		return -EINVAL;
+	switch (kind) {
+	case 0:
+		rc = dp_judge_request(&ctx, &o, in, len);
+		break;
+	case 1:
+		rc = dp_judge_reply(&ctx, &o, in, len, req, req_len, have_req);
+		break;
+	default:
+		rc = dp_judge_xattr(&ctx, &o, xattr_name, in, len);
+		break;
+	}
+	*out_len = o.len;
+	*rule = ctx.rule;
+	if (rc == 0)
+		return 0;
+	return rc == -EOPNOTSUPP ? 2 : 1;
+}
+
+#ifndef DP_NO_MAIN
+
 /* ---- the runner protocol (docs/conformance.md) ---- */
 
 /*
@@ -2015,8 +2124,6 @@ static __u8 *dp_unhex(const char *hex, size_t hex_len)
 	return b;
 }
 
-/* ---- judging one case ---- */
-
 enum dp_verdict { DP_VALID, DP_INVALID, DP_UNSUPPORTED };
 
 struct dp_answer {
@@ -2024,63 +2131,6 @@ struct dp_answer {
 	const char	*rule;
 	struct dp_out	out;		/* canonical bytes when valid */
 };
-
-static int dp_judge_request(struct dp_ctx *ctx, struct dp_out *o,
-			    const __u8 *p, size_t len)
-{
-	static struct dp_req r;
-	int rc;
-
-	rc = dp_req_unpack(ctx, &r, p, len);
-	if (!rc)
-		dp_req_pack(o, &r);
-	return rc;
-}
-
-/*
- * A reply, against its request when the runner sent one.  A reply to a
- * request that is itself invalid cannot be judged: "unsupported".
- */
-static int dp_judge_reply(struct dp_ctx *ctx, struct dp_out *o,
-			  const __u8 *p, size_t len, const __u8 *req,
-			  size_t req_len, int have_req)
-{
-	static struct dp_req r;
-	static struct dp_rep rep;
-	struct dp_reply_ctx rctx;
-	struct dp_ctx req_ctx = { NULL };
-	int rc;
-
-	if (have_req) {
-		if (dp_req_unpack(&req_ctx, &r, req, req_len)) {
-			fprintf(stderr, "testee: the request of a reply "
-				"case breaks %s\n", req_ctx.rule);
-			return -EOPNOTSUPP;
-		}
-		dp_reply_ctx_init(&rctx, &r);
-	}
-	rc = dp_rep_unpack(ctx, &rep, p, len, have_req ? &rctx : NULL);
-	if (!rc)
-		dp_rep_pack(o, &rep);
-	return rc;
-}
-
-static int dp_judge_xattr(struct dp_ctx *ctx, struct dp_out *o,
-			  const struct dp_case *c, const __u8 *p, size_t len)
-{
-	enum dp_xattr_kind kind = DP_XATTR_UNKNOWN;
-	int rc;
-
-	if (!c->xname_too_long)
-		kind = dp_xattr_kind_of(c->xname);
-	/* a name this specification has no rule for (section 9) */
-	if (kind == DP_XATTR_UNKNOWN)
-		return -EOPNOTSUPP;
-	rc = dp_xattr_check(ctx, kind, p, len);
-	if (!rc)
-		dp_xattr_pack(o, kind, p, len);
-	return rc;
-}
 
 static void dp_judge(const struct dp_case *c, struct dp_answer *a)
 {
@@ -2101,7 +2151,9 @@ static void dp_judge(const struct dp_case *c, struct dp_answer *a)
 				    c->req_hex_len / 2, c->req_hex != NULL);
 		break;
 	default:
-		rc = dp_judge_xattr(&ctx, &a->out, c, in, c->hex_len / 2);
+		rc = dp_judge_xattr(&ctx, &a->out,
+				    c->xname_too_long ? NULL : c->xname, in,
+				    c->hex_len / 2);
 		break;
 	}
 	free(in);
@@ -2202,3 +2254,5 @@ int main(void)
 		free(frame);
 	}
 }
+
+#endif /* DP_NO_MAIN */

@@ -252,6 +252,15 @@ pub enum ErrorKind {
         /// Buffer length.
         len: usize,
     },
+    /// The name buffer holds bytes after the name's NUL (Lustre's `lustre_msg_string` with no
+    /// maximum, as the MDT unpacks `RMF_NAME`, refuses them).
+    #[error("entry name's NUL is at byte {nul} of its {len}-byte buffer, expected the last byte")]
+    NameTrailingBytes {
+        /// Offset of the first NUL in the buffer.
+        nul: usize,
+        /// Buffer length.
+        len: usize,
+    },
     /// The name is empty.
     #[error("entry name is empty")]
     NameEmpty,

@@ -162,8 +162,8 @@ fn xattr_roundtrip<T: XattrEncode + PartialEq + Debug>(
 /// holds a zero (padding and reserved fields, which it writes as zero), and no buffer of R is
 /// longer than the one received, but a v2 `ptlrpc_body` (152 bytes), which comes back as v3 with
 /// a zero job id. Buffer lengths and the buffer count are compared that way, not byte for byte:
-/// a decoder accepts a name buffer with bytes after the NUL, a fixed structure with a tail, and a
-/// request without its last buffers, and the encoder writes none of those.
+/// a decoder accepts a fixed structure with a tail and a request without its last buffers, and
+/// the encoder writes neither.
 pub fn roundtrip_bytes(data: &[u8]) {
     if let Ok(view) = RequestView::parse(data) {
         let r = view.to_value().to_bytes(view.order()).expect("re-encodes");

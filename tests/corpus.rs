@@ -125,24 +125,37 @@ fn regression_lock_count_over_handles_is_refused_by_the_encoder() {
     ));
 }
 
-/// roundtrip_bytes finding 1 (a harness finding): a name buffer with bytes after the NUL is
-/// accepted (docs/spec/WIRE.md §5, a reading) and re-encodes as name + NUL, so a buffer
-/// length shrinks within its 8-byte padding. The harness compared headers byte for byte and
-/// called that a change; it now compares buffer by buffer.
+/// roundtrip_bytes finding 1 (a harness finding): a name buffer with bytes after the NUL was
+/// accepted then and re-encoded as name + NUL, so a buffer length shrank within its 8-byte
+/// padding; the harness called that a change, and now compares buffer by buffer. Since
+/// WIRE.md W5.15 (Lustre's `RMF_NAME` unpacking) the input is refused, at the first byte
+/// after the NUL, and the harnesses still take it without a panic.
 #[test]
 fn regression_name_buffer_with_bytes_after_nul() {
     let bytes = regression("roundtrip_bytes", "regress_name_bytes_after_nul.bin");
-    let view = RequestView::parse(&bytes).expect("a valid request");
-    let name = view.name().expect("entry mode");
-    assert!(view.msg().buflens()[4] as usize > name.len() + 1);
+    let msg = lustre_dne_intent::wire::MsgView::parse(&bytes).expect("framing is sound");
+    let e = RequestView::parse(&bytes).expect_err("bytes after the NUL");
+    assert_eq!(e.kind.rule().as_str(), "W5.15");
+    assert!(
+        matches!(e.kind, ErrorKind::NameTrailingBytes { nul: 1, len } if len as u32 == msg.buflens()[4]),
+        "{e}"
+    );
     fuzzing::roundtrip_bytes(&bytes);
     fuzzing::decode_message(&bytes);
 
     let mut parts = ReqParts::mkdir();
     parts.name = b"newdir\0junk".to_vec();
     let bytes = parts.encode();
-    let view = RequestView::parse(&bytes).expect("bytes after the NUL are ignored");
-    assert_eq!(view.name(), Some(&b"newdir"[..]));
+    let e = RequestView::parse(&bytes).expect_err("bytes after the NUL");
+    let junk = bytes.windows(4).position(|w| w == b"junk").unwrap();
+    assert_eq!(
+        (e.kind, e.at.structure, e.at.offset),
+        (
+            ErrorKind::NameTrailingBytes { nul: 6, len: 11 },
+            "name",
+            junk
+        )
+    );
     fuzzing::roundtrip_bytes(&bytes);
 }
 

@@ -218,6 +218,11 @@ fn cases() -> Vec<Case> {
             "name without its NUL",
             req(|p| p.name = b"newdir".to_vec()),
         ),
+        (
+            "W5.15",
+            "bytes after the name's NUL",
+            req(|p| p.name = b"newdir\0junk".to_vec()),
+        ),
         ("W5.9", "empty name", req(|p| p.name = vec![0])),
         (
             "W5.10",

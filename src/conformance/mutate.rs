@@ -94,7 +94,7 @@ pub(crate) fn truncations(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Name buffers that break the name rules (W5.8–W5.12), and a name where none belongs.
+/// Name buffers that break the name rules (W5.8–W5.12, W5.15), and a name where none belongs.
 const BAD_NAMES: [(&str, &[u8]); 8] = [
     ("no NUL", b"newdir"),
     ("only the NUL", b"\0"),

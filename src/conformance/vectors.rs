@@ -55,10 +55,6 @@ pub const FLAG_NOTES: &[(&str, &str)] = &[
         "Acceptable: fewer buffers than the canonical count, or an empty buffer past the last",
     ),
     (
-        "NameBuffer",
-        "Acceptable: bytes after the NUL that ends the name (a re-encoding writes namelen + 1)",
-    ),
-    (
         "LongerStructure",
         "Acceptable: a fixed structure longer than its size (the tail is ignored)",
     ),
@@ -308,8 +304,6 @@ impl Candidate {
 fn why_acceptable(flag: &str, what: &str) -> &'static str {
     if flag != "ShapeChanged" {
         "FieldNormalised"
-    } else if what.starts_with("name buffer") || what.starts_with("buffer 4 ") {
-        "NameBuffer"
     } else if what.starts_with("bufcount") || what.starts_with("an empty buffer") {
         "BufferCount"
     } else if what.ends_with("longer") {

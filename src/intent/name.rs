@@ -41,10 +41,9 @@ pub(crate) fn check_name(name: &[u8], base: usize) -> Result<(), DecodeError> {
     }
 }
 
-/// Reads the entry name out of a non-empty name buffer at offset `base`: the bytes before the
-/// first NUL, which must lie inside the buffer. Bytes after the NUL are tolerated (and not kept),
-/// as `lustre_msg_string` allows for a string with a maximum length; Lustre's own name unpacking
-/// is stricter (WIRE.md §5 says where the two differ).
+/// Reads the entry name out of a non-empty name buffer at offset `base`: the bytes before its
+/// NUL, which must be the buffer's last byte, as Lustre's MDT requires of `RMF_NAME`
+/// (`lustre_msg_string` with no maximum length; WIRE.md W5.8, W5.15).
 pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
     let Some(nul) = buf.iter().position(|&b| b == 0) else {
         return Err(DecodeError::new(
@@ -52,6 +51,15 @@ pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeE
             ErrorKind::NameNotTerminated { len: buf.len() },
         ));
     };
+    if nul + 1 != buf.len() {
+        return Err(DecodeError::new(
+            At::new(NAME_S, "", base + nul + 1),
+            ErrorKind::NameTrailingBytes {
+                nul,
+                len: buf.len(),
+            },
+        ));
+    }
     let name = &buf[..nul];
     check_name(name, base)?;
     Ok(name)
