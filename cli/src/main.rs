@@ -9,7 +9,6 @@
 
 mod conform_cmds;
 mod input;
-mod jtree;
 mod model_cmds;
 mod pcap_cmd;
 mod pcap_stats;

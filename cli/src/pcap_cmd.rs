@@ -2,16 +2,15 @@
 //! or one JSON object per message, or a summary), or written from message files.
 
 use crate::CliError;
-use crate::input::{Input, Output, to_hex};
-use crate::jtree::{J, i, u, us};
-use crate::pcap_stats::{Outcome, Stats};
+use crate::input::{Input, Output};
+use crate::pcap_stats::Stats;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::capture::writer::WriteError;
 use lustre_dne_intent::capture::{
-    CaptureReader, CaptureWriter, Event, Handshake, LnetCmd, Message, Prepare, WriterOptions,
-    opcode_name,
+    CaptureReader, CaptureWriter, Event, EventRecord, Handshake, Message, Outcome, Prepare,
+    WriterOptions, opcode_name,
 };
-use lustre_dne_intent::intent::{MessageView, WireMessage};
+use lustre_dne_intent::intent::MessageView;
 use lustre_dne_intent::wire::PtlrpcMsgType;
 use std::fmt::Write as _;
 use std::io::Read;
@@ -55,8 +54,9 @@ pub fn cmd_read(input: &Input, mode: Mode, out: &mut Output) -> Result<(), CliEr
             Mode::Stats => stats.add(&ev),
             Mode::Text => line_text(&ev, t0, &mut text),
             Mode::Json => {
-                if let Some(j) = event_json(&ev, t0) {
-                    text.push_str(&j.to_compact());
+                if let Some(r) = EventRecord::of(&ev, t0) {
+                    // A record always serializes (its fields are plain values and strings).
+                    text.push_str(&serde_json::to_string(&r).unwrap_or_default());
                     text.push('\n');
                 }
             }
@@ -190,202 +190,13 @@ fn message_line(m: &Message, t0: Duration, s: &mut String) -> std::fmt::Result {
                     write!(s, " [{} \"{name}\" results {}]", v.opc(), v.requested())?
                 }
                 Some(Prepare::Reply(op, Ok(v))) => {
-                    write!(s, " [{} reply: {}]", op.opc_name(), Outcome::of(&v).name())?
+                    write!(s, " [{} reply: {}]", op.opc_name(), Outcome::of(&v).label())?
                 }
                 None => {}
             }
         }
     }
     writeln!(s)
-}
-
-fn flow_json(m: &Message) -> Vec<(&'static str, J)> {
-    vec![
-        ("src", J::S(m.flow.src.to_string())),
-        ("dst", J::S(m.flow.dst.to_string())),
-    ]
-}
-
-/// One JSON object per event (messages, and the socklnd and capture events around them).
-fn event_json(ev: &Event, t0: Duration) -> Option<J> {
-    let simple = |kind: &str, frame: u64, rest: Vec<(&'static str, J)>| {
-        let mut o = vec![("event", J::S(kind.into())), ("frame", u(frame))];
-        o.extend(rest);
-        Some(J::O(o))
-    };
-    match ev {
-        Event::Message(m) => Some(message_json(m, t0)),
-        Event::Connreq { frame, connreq, .. } => simple(
-            "connreq",
-            *frame,
-            vec![
-                ("acr_version", u(connreq.acr_version)),
-                ("acr_nid", J::S(connreq.acr_nid.to_string())),
-                ("order", J::S(connreq.order.name().into())),
-            ],
-        ),
-        Event::Hello {
-            frame, hello: h, ..
-        } => simple(
-            "hello",
-            *frame,
-            vec![
-                ("kshm_version", u(h.kshm_version)),
-                ("kshm_src_nid", J::S(h.kshm_src_nid.to_string())),
-                ("kshm_dst_nid", J::S(h.kshm_dst_nid.to_string())),
-                ("kshm_src_pid", u(h.kshm_src_pid)),
-                ("kshm_dst_pid", u(h.kshm_dst_pid)),
-                ("kshm_src_incarnation", u(h.kshm_src_incarnation)),
-                ("kshm_dst_incarnation", u(h.kshm_dst_incarnation)),
-                ("kshm_ctype", u(h.kshm_ctype)),
-                ("order", J::S(h.order.name().into())),
-            ],
-        ),
-        Event::Noop { frame, .. } => simple("noop", *frame, vec![]),
-        Event::Gap {
-            frame, at, missing, ..
-        } => simple(
-            "gap",
-            *frame,
-            vec![("at", u(*at)), ("missing", u(*missing))],
-        ),
-        Event::Skipped {
-            frame, at, bytes, ..
-        } => simple(
-            "skipped",
-            *frame,
-            vec![("at", u(*at)), ("bytes", u(*bytes))],
-        ),
-        Event::Error(e) => simple(
-            "error",
-            e.frame,
-            vec![
-                ("structure", J::S(e.structure.into())),
-                ("field", J::S(e.field.into())),
-                ("offset", u(e.offset)),
-                ("error", J::S(e.to_string())),
-            ],
-        ),
-    }
-}
-
-fn message_json(m: &Message, t0: Duration) -> J {
-    let h = &m.hdr;
-    let mut o = vec![
-        ("event", J::S("message".into())),
-        ("frame", u(m.frame)),
-        ("first_frame", u(m.first_frame)),
-        (
-            "time",
-            J::S(format!("{:.6}", secs(m.time.saturating_sub(t0)))),
-        ),
-    ];
-    o.extend(flow_json(m));
-    o.extend([
-        ("ksm_type", u(m.ksm.ksh_type)),
-        ("ksm_csum", u(m.ksm.ksh_csum)),
-        ("src_nid", J::S(h.src_nid.to_string())),
-        ("dest_nid", J::S(h.dest_nid.to_string())),
-        ("src_pid", u(h.src_pid)),
-        ("dest_pid", u(h.dest_pid)),
-        ("type", J::S(h.msg_type.to_string())),
-        ("payload_length", u(h.payload_length)),
-    ]);
-    match h.cmd {
-        LnetCmd::Put {
-            match_bits,
-            hdr_data,
-            ptl_index,
-            offset,
-            ..
-        } => o.extend([
-            ("ptl_index", u(ptl_index)),
-            ("match_bits", J::S(format!("{match_bits:#x}"))),
-            ("hdr_data", u(hdr_data)),
-            ("offset", u(offset)),
-        ]),
-        LnetCmd::Get {
-            match_bits,
-            ptl_index,
-            src_offset,
-            sink_length,
-            ..
-        } => o.extend([
-            ("ptl_index", u(ptl_index)),
-            ("match_bits", J::S(format!("{match_bits:#x}"))),
-            ("src_offset", u(src_offset)),
-            ("sink_length", u(sink_length)),
-        ]),
-        LnetCmd::Ack {
-            match_bits,
-            mlength,
-            ..
-        } => o.extend([
-            ("match_bits", J::S(format!("{match_bits:#x}"))),
-            ("mlength", u(mlength)),
-        ]),
-        LnetCmd::Hello {
-            incarnation,
-            conn_type,
-        } => o.extend([
-            ("incarnation", u(incarnation)),
-            ("hello_type", u(conn_type)),
-        ]),
-        LnetCmd::Reply { .. } | LnetCmd::Unknown => {}
-    }
-    rpc_json(m, &mut o);
-    J::O(o)
-}
-
-/// The Lustre RPC of a message: `ptlrpc_body` fields, the pairing, the prepare body.
-fn rpc_json(m: &Message, o: &mut Vec<(&'static str, J)>) {
-    match &m.rpc {
-        None => {}
-        Some(Err(e)) => o.push(("lustre_error", J::S(e.to_string()))),
-        Some(Ok(r)) => {
-            let p = &r.ptlrpc;
-            o.extend([
-                ("lm_bufcount", us(r.bufcount)),
-                ("order", J::S(r.order.name().into())),
-                ("pb_opc", u(p.opc)),
-                (
-                    "opc_name",
-                    opcode_name(p.opc).map_or(J::Null, |n| J::S(n.into())),
-                ),
-                ("pb_type", u(p.msg_type.0)),
-                ("pb_status", i(p.status)),
-                ("pb_last_xid", u(p.last_xid)),
-                ("pb_transno", u(p.transno)),
-                ("pb_conn_cnt", u(p.conn_cnt)),
-                ("pb_flags", u(p.flags.0)),
-            ]);
-            if let Some(it) = r.intent {
-                o.push(("it_opc", u(it.0)));
-            }
-            if let Some(req) = &m.request {
-                o.push(("request_frame", u(req.frame)));
-            }
-            prepare_json(m, o);
-        }
-    }
-}
-
-/// The decoded prepare body: the object `dne-intent decode --json` prints.
-fn prepare_json(m: &Message, o: &mut Vec<(&'static str, J)>) {
-    let body =
-        |view: MessageView<'_>| serde_json::to_value(WireMessage::of(&view)).map_or(J::Null, J::V);
-    match m.prepare() {
-        Some(Prepare::Request(_, Ok(v))) => o.push(("body", body(MessageView::Request(v)))),
-        Some(Prepare::Reply(_, Ok(v))) => {
-            o.push(("outcome", J::S(Outcome::of(&v).name().into())));
-            o.push(("body", body(MessageView::Reply(v))));
-        }
-        Some(Prepare::Request(_, Err(e))) | Some(Prepare::Reply(_, Err(e))) => {
-            o.push(("prepare_error", J::S(e.to_string())));
-            o.push(("payload", J::S(to_hex(&m.payload))));
-        }
-        None => {}
-    }
 }
 
 /// Options of `pcap --write`.

@@ -2,63 +2,11 @@
 //! and result.
 
 use crate::pcap_cmd::rpc_kind;
-use lustre_dne_intent::capture::{Event, Prepare, ReaderStats, opcode_name};
-use lustre_dne_intent::intent::{
-    McppFlags, MliBuf, Operation, PrepResult, ReplyView, UnknownReason,
-};
+use lustre_dne_intent::capture::{Event, Outcome, Prepare, ReaderStats, opcode_name};
+use lustre_dne_intent::intent::{MliBuf, Operation, PrepResult, UnknownReason};
 use lustre_dne_intent::limits::XATTR_SIZE_MAX;
-use lustre_dne_intent::wire::PtlrpcMsgType;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-
-/// The outcome of a prepare reply, as `--stats` counts them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Outcome {
-    Complete,
-    Partial,
-    Advisory,
-    Empty,
-    Error,
-    Invalid,
-}
-
-impl Outcome {
-    const ALL: [Outcome; 6] = [
-        Outcome::Complete,
-        Outcome::Partial,
-        Outcome::Advisory,
-        Outcome::Empty,
-        Outcome::Error,
-        Outcome::Invalid,
-    ];
-
-    pub fn of(v: &ReplyView<'_>) -> Self {
-        if v.ptlrpc().status != 0 || v.ptlrpc().msg_type == PtlrpcMsgType::ERR {
-            return Outcome::Error;
-        }
-        let Some(body) = v.body() else {
-            return Outcome::Empty;
-        };
-        if body.flags.contains(McppFlags::ADVISORY) {
-            Outcome::Advisory
-        } else if v.results().iter().any(|r| !r.is_known()) {
-            Outcome::Partial
-        } else {
-            Outcome::Complete
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Complete => "complete",
-            Outcome::Partial => "partial (unknown results)",
-            Outcome::Advisory => "advisory",
-            Outcome::Empty => "empty",
-            Outcome::Error => "error",
-            Outcome::Invalid => "invalid (breaks a rule)",
-        }
-    }
-}
 
 /// Per result: how often it was in each state, and the sizes of the present ones.
 #[derive(Debug, Default, Clone, Copy)]
@@ -172,7 +120,7 @@ impl Stats {
             write!(s, "  {name}: {ok} requests ({bad} invalid); replies:")?;
             for o in Outcome::ALL {
                 let n = self.replies.get(&(name, o)).copied().unwrap_or(0);
-                write!(s, " {} {n},", o.name())?;
+                write!(s, " {} {n},", o.label())?;
             }
             s.pop();
             writeln!(s)?;

@@ -85,14 +85,26 @@ fn json_lines_carry_lustre_field_names_and_the_decoded_bodies() {
         assert_eq!(msgs.len(), 2 * PAIRS.len(), "{extra:?}");
         for (k, (q, r)) in PAIRS.iter().enumerate() {
             let (req, rep) = (&msgs[2 * k], &msgs[2 * k + 1]);
-            assert_eq!(req["pb_opc"], 101);
-            assert_eq!(req["pb_type"], 4711);
-            assert_eq!(req["ptl_index"], 24);
-            assert_eq!(rep["ptl_index"], 4);
-            assert_eq!(req["src_nid"], "192.168.0.1@tcp");
-            assert_eq!(rep["src_nid"], "192.168.0.2@tcp");
-            assert_eq!(req["match_bits"], rep["match_bits"]);
+            let (qh, rh) = (&req["lnet_hdr"], &rep["lnet_hdr"]);
+            let qb = &req["rpc"]["ptlrpc_body"];
+            assert_eq!(qb["pb_opc"], 101);
+            assert_eq!(qb["pb_type"]["name"], "PTL_RPC_MSG_REQUEST");
+            assert_eq!(req["rpc"]["opc_name"], "LDLM_ENQUEUE");
+            let it = req["rpc"]["it_opc"]["name"].as_str().unwrap();
+            assert!(
+                it.starts_with("IT_DNE_") && it.ends_with("_PREPARE"),
+                "{it}"
+            );
+            assert_eq!(qh["ptl_index"], 24);
+            assert_eq!(rh["ptl_index"], 4);
+            assert_eq!(qh["src_nid"], "192.168.0.1@tcp");
+            assert_eq!(rh["src_nid"], "192.168.0.2@tcp");
+            assert_eq!(qh["type"], "LNET_MSG_PUT");
+            // The xid a reply is matched by: a "0x…" string like every opaque 64-bit value.
+            assert!(qh["match_bits"].as_str().unwrap().starts_with("0x"), "{qh}");
+            assert_eq!(qh["match_bits"], rh["match_bits"]);
             assert_eq!(rep["request_frame"], req["frame"]);
+            assert!(rep["outcome"].is_string(), "{rep}");
             // The bodies are what `dne-intent decode --json` prints for the vectors.
             for (m, name) in [(req, q), (rep, r)] {
                 let want: serde_json::Value =

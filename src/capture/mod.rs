@@ -19,6 +19,8 @@ mod link;
 pub mod lnet;
 pub mod lustre;
 mod reader;
+#[cfg(feature = "serde")]
+pub mod record;
 pub mod socklnd;
 mod tcp;
 pub mod writer;
@@ -26,6 +28,8 @@ pub mod writer;
 pub use lnet::{LnetCmd, LnetHdr, LnetMsgType, Nid};
 pub use lustre::{LustreRpc, RequestLink, opcode_name};
 pub use reader::{CaptureReader, ReaderStats};
+#[cfg(feature = "serde")]
+pub use record::{EventRecord, MessageRecord, Outcome};
 pub use socklnd::{Connreq, Hello, KsockMsgHdr};
 pub use writer::{CaptureWriter, Handshake, WriterOptions};
 

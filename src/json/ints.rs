@@ -75,6 +75,21 @@ pub(crate) mod hex {
     }
 }
 
+/// `#[serde(with)]` for an optional opaque u64 (with `default` and `skip_serializing_if`).
+#[cfg(feature = "capture")]
+pub(crate) mod hex_opt {
+    use super::*;
+    pub(crate) fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => ser_hex(*v, s),
+            None => s.serialize_none(),
+        }
+    }
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        hex::deserialize(d).map(Some)
+    }
+}
+
 /// `#[serde(with)]` for a u64 quantity: `"4096"`.
 pub(crate) mod dec {
     use super::*;
