@@ -92,6 +92,15 @@ pub trait WireStruct: Sized {
     }
 }
 
+/// The value of the first [`WireStruct::SIZE`] bytes of `bytes` in byte order `O` (the decoders
+/// choose the order once); `None` when `bytes` is shorter.
+#[inline]
+pub(crate) fn decode_in<T: WireStruct, O: ByteOrder>(bytes: &[u8]) -> Option<T> {
+    T::Raw::<O>::ref_from_prefix(bytes)
+        .ok()
+        .map(|(r, _)| T::from_raw(r))
+}
+
 /// [`WireStruct::put`] into any sink of the crate's encoders.
 pub(crate) fn put_struct<T: WireStruct, W: Out + ?Sized>(v: &T, order: Endian, out: &mut W) {
     match order {

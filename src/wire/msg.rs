@@ -156,111 +156,14 @@ impl<'a> MsgView<'a> {
     /// Checks the framing of `bytes` and detects the byte order from `lm_magic`.
     #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        if bytes.len() < MSG_HEADER_FIXED {
-            return Err(DecodeError::new(
-                At::new(S, "", 0),
-                ErrorKind::Truncated {
-                    need: MSG_HEADER_FIXED,
-                    have: bytes.len(),
-                },
-            ));
-        }
-        let magic = [bytes[8], bytes[9], bytes[10], bytes[11]];
-        let order = if u32::from_le_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
-            Endian::Little
-        } else if u32::from_be_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
-            Endian::Big
-        } else {
-            return Err(DecodeError::new(
-                At::new(S, "lm_magic", 8),
-                ErrorKind::BadMagic {
-                    got: u32::from_le_bytes(magic),
-                },
-            ));
-        };
-        let (header, count) = match order {
-            Endian::Little => read_header::<LittleEndian>(bytes),
-            Endian::Big => read_header::<BigEndian>(bytes),
-        };
-        if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
-            return Err(DecodeError::new(
-                At::new(S, "lm_bufcount", 0),
-                ErrorKind::OutOfRange {
-                    value: count.into(),
-                    min: 1,
-                    max: MSG_MAX_BUFCOUNT as u64,
-                },
-            ));
-        }
-        let count = count as usize;
-        let hdr_len = round8(MSG_HEADER_FIXED + 4 * count);
-        let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count) else {
-            return Err(DecodeError::new(
-                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
-                ErrorKind::Truncated {
-                    need: 4 * count,
-                    have: bytes.len() - MSG_HEADER_FIXED,
-                },
-            ));
-        };
-        // A plain loop over the words: nom's `fill` cost about 30 instructions a word here
-        // (callgrind), a fifth of the whole reply decode.
-        let mut lens = [0u32; MSG_MAX_BUFCOUNT];
-        for (len, word) in lens.iter_mut().zip(lens_bytes.chunks_exact(4)) {
-            let word = [word[0], word[1], word[2], word[3]];
-            *len = match order {
-                Endian::Little => u32::from_le_bytes(word),
-                Endian::Big => u32::from_be_bytes(word),
-            };
-        }
-        let mut offsets = [0u32; MSG_MAX_BUFCOUNT];
-        let mut cursor = hdr_len;
-        for i in 0..count {
-            let len = lens[i] as usize;
-            // The padded length against the bound, as Lustre does; 1,024,000 is a multiple of
-            // 8, so this is the same as the length itself.
-            if round8(len) > MSG_MAX_BUFLEN {
-                return Err(DecodeError::new(
-                    At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
-                    ErrorKind::OverLimit {
-                        value: len as u64,
-                        max: MSG_MAX_BUFLEN as u64,
-                    },
-                ));
-            }
-            // Every buffer, an empty one included, must start inside the input: only the *last*
-            // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
-            // requires all of it). Skipping empty buffers here accepted a message that lacked
-            // the padding of a buffer followed only by empty ones.
-            if bytes.len() < cursor + len {
-                return Err(DecodeError::new(
-                    At::new(S, BUFFER_FIELDS[i], cursor),
-                    ErrorKind::Truncated {
-                        need: len,
-                        have: bytes.len().saturating_sub(cursor),
-                    },
-                ));
-            }
-            // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
-            offsets[i] = cursor as u32;
-            cursor += round8(len);
-        }
-        if cursor > MSG_MAX_LEN {
-            return Err(DecodeError::new(
-                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
-                ErrorKind::MsgTooLong {
-                    len: cursor,
-                    max: MSG_MAX_LEN,
-                },
-            ));
-        }
+        let f = Frame::<MSG_MAX_BUFCOUNT>::parse(bytes)?;
         Ok(MsgView {
             bytes,
-            order,
-            header,
-            count,
-            offsets,
-            lens,
+            order: f.order,
+            header: f.header,
+            count: f.count,
+            offsets: f.off,
+            lens: f.len,
         })
     }
 
@@ -317,6 +220,161 @@ impl<'a> MsgView<'a> {
     /// The bytes the view was parsed from.
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
+    }
+}
+
+/// The framing of a message as a decoder of `N` buffers needs it: the offsets and lengths of
+/// its first `N` buffers (buffers past `lm_bufcount` are empty and start at the end), the
+/// canonical size, and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every buffer,
+/// those past `N` included, is checked as [`MsgView::parse`] does, with the same errors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame<const N: usize> {
+    pub(crate) order: Endian,
+    pub(crate) header: MsgHeader,
+    /// `lm_bufcount` (1..=32).
+    pub(crate) count: usize,
+    pub(crate) off: [u32; N],
+    pub(crate) len: [u32; N],
+    /// The size with the last buffer padded: where buffers past `lm_bufcount` start.
+    pub(crate) wire_len: usize,
+    /// The first non-empty buffer at index `N` or later: its index and length.
+    pub(crate) past_last: Option<(usize, usize)>,
+}
+
+impl<const N: usize> Frame<N> {
+    /// The framing of an already parsed view.
+    pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {
+        let end = msg.wire_len() as u32;
+        let lens = msg.buflens();
+        Frame {
+            order: msg.order,
+            header: msg.header,
+            count: msg.count,
+            off: core::array::from_fn(|i| if i < msg.count { msg.offsets[i] } else { end }),
+            len: core::array::from_fn(|i| lens.get(i).copied().unwrap_or(0)),
+            wire_len: end as usize,
+            past_last: lens
+                .iter()
+                .enumerate()
+                .skip(N)
+                .find(|&(_, &l)| l != 0)
+                .map(|(i, &l)| (i, l as usize)),
+        }
+    }
+
+    /// Checks the framing of `bytes` (one pass over `lm_buflens`, in the detected order).
+    #[inline]
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
+        if bytes.len() < MSG_HEADER_FIXED {
+            return Err(DecodeError::new(
+                At::new(S, "", 0),
+                ErrorKind::Truncated {
+                    need: MSG_HEADER_FIXED,
+                    have: bytes.len(),
+                },
+            ));
+        }
+        let magic = [bytes[8], bytes[9], bytes[10], bytes[11]];
+        if u32::from_le_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
+            Self::parse_in::<LittleEndian>(bytes, Endian::Little)
+        } else if u32::from_be_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
+            Self::parse_in::<BigEndian>(bytes, Endian::Big)
+        } else {
+            Err(DecodeError::new(
+                At::new(S, "lm_magic", 8),
+                ErrorKind::BadMagic {
+                    got: u32::from_le_bytes(magic),
+                },
+            ))
+        }
+    }
+
+    /// The rest of [`Frame::parse`] in byte order `O`, chosen once.
+    #[inline]
+    fn parse_in<O: ByteOrder>(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
+        let (header, count) = read_header::<O>(bytes);
+        if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
+            return Err(DecodeError::new(
+                At::new(S, "lm_bufcount", 0),
+                ErrorKind::OutOfRange {
+                    value: count.into(),
+                    min: 1,
+                    max: MSG_MAX_BUFCOUNT as u64,
+                },
+            ));
+        }
+        let count = count as usize;
+        let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count) else {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::Truncated {
+                    need: 4 * count,
+                    have: bytes.len() - MSG_HEADER_FIXED,
+                },
+            ));
+        };
+        let mut off = [0u32; N];
+        let mut len = [0u32; N];
+        let mut past_last = None;
+        let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
+        // A plain loop over the words: nom's `fill` cost about 30 instructions a word here
+        // (callgrind), a fifth of the whole reply decode.
+        for (i, word) in lens_bytes.chunks_exact(4).enumerate() {
+            let l = U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get() as usize;
+            // The padded length against the bound, as Lustre does; 1,024,000 is a multiple of
+            // 8, so this is the same as the length itself.
+            if round8(l) > MSG_MAX_BUFLEN {
+                return Err(DecodeError::new(
+                    At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
+                    ErrorKind::OverLimit {
+                        value: l as u64,
+                        max: MSG_MAX_BUFLEN as u64,
+                    },
+                ));
+            }
+            // Every buffer, an empty one included, must start inside the input: only the *last*
+            // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
+            // requires all of it). Skipping empty buffers here accepted a message that lacked
+            // the padding of a buffer followed only by empty ones.
+            if bytes.len() < cursor + l {
+                return Err(DecodeError::new(
+                    At::new(S, BUFFER_FIELDS[i], cursor),
+                    ErrorKind::Truncated {
+                        need: l,
+                        have: bytes.len().saturating_sub(cursor),
+                    },
+                ));
+            }
+            if i < N {
+                // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
+                off[i] = cursor as u32;
+                len[i] = l as u32;
+            } else if l != 0 && past_last.is_none() {
+                past_last = Some((i, l));
+            }
+            cursor += round8(l);
+        }
+        if cursor > MSG_MAX_LEN {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::MsgTooLong {
+                    len: cursor,
+                    max: MSG_MAX_LEN,
+                },
+            ));
+        }
+        for o in off.iter_mut().skip(count) {
+            *o = cursor as u32;
+        }
+        Ok(Frame {
+            order,
+            header,
+            count,
+            off,
+            len,
+            wire_len: cursor,
+            past_last,
+        })
     }
 }
 

@@ -1,0 +1,377 @@
+//! The rules of WIRE.md §7 and §8 a reply obeys: one set for the decoder and for
+//! [`PrepareReply::validate`](super::PrepareReply::validate).
+
+use super::{BUF_SIZE_FIELDS, DISPOSITIONS, REP, ReplyContext};
+use crate::errno::ErrnoName;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::intent::body::rep_off;
+use crate::intent::message::{Expect, check_msg_type};
+use crate::intent::request::{check_lock, past_last_error};
+use crate::intent::{McppFlags, McprFlags, MdCreatePrepareRep, MliBuf, Operation, ResultMask};
+use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, XATTR_SIZE_MAX};
+use crate::mode;
+use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcBody, PtlrpcMsgType};
+
+pub(super) struct Facts<'x> {
+    pub(super) ptlrpc: &'x PtlrpcBody,
+    pub(super) ldlm: &'x LdlmReply,
+    pub(super) body: Option<&'x MdCreatePrepareRep>,
+    /// Buffers 3..=8.
+    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
+    pub(super) off: [usize; REPLY_BUFCOUNT],
+    pub(super) wire_len: usize,
+    /// The first non-empty buffer past buffer 8, with its length (W2.2).
+    pub(super) past_last: Option<(usize, usize)>,
+}
+
+fn err(at: At, kind: ErrorKind) -> DecodeError {
+    DecodeError::new(at, kind)
+}
+
+/// `pb_type` first (a reply, or the error message a reply can be), then the status.
+pub(super) fn check_type_and_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
+    check_msg_type(p, o0, Expect::Reply)?;
+    check_status(p, o0)
+}
+
+/// A reply that carries an error instead of a granted lock is not a prepare reply.
+fn check_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
+    if p.msg_type == PtlrpcMsgType::ERR || p.status != 0 {
+        return Err(err(
+            At::new("ptlrpc_body", "pb_status", o0 + 20),
+            ErrorKind::EnqueueFailed {
+                status: p.status,
+                errno: ErrnoName::of_status(p.status),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
+/// when `ctx` is given.
+pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
+    let o0 = f.off[0];
+    let o1 = f.off[1];
+    let o2 = f.off[2];
+    if let Some((index, len)) = f.past_last {
+        return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
+    }
+    let p = f.ptlrpc;
+    // Already checked by a decode, not by PrepareReply::validate. Together they leave only
+    // PTL_RPC_MSG_REPLY with status 0.
+    check_type_and_status(p, o0)?;
+    if p.version != LUSTRE_DLM_MSG_VERSION {
+        return Err(err(
+            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            ErrorKind::WrongValue {
+                got: p.version.into(),
+                expected: LUSTRE_DLM_MSG_VERSION.into(),
+            },
+        ));
+    }
+    if p.opc != LDLM_ENQUEUE {
+        return Err(err(
+            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            ErrorKind::WrongValue {
+                got: p.opc.into(),
+                expected: LDLM_ENQUEUE.into(),
+            },
+        ));
+    }
+    let l = f.ldlm;
+    if l.lock_desc.lr_type != LockType::IBITS {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
+            ErrorKind::WrongValue {
+                got: l.lock_desc.lr_type.0.into(),
+                expected: 13,
+            },
+        ));
+    }
+    let disp = l.policy_res1;
+    let disp_at = At::new("ldlm_reply", "lock_policy_res1", o1 + 96);
+    if !disp.contains(DispFlags::IT_EXECD) {
+        return Err(err(
+            disp_at,
+            ErrorKind::MissingBits {
+                got: disp.0,
+                required: DispFlags::IT_EXECD.0,
+            },
+        ));
+    }
+    let unknown_disp = disp.0 & !DISPOSITIONS.0;
+    if unknown_disp != 0 {
+        return Err(err(
+            disp_at,
+            ErrorKind::ForbiddenBits {
+                got: disp.0,
+                forbidden: unknown_disp,
+            },
+        ));
+    }
+    if l.policy_res2 != 0 {
+        return Err(err(
+            At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
+            ErrorKind::WrongValue {
+                got: l.policy_res2,
+                expected: 0,
+            },
+        ));
+    }
+    let (pos, neg, execd) = (
+        disp.contains(DispFlags::LOOKUP_POS),
+        disp.contains(DispFlags::LOOKUP_NEG),
+        disp.contains(DispFlags::LOOKUP_EXECD),
+    );
+    let mismatch = |why| {
+        err(
+            disp_at,
+            ErrorKind::DispositionMismatch { disp: disp.0, why },
+        )
+    };
+    if pos && neg {
+        return Err(mismatch("both DISP_LOOKUP_POS and DISP_LOOKUP_NEG"));
+    }
+    if (pos || neg) != execd {
+        return Err(mismatch(
+            "DISP_LOOKUP_EXECD goes with exactly one of DISP_LOOKUP_POS/NEG",
+        ));
+    }
+    check_lock("ldlm_reply", &l.lock_desc, o1 + 8, true)?;
+    if l.lock_desc.granted_mode != l.lock_desc.req_mode {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            ErrorKind::LockNotAsRequested {
+                got: l.lock_desc.granted_mode.0.into(),
+                expected: l.lock_desc.req_mode.0.into(),
+            },
+        ));
+    }
+    if let Some(ctx) = ctx {
+        let (got, want) = (&l.lock_desc, &ctx.lock);
+        if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
+            const NAMES: [&str; 4] = [
+                "lock_desc.l_resource.lr_name.name[0]",
+                "lock_desc.l_resource.lr_name.name[1]",
+                "lock_desc.l_resource.lr_name.name[2]",
+                "lock_desc.l_resource.lr_name.name[3]",
+            ];
+            return Err(err(
+                At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
+                ErrorKind::LockNotAsRequested {
+                    got: got.resource.name[k],
+                    expected: want.resource.name[k],
+                },
+            ));
+        }
+        if got.granted_mode != want.req_mode {
+            return Err(err(
+                At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+                ErrorKind::LockNotAsRequested {
+                    got: got.granted_mode.0.into(),
+                    expected: want.req_mode.0.into(),
+                },
+            ));
+        }
+        if f.wire_len > ctx.repsize as usize {
+            return Err(err(
+                At::new("lustre_msg_v2", "", 0),
+                ErrorKind::ReplyOverRepsize {
+                    size: f.wire_len,
+                    repsize: ctx.repsize,
+                },
+            ));
+        }
+        if ctx.flags.contains(McprFlags::NO_LOOKUP) && execd {
+            return Err(err(disp_at, ErrorKind::LookupInObjectMode));
+        }
+    }
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
+    let Some(b) = f.body else {
+        // The empty result: no result buffer may carry anything.
+        if let Some(i) = f.results.iter().position(|r| !r.is_empty()) {
+            return Err(err(
+                result_at(i),
+                ErrorKind::BufferWithoutValid {
+                    len: f.results[i].len(),
+                },
+            ));
+        }
+        return Ok(());
+    };
+    if let Some(ctx) = ctx {
+        let unknown = ctx.flags.unknown();
+        if !unknown.is_empty() {
+            return Err(err(
+                At::new(REP, "", o2),
+                ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
+            ));
+        }
+        if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags.contains(McppFlags::LOOKUP_DONE) {
+            return Err(err(
+                At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
+                ErrorKind::LookupInObjectMode,
+            ));
+        }
+    }
+    let at = |field, rel| At::new(REP, field, o2 + rel);
+    if b.status > 0 {
+        return Err(err(
+            at("mcpp_status", rep_off::STATUS),
+            ErrorKind::PositiveStatus { got: b.status },
+        ));
+    }
+    let done = b.flags.contains(McppFlags::LOOKUP_DONE);
+    let found = b.flags.contains(McppFlags::LOOKUP_POS);
+    if found && !done {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::LookupPosWithoutDone,
+        ));
+    }
+    if b.fid.is_zero() == found {
+        let state = if found { "positive" } else { "not positive" };
+        return Err(err(
+            at("mcpp_fid", rep_off::FID),
+            ErrorKind::FidLookupMismatch { fid: b.fid, state },
+        ));
+    }
+    if done != execd {
+        return Err(mismatch("DISP_LOOKUP_EXECD must match MCPP_LOOKUP_DONE"));
+    }
+    if found != pos {
+        return Err(mismatch("DISP_LOOKUP_POS must match MCPP_LOOKUP_POS"));
+    }
+    for (mask, field, rel) in [
+        (b.valid, "mcpp_valid", rep_off::VALID),
+        (b.truncated, "mcpp_truncated", rep_off::TRUNCATED),
+    ] {
+        if mask.reserved() != 0 {
+            return Err(err(
+                at(field, rel),
+                ErrorKind::ReservedResultBits {
+                    bits: mask.reserved(),
+                },
+            ));
+        }
+    }
+    let both = ResultMask(b.valid.0 & b.truncated.0);
+    if !both.is_empty() {
+        return Err(err(
+            at("mcpp_valid", rep_off::VALID),
+            ErrorKind::ValidAndTruncated { both },
+        ));
+    }
+    if b.truncated.has(MliBuf::Pattr) {
+        return Err(err(
+            at("mcpp_truncated", rep_off::TRUNCATED),
+            ErrorKind::PattrTruncated {
+                size: b.buf_size[MliBuf::Pattr.index()],
+            },
+        ));
+    }
+    let derived = b.flags.contains(McppFlags::CHILD_DERIVED);
+    if derived && b.status != 0 {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::DerivedNotCreate {
+                why: "the status is not 0",
+            },
+        ));
+    }
+    if derived && ctx.is_some_and(|c| c.op != Operation::Create) {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::DerivedNotCreate {
+                why: "the request is not a create",
+            },
+        ));
+    }
+    if found
+        && !derived
+        && b.child_mode != 0
+        && (b.child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(b.child_mode))
+    {
+        return Err(err(
+            at("mcpp_child_mode", rep_off::CHILD_MODE),
+            ErrorKind::ChildModeNotType { got: b.child_mode },
+        ));
+    }
+    if let Some(ctx) = ctx {
+        let extra = b.valid.union(b.truncated).difference(ctx.requested());
+        if !extra.is_empty() {
+            let (field, rel) = if b.valid.intersects(extra) {
+                ("mcpp_valid", rep_off::VALID)
+            } else {
+                ("mcpp_truncated", rep_off::TRUNCATED)
+            };
+            return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
+        }
+        let requested = ctx.requested();
+        if let Some(buf) = MliBuf::ALL
+            .into_iter()
+            .find(|&buf| !requested.has(buf) && b.buf_size[buf.index()] != 0)
+        {
+            let i = buf.index();
+            return Err(err(
+                at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
+                ErrorKind::ResultNotRequested { extra: buf.bit() },
+            ));
+        }
+    }
+    for buf in MliBuf::ALL {
+        let i = buf.index();
+        let len = f.results[i].len();
+        let size = b.buf_size[i];
+        let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
+        let limit = ctx.map(|c| c.limits[i]);
+        if b.valid.has(buf) {
+            if len != size as usize {
+                return Err(err(size_at, ErrorKind::ResultSizeMismatch { len, size }));
+            }
+            if buf == MliBuf::Pattr && len != MDT_BODY_SIZE {
+                return Err(err(result_at(i), ErrorKind::PattrNotMdtBody { len }));
+            }
+            if len > XATTR_SIZE_MAX {
+                return Err(err(
+                    result_at(i),
+                    ErrorKind::OverLimit {
+                        value: len as u64,
+                        max: XATTR_SIZE_MAX as u64,
+                    },
+                ));
+            }
+            if let Some(limit) = limit.filter(|&l| size > l) {
+                return Err(err(size_at, ErrorKind::ResultOverLimit { size, limit }));
+            }
+        } else {
+            if len != 0 {
+                return Err(err(result_at(i), ErrorKind::BufferWithoutValid { len }));
+            }
+            if b.truncated.has(buf) && size <= limit.unwrap_or(0) {
+                return Err(err(
+                    size_at,
+                    ErrorKind::TruncatedButFits {
+                        size,
+                        limit: limit.unwrap_or(0),
+                    },
+                ));
+            }
+        }
+    }
+    check_payloads(f, b.valid)
+}
+/// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
+/// in the message. The one place a reply decode looks inside its results.
+fn check_payloads(f: &Facts<'_>, valid: ResultMask) -> Result<(), DecodeError> {
+    for buf in MliBuf::ALL {
+        let bytes = f.results[buf.index()];
+        if valid.has(buf) && !bytes.is_empty() {
+            crate::xattr::check_result(buf, bytes)
+                .map_err(|e| e.shifted(f.off[3 + buf.index()]))?;
+        }
+    }
+    Ok(())
+}
