@@ -49,18 +49,56 @@ fn check_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// What `lock_policy_res1` says, for the rules of the body that must agree with it.
+#[derive(Clone, Copy)]
+struct Disp {
+    bits: DispFlags,
+    at: At,
+    pos: bool,
+    execd: bool,
+}
+
+impl Disp {
+    fn mismatch(&self, why: &'static str) -> DecodeError {
+        err(
+            self.at,
+            ErrorKind::DispositionMismatch {
+                disp: self.bits.0,
+                why,
+            },
+        )
+    }
+}
+
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
-/// when `ctx` is given.
+/// when `ctx` is given. The order of the checks is the order of the reported errors.
 pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
-    let o0 = f.off[0];
-    let o1 = f.off[1];
-    let o2 = f.off[2];
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
     }
-    let p = f.ptlrpc;
-    // Already checked by a decode, not by PrepareReply::validate. Together they leave only
-    // PTL_RPC_MSG_REPLY with status 0.
+    check_ptlrpc(f.ptlrpc, f.off[0])?;
+    let disp = check_ldlm(f.ldlm, f.off[1])?;
+    if let Some(ctx) = ctx {
+        check_granted_for(f, ctx, &disp)?;
+    }
+    let Some(b) = f.body else {
+        return check_empty_result(f);
+    };
+    let o2 = f.off[2];
+    if let Some(ctx) = ctx {
+        check_flags_for(b, o2, ctx)?;
+    }
+    check_body(b, o2, ctx, &disp)?;
+    if let Some(ctx) = ctx {
+        check_requested(b, o2, ctx)?;
+    }
+    check_results(f, b, ctx)?;
+    check_payloads(f, b.valid)
+}
+
+/// `ptlrpc_body`: a reply with status 0 (already checked by a decode, not by
+/// `PrepareReply::validate`), of an LDLM enqueue.
+fn check_ptlrpc(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
     check_type_and_status(p, o0)?;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(err(
@@ -80,7 +118,11 @@ pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), Dec
             },
         ));
     }
-    let l = f.ldlm;
+    Ok(())
+}
+
+/// `ldlm_reply`: an inodebits lock granted as requested, with the dispositions of a prepare.
+fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
     if l.lock_desc.lr_type != LockType::IBITS {
         return Err(err(
             At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
@@ -149,73 +191,103 @@ pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), Dec
             },
         ));
     }
-    if let Some(ctx) = ctx {
-        let (got, want) = (&l.lock_desc, &ctx.lock);
-        if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
-            const NAMES: [&str; 4] = [
-                "lock_desc.l_resource.lr_name.name[0]",
-                "lock_desc.l_resource.lr_name.name[1]",
-                "lock_desc.l_resource.lr_name.name[2]",
-                "lock_desc.l_resource.lr_name.name[3]",
-            ];
-            return Err(err(
-                At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
-                ErrorKind::LockNotAsRequested {
-                    got: got.resource.name[k],
-                    expected: want.resource.name[k],
-                },
-            ));
-        }
-        if got.granted_mode != want.req_mode {
-            return Err(err(
-                At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
-                ErrorKind::LockNotAsRequested {
-                    got: got.granted_mode.0.into(),
-                    expected: want.req_mode.0.into(),
-                },
-            ));
-        }
-        if f.wire_len > ctx.repsize as usize {
-            return Err(err(
-                At::new("lustre_msg_v2", "", 0),
-                ErrorKind::ReplyOverRepsize {
-                    size: f.wire_len,
-                    repsize: ctx.repsize,
-                },
-            ));
-        }
-        if ctx.flags.contains(McprFlags::NO_LOOKUP) && execd {
-            return Err(err(disp_at, ErrorKind::LookupInObjectMode));
-        }
+    Ok(Disp {
+        bits: disp,
+        at: disp_at,
+        pos,
+        execd,
+    })
+}
+
+/// The lock against the request: its resource and mode, the reply space, object mode.
+fn check_granted_for(f: &Facts<'_>, ctx: &ReplyContext, d: &Disp) -> Result<(), DecodeError> {
+    let (l, o1, disp_at, execd) = (f.ldlm, f.off[1], d.at, d.execd);
+    let (got, want) = (&l.lock_desc, &ctx.lock);
+    if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
+        const NAMES: [&str; 4] = [
+            "lock_desc.l_resource.lr_name.name[0]",
+            "lock_desc.l_resource.lr_name.name[1]",
+            "lock_desc.l_resource.lr_name.name[2]",
+            "lock_desc.l_resource.lr_name.name[3]",
+        ];
+        return Err(err(
+            At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
+            ErrorKind::LockNotAsRequested {
+                got: got.resource.name[k],
+                expected: want.resource.name[k],
+            },
+        ));
     }
+    if got.granted_mode != want.req_mode {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            ErrorKind::LockNotAsRequested {
+                got: got.granted_mode.0.into(),
+                expected: want.req_mode.0.into(),
+            },
+        ));
+    }
+    if f.wire_len > ctx.repsize as usize {
+        return Err(err(
+            At::new("lustre_msg_v2", "", 0),
+            ErrorKind::ReplyOverRepsize {
+                size: f.wire_len,
+                repsize: ctx.repsize,
+            },
+        ));
+    }
+    if ctx.flags.contains(McprFlags::NO_LOOKUP) && execd {
+        return Err(err(disp_at, ErrorKind::LookupInObjectMode));
+    }
+    Ok(())
+}
+
+/// The empty result: no result buffer may carry anything.
+fn check_empty_result(f: &Facts<'_>) -> Result<(), DecodeError> {
     let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
-    let Some(b) = f.body else {
-        // The empty result: no result buffer may carry anything.
-        if let Some(i) = f.results.iter().position(|r| !r.is_empty()) {
-            return Err(err(
-                result_at(i),
-                ErrorKind::BufferWithoutValid {
-                    len: f.results[i].len(),
-                },
-            ));
-        }
-        return Ok(());
-    };
-    if let Some(ctx) = ctx {
-        let unknown = ctx.flags.unknown();
-        if !unknown.is_empty() {
-            return Err(err(
-                At::new(REP, "", o2),
-                ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
-            ));
-        }
-        if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags.contains(McppFlags::LOOKUP_DONE) {
-            return Err(err(
-                At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
-                ErrorKind::LookupInObjectMode,
-            ));
-        }
+    // The empty result: no result buffer may carry anything.
+    if let Some(i) = f.results.iter().position(|r| !r.is_empty()) {
+        return Err(err(
+            result_at(i),
+            ErrorKind::BufferWithoutValid {
+                len: f.results[i].len(),
+            },
+        ));
     }
+    Ok(())
+}
+
+/// The request's flags: known ones only, and no lookup in object mode.
+fn check_flags_for(
+    b: &MdCreatePrepareRep,
+    o2: usize,
+    ctx: &ReplyContext,
+) -> Result<(), DecodeError> {
+    let unknown = ctx.flags.unknown();
+    if !unknown.is_empty() {
+        return Err(err(
+            At::new(REP, "", o2),
+            ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
+        ));
+    }
+    if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags.contains(McppFlags::LOOKUP_DONE) {
+        return Err(err(
+            At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
+            ErrorKind::LookupInObjectMode,
+        ));
+    }
+    Ok(())
+}
+
+/// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
+fn check_body(
+    b: &MdCreatePrepareRep,
+    o2: usize,
+    ctx: Option<&ReplyContext>,
+    d: &Disp,
+) -> Result<(), DecodeError> {
+    let (pos, execd) = (d.pos, d.execd);
+    let mismatch = |why| d.mismatch(why);
     let at = |field, rel| At::new(REP, field, o2 + rel);
     if b.status > 0 {
         return Err(err(
@@ -244,6 +316,40 @@ pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), Dec
     if found != pos {
         return Err(mismatch("DISP_LOOKUP_POS must match MCPP_LOOKUP_POS"));
     }
+    check_masks(b, o2)?;
+    let derived = b.flags.contains(McppFlags::CHILD_DERIVED);
+    if derived && b.status != 0 {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::DerivedNotCreate {
+                why: "the status is not 0",
+            },
+        ));
+    }
+    if derived && ctx.is_some_and(|c| c.op != Operation::Create) {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::DerivedNotCreate {
+                why: "the request is not a create",
+            },
+        ));
+    }
+    if found
+        && !derived
+        && b.child_mode != 0
+        && (b.child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(b.child_mode))
+    {
+        return Err(err(
+            at("mcpp_child_mode", rep_off::CHILD_MODE),
+            ErrorKind::ChildModeNotType { got: b.child_mode },
+        ));
+    }
+    Ok(())
+}
+
+/// `mcpp_valid` and `mcpp_truncated`: no reserved bit, never both, the attributes never truncated.
+fn check_masks(b: &MdCreatePrepareRep, o2: usize) -> Result<(), DecodeError> {
+    let at = |field, rel| At::new(REP, field, o2 + rel);
     for (mask, field, rel) in [
         (b.valid, "mcpp_valid", rep_off::VALID),
         (b.truncated, "mcpp_truncated", rep_off::TRUNCATED),
@@ -272,55 +378,47 @@ pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), Dec
             },
         ));
     }
-    let derived = b.flags.contains(McppFlags::CHILD_DERIVED);
-    if derived && b.status != 0 {
-        return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
-            ErrorKind::DerivedNotCreate {
-                why: "the status is not 0",
-            },
-        ));
+    Ok(())
+}
+
+/// Only the results the request asked for, with sizes only where asked.
+fn check_requested(
+    b: &MdCreatePrepareRep,
+    o2: usize,
+    ctx: &ReplyContext,
+) -> Result<(), DecodeError> {
+    let at = |field, rel| At::new(REP, field, o2 + rel);
+    let extra = b.valid.union(b.truncated).difference(ctx.requested());
+    if !extra.is_empty() {
+        let (field, rel) = if b.valid.intersects(extra) {
+            ("mcpp_valid", rep_off::VALID)
+        } else {
+            ("mcpp_truncated", rep_off::TRUNCATED)
+        };
+        return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
     }
-    if derived && ctx.is_some_and(|c| c.op != Operation::Create) {
-        return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
-            ErrorKind::DerivedNotCreate {
-                why: "the request is not a create",
-            },
-        ));
-    }
-    if found
-        && !derived
-        && b.child_mode != 0
-        && (b.child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(b.child_mode))
+    let requested = ctx.requested();
+    if let Some(buf) = MliBuf::ALL
+        .into_iter()
+        .find(|&buf| !requested.has(buf) && b.buf_size[buf.index()] != 0)
     {
+        let i = buf.index();
         return Err(err(
-            at("mcpp_child_mode", rep_off::CHILD_MODE),
-            ErrorKind::ChildModeNotType { got: b.child_mode },
+            at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
+            ErrorKind::ResultNotRequested { extra: buf.bit() },
         ));
     }
-    if let Some(ctx) = ctx {
-        let extra = b.valid.union(b.truncated).difference(ctx.requested());
-        if !extra.is_empty() {
-            let (field, rel) = if b.valid.intersects(extra) {
-                ("mcpp_valid", rep_off::VALID)
-            } else {
-                ("mcpp_truncated", rep_off::TRUNCATED)
-            };
-            return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
-        }
-        let requested = ctx.requested();
-        if let Some(buf) = MliBuf::ALL
-            .into_iter()
-            .find(|&buf| !requested.has(buf) && b.buf_size[buf.index()] != 0)
-        {
-            let i = buf.index();
-            return Err(err(
-                at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
-                ErrorKind::ResultNotRequested { extra: buf.bit() },
-            ));
-        }
-    }
+    Ok(())
+}
+
+/// Each result buffer against its bits, its size field and its limit.
+fn check_results(
+    f: &Facts<'_>,
+    b: &MdCreatePrepareRep,
+    ctx: Option<&ReplyContext>,
+) -> Result<(), DecodeError> {
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
+    let at = |field, rel| At::new(REP, field, f.off[2] + rel);
     for buf in MliBuf::ALL {
         let i = buf.index();
         let len = f.results[i].len();
@@ -361,7 +459,7 @@ pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), Dec
             }
         }
     }
-    check_payloads(f, b.valid)
+    Ok(())
 }
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
