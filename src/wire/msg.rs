@@ -473,6 +473,35 @@ pub(crate) fn put_header<B: Out + ?Sized>(
     out.put_slice(&raw[..round8(MSG_HEADER_FIXED + 4 * count)]);
 }
 
+/// Writes the header and `lm_buflens[]` of a message of `N` buffers in byte order `O` at the
+/// start of `out`, with the header's padding; returns where buffer 0 starts.
+#[inline(always)]
+pub(crate) fn write_header<O: ByteOrder, const N: usize>(
+    header: &MsgHeader,
+    lens: &[u32; N],
+    out: &mut [u8],
+) -> usize {
+    let raw = MsgHeaderRaw::<O> {
+        lm_bufcount: U32::new(N as u32),
+        lm_secflvr: U32::new(header.secflvr),
+        lm_magic: U32::new(LUSTRE_MSG_MAGIC_V2),
+        lm_repsize: U32::new(header.repsize),
+        lm_cksum: U32::new(header.cksum),
+        lm_flags: U32::new(header.flags),
+        lm_opc: U32::new(header.opc),
+        lm_padding_3: U32::ZERO,
+    };
+    super::copy_at(out, 0, raw.as_bytes());
+    let end = MSG_HEADER_FIXED + 4 * N;
+    let start = round8(end);
+    // The padding first (at most 4 bytes, inside the window), then the lengths.
+    super::copy_at(out, start - MSG_ALIGN, &[0; MSG_ALIGN]);
+    for (i, &l) in lens.iter().enumerate() {
+        super::copy_at(out, MSG_HEADER_FIXED + 4 * i, &U32::<O>::new(l).to_bytes());
+    }
+    start
+}
+
 /// Pads a buffer of `len` bytes to the 8-byte boundary.
 #[inline]
 pub(crate) fn put_padding<B: Out + ?Sized>(len: usize, out: &mut B) {

@@ -10,6 +10,7 @@
 
 #[cfg(feature = "arbitrary")]
 mod arbitrary;
+mod encode;
 #[cfg(feature = "alloc")]
 mod owned;
 mod rules;

@@ -1,26 +1,14 @@
 //! The owned reply values: [`PrepareOutcome`] and [`PrepareReply`], which validate and encode.
 
 use super::ReplyContext;
-use super::rules::{Facts, check};
+use super::encode::Wire;
 use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::{McppFlags, MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
-use crate::limits::{
-    LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT,
-};
-use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
+use crate::limits::MLI_BUF_MAX;
+use crate::wire::msg::encode_into_slice;
 use crate::wire::{DispFlags, LdlmReply, MsgHeader, PtlrpcBody, PtlrpcMsgType};
-use crate::wire::{out::Out, put_struct};
 use bytes::Bytes;
-
-/// `md_create_prepare_rep` as the canonical form writes it: a zero `mcpp_fid` (`fid_is_zero`,
-/// whatever its f_ver) as 16 zero bytes (WIRE.md W11.6).
-pub(super) fn canonical_rep(mut b: MdCreatePrepareRep) -> MdCreatePrepareRep {
-    if b.fid.is_zero() {
-        b.fid = crate::wire::LuFid::ZERO;
-    }
-    b
-}
 
 /// The prepare outcome of a reply: the body and the six result buffers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -152,44 +140,28 @@ impl PrepareReply {
         }
     }
 
-    fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
-        let mut lens = [0u32; REPLY_BUFCOUNT];
-        lens[0] = PTLRPC_BODY_V3_SIZE as u32;
-        lens[1] = LDLM_REPLY_SIZE as u32;
-        if let Some(o) = &self.outcome {
-            lens[2] = PREPARE_REP_SIZE as u32;
-            for (l, r) in lens[3..].iter_mut().zip(&o.results) {
-                *l = r.len() as u32;
-            }
+    /// The wire form's parts, borrowed.
+    fn wire(&self) -> Wire<'_> {
+        Wire {
+            header: &self.header,
+            ptlrpc: &self.ptlrpc,
+            ldlm: &self.ldlm,
+            body: self.outcome.as_ref().map(|o| &o.body),
+            results: match &self.outcome {
+                Some(o) => core::array::from_fn(|i| &o.results[i][..]),
+                None => [&[]; MLI_BUF_MAX],
+            },
         }
-        lens
     }
 
     /// Size of the encoded message.
     pub fn wire_len(&self) -> usize {
-        msg_size_u32(&self.lens())
+        self.wire().wire_len()
     }
 
     /// Checks every rule a decoder would (with `ctx`, also those that need the request).
     pub fn validate(&self, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
-        let lens = self.lens();
-        let (off, wire_len) = buffer_offsets(&lens);
-        let results: [&[u8]; MLI_BUF_MAX] = match &self.outcome {
-            Some(o) => core::array::from_fn(|i| &o.results[i][..]),
-            None => [&[]; MLI_BUF_MAX],
-        };
-        check(
-            &Facts {
-                ptlrpc: &self.ptlrpc,
-                ldlm: &self.ldlm,
-                body: self.outcome.as_ref().map(|o| &o.body),
-                results,
-                off,
-                wire_len,
-                past_last: None,
-            },
-            ctx,
-        )
+        self.wire().validate(ctx)
     }
 
     /// Appends the message in `order` after validating it.
@@ -198,37 +170,25 @@ impl PrepareReply {
         order: Endian,
         out: &mut B,
     ) -> Result<(), EncodeError> {
-        self.validate(None)?;
-        self.put_unchecked(order, out);
+        let w = self.wire();
+        w.validate(None)?;
+        w.put(order, out);
         Ok(())
-    }
-
-    fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
-        let lens = self.lens();
-        put_header(order, &self.header, &lens, out);
-        // The canonical form, WIRE.md §11: always a v3 body, a zero mcpp_fid as zeros.
-        put_struct(&self.ptlrpc, order, out);
-        put_struct(&self.ldlm, order, out);
-        if let Some(o) = &self.outcome {
-            put_struct(&canonical_rep(o.body), order, out);
-            for r in &o.results {
-                out.put_slice(r);
-                put_padding(r.len(), out);
-            }
-        }
     }
 
     /// Writes the message at the start of `out`; returns its size.
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
-        self.validate(None)?;
-        encode_into_slice(self.wire_len(), out, |w| self.put_unchecked(order, w))
+        let w = self.wire();
+        w.validate(None)?;
+        encode_into_slice(w.wire_len(), out, |o| w.write(order, o))
     }
 
     /// The message as a new buffer.
     pub fn to_bytes(&self, order: Endian) -> Result<Bytes, EncodeError> {
-        self.validate(None)?;
-        let mut out = bytes::BytesMut::with_capacity(self.wire_len());
-        self.put_unchecked(order, &mut out);
+        let w = self.wire();
+        w.validate(None)?;
+        let mut out = bytes::BytesMut::zeroed(w.wire_len());
+        w.write(order, &mut out);
         Ok(out.freeze())
     }
 }

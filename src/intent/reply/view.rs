@@ -1,17 +1,20 @@
 //! The validated views of a reply: borrowing ([`ReplyView`]) and `Bytes`-backed
 //! ([`ReplyMessage`]).
 
+use super::encode::Wire;
+#[cfg(feature = "alloc")]
+use super::encode::canonical_rep;
 use super::rules::{Facts, check, check_type_and_status};
 #[cfg(feature = "alloc")]
-use super::{PrepareOutcome, PrepareReply, owned::canonical_rep};
+use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
 use crate::endian::Endian;
-use crate::error::{At, DecodeError, ErrorKind};
+use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 #[cfg(feature = "alloc")]
 use crate::intent::request::v3_body;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, UnknownReason};
 use crate::limits::{LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT};
-use crate::wire::msg::Frame;
+use crate::wire::msg::{Frame, encode_into_slice};
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, decode_in};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;
@@ -278,6 +281,38 @@ impl<'a> ReplyView<'a> {
     pub fn result_offset(&self, buf: MliBuf) -> usize {
         self.parts.results[buf.index()].start as usize
     }
+    /// Writes this message's canonical form (WIRE.md §11) in `order` at the start of `out`;
+    /// returns its size. The view is validated already, so nothing is checked again: this is
+    /// [`PrepareReply::encode_into`] of [`ReplyView::to_value`] without the copies and the second
+    /// validation, and it needs no allocator.
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::ReplyView;
+    /// use lustre_dne_intent::Endian;
+    ///
+    /// let bytes = include_bytes!("../../../testdata/mkdir_reply_complete.bin");
+    /// let reply = ReplyView::parse(bytes)?;
+    /// let mut out = [0u8; 1024];
+    /// let n = reply.encode_into(Endian::Little, &mut out).expect("fits");
+    /// assert_eq!(&out[..n], &bytes[..]); // the golden vector is canonical
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let bytes = self.bytes;
+        let w = Wire {
+            header: &self.parts.header,
+            ptlrpc: &self.parts.ptlrpc,
+            ldlm: &self.parts.ldlm,
+            body: self.parts.body.as_ref(),
+            results: self.parts.results.map(|s| {
+                bytes
+                    .get(s.start as usize..(s.start + s.len) as usize)
+                    .unwrap_or(&[])
+            }),
+        };
+        encode_into_slice(w.wire_len(), out, |o| w.write(order, o))
+    }
+
     /// True when the input is this message's canonical form (WIRE.md §11): little-endian, nine
     /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, a zero
     /// `mcpp_fid` as 16 zero bytes. A non-canonical reply that obeys every rule is valid; its
