@@ -318,34 +318,44 @@ impl<const N: usize> Frame<N> {
         let mut past_last = None;
         let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
         // One pass that only notes whether some buffer is too long or runs past the input; only
-        // a bad message pays for the walk that names the first such buffer.
-        let mut fits = true;
-        for (i, word) in lens_bytes.chunks_exact(4).enumerate() {
-            let l = U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get() as usize;
+        // a bad message pays for the walk that names the first such buffer. The end of each
+        // buffer is at most the start of the next, so only the last one is compared with the
+        // input's length.
+        let mut over = false;
+        let mut last_end = cursor;
+        let read = |i: usize| {
+            let w = &lens_bytes[4 * i..4 * i + 4];
+            U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get() as usize
+        };
+        let kept = count.min(N);
+        for i in 0..kept {
+            let l = read(i);
             // The padded length against the bound, as Lustre does; 1,024,000 is a multiple of
-            // 8, so this is the same as the length itself. Past the bound the cursor stops
-            // growing, so it cannot overflow.
-            let l = if l > MSG_MAX_BUFLEN {
-                fits = false;
-                MSG_MAX_BUFLEN
-            } else {
-                l
-            };
-            // Every buffer, an empty one included, must start inside the input: only the *last*
-            // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
-            // requires all of it). Skipping empty buffers here accepted a message that lacked
-            // the padding of a buffer followed only by empty ones.
-            fits &= cursor + l <= bytes.len();
-            if i < N {
-                // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
-                off[i] = cursor as u32;
-                len[i] = l as u32;
-            } else if l != 0 && past_last.is_none() {
-                past_last = Some((i, l));
-            }
+            // 8, so this is the same as the length itself. Past the bound the length is
+            // clamped, so the cursor cannot overflow.
+            over |= l > MSG_MAX_BUFLEN;
+            let l = l.min(MSG_MAX_BUFLEN);
+            // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
+            off[i] = cursor as u32;
+            len[i] = l as u32;
+            last_end = cursor + l;
             cursor += round8(l);
         }
-        if !fits {
+        for i in kept..count {
+            let l = read(i);
+            over |= l > MSG_MAX_BUFLEN;
+            let l = l.min(MSG_MAX_BUFLEN);
+            if l != 0 && past_last.is_none() {
+                past_last = Some((i, l));
+            }
+            last_end = cursor + l;
+            cursor += round8(l);
+        }
+        // Every buffer, an empty one included, must start inside the input: only the *last*
+        // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
+        // requires all of it). Skipping empty buffers here accepted a message that lacked the
+        // padding of a buffer followed only by empty ones.
+        if over || last_end > bytes.len() {
             return Err(buffer_error::<O>(bytes, lens_bytes, count));
         }
         if cursor > MSG_MAX_LEN {

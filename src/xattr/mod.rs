@@ -49,6 +49,7 @@ pub mod lov;
 mod lov_text;
 pub mod pin;
 mod reply;
+#[cfg(feature = "arbitrary")]
 pub(crate) use reply::check_result;
 mod unions;
 

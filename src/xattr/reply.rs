@@ -6,6 +6,7 @@ use crate::intent::{MliBuf, PrepResult, ReplyView};
 
 /// Checks a present result of a reply against the rules of its kind (WIRE.md §9): the views'
 /// own `parse`. PATTR (checked by its length) and PIN (opaque) have no payload rules here.
+#[cfg(feature = "arbitrary")]
 pub(crate) fn check_result(buf: MliBuf, bytes: &[u8]) -> Result<(), DecodeError> {
     match buf {
         MliBuf::Pattr | MliBuf::Pin => Ok(()),

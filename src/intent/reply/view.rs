@@ -209,6 +209,7 @@ impl<'a> ReplyView<'a> {
     /// assert_eq!(e.at.offset, 64);
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
+    #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes,
