@@ -11,6 +11,7 @@ pub(crate) trait Out {
     fn put_slice(&mut self, src: &[u8]);
 
     /// Appends one byte.
+    #[cfg(any(feature = "alloc", test))]
     fn put_u8(&mut self, b: u8) {
         self.put_slice(&[b]);
     }
