@@ -394,6 +394,16 @@ impl<'a> AclView<'a> {
         Ok(AclView { entries })
     }
 
+    /// The view of an ACL [`AclView::parse`] has accepted already (a result of a validated
+    /// reply): framed again, not validated again.
+    pub(crate) fn of_validated(bytes: &'a [u8]) -> Self {
+        let entries = bytes
+            .get(4..)
+            .and_then(|rest| <[AclEntryRaw]>::ref_from_bytes(rest).ok())
+            .unwrap_or(&[]);
+        AclView { entries }
+    }
+
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()

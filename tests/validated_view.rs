@@ -1,7 +1,9 @@
-//! `ReplyView::encode_into`, the re-encoder that trusts the view's validation, writes exactly
-//! what the validating encoder of the owned value writes, for every golden reply in both orders.
+//! What a validated `ReplyView` does without validating again: `encode_into` writes exactly what
+//! the validating encoder of the owned value writes, for every golden reply in both orders, and
+//! `def_acl` gives the view `AclView::parse` gives.
 
-use lustre_dne_intent::intent::ReplyView;
+use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView};
+use lustre_dne_intent::xattr::AclView;
 use lustre_dne_intent::{EncodeError, Endian};
 
 fn replies() -> Vec<(String, Vec<u8>)> {
@@ -49,4 +51,23 @@ fn the_view_reencodes_as_the_owned_value_does() {
             );
         }
     }
+}
+
+#[test]
+fn the_default_acl_of_a_validated_reply_is_the_parsed_one() {
+    let mut seen = 0;
+    for (name, bytes) in &replies() {
+        let view = ReplyView::parse(bytes).expect("valid");
+        let got = view.def_acl().expect("validated");
+        match view.result(MliBuf::DefAcl) {
+            PrepResult::Present(acl) => {
+                let want = AclView::parse(acl).expect("valid ACL");
+                assert!(want.len() >= 3, "{name}: {} entries", want.len());
+                assert_eq!(got, PrepResult::Present(want), "{name}");
+                seen += 1;
+            }
+            other => assert_eq!(got.map(|_| ()), other.map(|_| ()), "{name}"),
+        }
+    }
+    assert!(seen >= 3, "golden replies with a default ACL: {seen}");
 }
