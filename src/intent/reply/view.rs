@@ -52,7 +52,7 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
 }
 
 /// The rest of a reply decode, once the framing and buffer 0 are decoded (the path of
-/// [`MessageView::parse`](super::super::MessageView::parse)).
+/// [`MessageView::parse`](crate::intent::MessageView::parse)).
 fn parts_of(
     msg: &MsgView<'_>,
     ptlrpc: PtlrpcBody,
@@ -183,13 +183,13 @@ impl<'a> ReplyView<'a> {
     /// `pb_type` is read first: a request (or anything but a reply or `PTL_RPC_MSG_ERR`) fails
     /// with [`ErrorKind::WrongMessageType`]; an error message fails with
     /// [`ErrorKind::EnqueueFailed`]. To take either kind of message, use
-    /// [`MessageView::parse`](super::MessageView::parse).
+    /// [`MessageView::parse`](crate::intent::MessageView::parse).
     ///
     /// ```
     /// use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView};
     /// use lustre_dne_intent::ErrorKind;
     ///
-    /// let bytes = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+    /// let bytes = include_bytes!("../../../testdata/mkdir_reply_complete.bin");
     /// let reply = ReplyView::parse(bytes)?;
     /// let body = reply.body().expect("not the empty result");
     /// assert_eq!(body.status, 0);
@@ -203,7 +203,7 @@ impl<'a> ReplyView<'a> {
     /// }
     ///
     /// // A request is refused on its pb_type.
-    /// let request = include_bytes!("../../testdata/mkdir_request.bin");
+    /// let request = include_bytes!("../../../testdata/mkdir_request.bin");
     /// let e = ReplyView::parse(request).unwrap_err();
     /// assert_eq!(e.kind, ErrorKind::WrongMessageType { got: 4711, expected: "a reply" });
     /// assert_eq!(e.at.offset, 64);
