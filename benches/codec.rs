@@ -7,7 +7,8 @@
 //!
 //! Groups (each parameter runs `crate`, `owned` and `copy`):
 //! - `decode/<vector>`: decode and validate every request and reply of `testdata/`;
-//! - `encode/<vector>`: encode (validating) the same messages into a preallocated buffer;
+//! - `encode/<vector>`: encode (validating) the same messages into a preallocated buffer, and
+//!   (`crate_view`, replies) re-encode a validated `ReplyView` without validating again;
 //! - `lock_intent/mkdir_reply_complete`: decode the complete mkdir reply and fill an
 //!   `md_lock_intent` (`crate`), or fill it from an already decoded view (`crate_fill_only`);
 //! - `acl/<entries>`: POSIX ACL payloads of 32, 1024 and 8191 entries;
@@ -105,6 +106,10 @@ fn encode(c: &mut Criterion) {
                             .encode_into(order, &mut out)
                             .expect("encodes")
                     })
+                });
+                // Re-encoding a validated view: no second validation.
+                g.bench_function(BenchmarkId::new("crate_view", name), |b| {
+                    b.iter(|| black_box(&view).encode_into(order, &mut out).expect("fits"))
                 });
             }
         }

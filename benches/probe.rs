@@ -11,6 +11,8 @@
 //! the floor) and `*_owned` (the typical allocating decoder of `support/owned_baseline.rs`):
 //! - `decode`, `decode_copy`, `decode_owned` on a message vector of `testdata/`;
 //! - `encode`, `encode_copy` on a message vector (validating encoder into a preallocated buffer);
+//! - `reencode`, `reencode_copy` on a reply vector (`ReplyView::encode_into`: a validated view
+//!   written again without a second validation);
 //! - `acl`, `acl_copy`, `acl_owned` on an ACL of PARAM entries;
 //! - `whole`, `whole_copy`, `whole_owned` on `mkdir_reply_complete` or `max`: a reply and every
 //!   present result decoded and validated.
@@ -36,7 +38,12 @@ fn cases() -> Vec<(&'static str, String)> {
             "decode_owned",
             "encode",
             "encode_copy",
+            "reencode",
+            "reencode_copy",
         ] {
+            if op.starts_with("reencode") && kind_of(name) == Kind::Request {
+                continue;
+            }
             v.push((op, name.to_string()));
         }
     }
@@ -129,6 +136,13 @@ fn run(op: &str, param: &str, iters: u64) {
                 });
             }
         },
+        "reencode" => {
+            let view = ReplyView::parse(&input).expect("valid reply");
+            let order = view.order();
+            encode_loop(&input, param, iters, |o| {
+                black_box(&view).encode_into(order, o).expect("fits")
+            });
+        }
         "acl" => {
             for _ in 0..iters {
                 black_box(AclView::parse(black_box(&input)).expect("valid"));
@@ -149,7 +163,9 @@ fn run(op: &str, param: &str, iters: u64) {
                 black_box(owned_baseline::decode_reply_whole(black_box(&input)).expect("valid"));
             }
         }
-        "decode_copy" | "encode_copy" | "acl_copy" | "whole_copy" => copy_loop(&input, iters),
+        "decode_copy" | "encode_copy" | "reencode_copy" | "acl_copy" | "whole_copy" => {
+            copy_loop(&input, iters)
+        }
         other => panic!("unknown operation {other}"),
     }
 }

@@ -17,17 +17,25 @@ use super::{EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, Resu
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
-    PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
+    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_ALIGN,
+    PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, put_header, put_padding};
+use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, round8, write_header};
+#[cfg(feature = "alloc")]
+use crate::wire::msg::{put_header, put_padding};
+#[cfg(feature = "alloc")]
 use crate::wire::out::Out;
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+#[cfg(feature = "alloc")]
+use crate::wire::put_struct;
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmResId,
-    LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct, put_struct,
+    LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct, copy_at,
+    write_at,
 };
+use zerocopy::byteorder::U32;
+use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
     "mcpr_buf_limit[0]",
@@ -619,6 +627,7 @@ impl PrepareRequest {
         Ok(())
     }
 
+    #[cfg(feature = "alloc")]
     fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let lens = self.lens();
         put_header(order, &self.header, &lens, out);
@@ -638,18 +647,59 @@ impl PrepareRequest {
         put_padding(lens[5] as usize, out);
     }
 
+    /// Writes the message at the start of `out`, which holds [`PrepareRequest::wire_len`]
+    /// bytes: each fixed structure converted in place, the byte order chosen once.
+    fn write(&self, order: Endian, out: &mut [u8]) {
+        match order {
+            Endian::Little => self.write_in::<LittleEndian>(out),
+            Endian::Big => self.write_in::<BigEndian>(out),
+        }
+    }
+
+    fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
+        let lens = self.lens();
+        let mut at = write_header::<O, REQUEST_BUFCOUNT>(&self.header, &lens, out);
+        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
+        write_at::<_, O>(&self.ptlrpc, out, at);
+        at += PTLRPC_BODY_V3_SIZE;
+        at += round8(self.ldlm.write_buffer_at::<O>(out, at));
+        write_at::<_, O>(&LdlmIntent { opc: self.opc }, out, at);
+        at += LDLM_INTENT_SIZE;
+        write_at::<_, O>(&self.body, out, at);
+        at += PREPARE_REQ_SIZE;
+        // Each variable buffer: its padding as one 8-byte store of zeros (which also writes the
+        // name's NUL), then its bytes over its start.
+        if let Some(name) = &self.name {
+            let end = at + round8(lens[4] as usize);
+            copy_at(out, end - MSG_ALIGN, &[0; MSG_ALIGN]);
+            copy_at(out, at, name.as_bytes());
+            at = end;
+        }
+        let groups = self.groups.as_slice();
+        if !groups.is_empty() {
+            copy_at(
+                out,
+                at + round8(lens[5] as usize) - MSG_ALIGN,
+                &[0; MSG_ALIGN],
+            );
+            for (i, &g) in groups.iter().enumerate() {
+                copy_at(out, at + 4 * i, &U32::<O>::new(g).to_bytes());
+            }
+        }
+    }
+
     /// Writes the message at the start of `out`; returns its size.
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
         self.validate()?;
-        encode_into_slice(self.wire_len(), out, |w| self.put_unchecked(order, w))
+        encode_into_slice(self.wire_len(), out, |w| self.write(order, w))
     }
 
     /// The message as a new buffer.
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self, order: Endian) -> Result<bytes::Bytes, EncodeError> {
         self.validate()?;
-        let mut out = bytes::BytesMut::with_capacity(self.wire_len());
-        self.put_unchecked(order, &mut out);
+        let mut out = bytes::BytesMut::zeroed(self.wire_len());
+        self.write(order, &mut out);
         Ok(out.freeze())
     }
 

@@ -1,8 +1,11 @@
 //! LDLM enqueue structures (WIRE.md §3): resource names, inodebits policy, lock descriptors,
 //! `ldlm_request`, `ldlm_reply` and `ldlm_intent`.
 
+#[cfg(feature = "alloc")]
 use super::out::Out;
-use super::{LuFid, WireStruct, check_layout, put_struct};
+#[cfg(feature = "alloc")]
+use super::put_struct;
+use super::{LuFid, WireStruct, check_layout};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{
@@ -515,6 +518,22 @@ impl LdlmRequest {
         self.put_buffer_to(order, out);
     }
 
+    /// Writes buffer 1 of a request at `out[at..]` in byte order `O` (nothing past the end of
+    /// `out`); returns its length.
+    #[inline(always)]
+    pub(crate) fn write_buffer_at<O: ByteOrder>(&self, out: &mut [u8], at: usize) -> usize {
+        super::copy_at(out, at, &U32::<O>::new(self.lock_flags.0).to_bytes());
+        super::copy_at(out, at + 4, &U32::<O>::new(self.lock_count).to_bytes());
+        super::write_at::<_, O>(&self.lock_desc, out, at + 8);
+        let mut end = at + LDLM_REQUEST_FIXED;
+        for h in self.handles.as_slice() {
+            super::copy_at(out, end, &h.to_bytes());
+            end += 8;
+        }
+        end - at
+    }
+
+    #[cfg(feature = "alloc")]
     pub(crate) fn put_buffer_to<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let raw_flags = order.u32_to(self.lock_flags.0);
         out.put_slice(&raw_flags);

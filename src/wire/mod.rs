@@ -92,6 +92,37 @@ pub trait WireStruct: Sized {
     }
 }
 
+/// The value of the first [`WireStruct::SIZE`] bytes of `bytes` in byte order `O` (the decoders
+/// choose the order once); `None` when `bytes` is shorter.
+#[inline]
+pub(crate) fn decode_in<T: WireStruct, O: ByteOrder>(bytes: &[u8]) -> Option<T> {
+    T::Raw::<O>::ref_from_prefix(bytes)
+        .ok()
+        .map(|(r, _)| T::from_raw(r))
+}
+
+/// Writes `v` in byte order `O` at `out[at..at + SIZE]`, converted in place: one fixed-size
+/// store, no intermediate copy. Writes nothing when `out` is too short (the encoders size their
+/// window first).
+#[inline(always)]
+pub(crate) fn write_at<T: WireStruct, O: ByteOrder>(v: &T, out: &mut [u8], at: usize) {
+    if let Some(Ok(dst)) = out
+        .get_mut(at..at + T::SIZE)
+        .map(T::Raw::<O>::mut_from_bytes)
+    {
+        *dst = v.to_raw::<O>();
+    }
+}
+
+/// Copies `src` to `out[at..]` (nothing when it does not fit); a constant `src` length becomes
+/// plain stores.
+#[inline(always)]
+pub(crate) fn copy_at(out: &mut [u8], at: usize, src: &[u8]) {
+    if let Some(dst) = out.get_mut(at..at + src.len()) {
+        dst.copy_from_slice(src);
+    }
+}
+
 /// [`WireStruct::put`] into any sink of the crate's encoders.
 pub(crate) fn put_struct<T: WireStruct, W: Out + ?Sized>(v: &T, order: Endian, out: &mut W) {
     match order {

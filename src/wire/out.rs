@@ -11,19 +11,9 @@ pub(crate) trait Out {
     fn put_slice(&mut self, src: &[u8]);
 
     /// Appends one byte.
+    #[cfg(any(feature = "alloc", test))]
     fn put_u8(&mut self, b: u8) {
         self.put_slice(&[b]);
-    }
-
-    /// Appends `n` copies of `b` (padding).
-    fn put_bytes(&mut self, b: u8, n: usize) {
-        let chunk = [b; 8];
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(chunk.len());
-            self.put_slice(&chunk[..k]);
-            left -= k;
-        }
     }
 }
 
@@ -35,9 +25,6 @@ impl<B: bytes::BufMut + ?Sized> Out for B {
     }
     fn put_u8(&mut self, b: u8) {
         bytes::BufMut::put_u8(self, b);
-    }
-    fn put_bytes(&mut self, b: u8, n: usize) {
-        bytes::BufMut::put_bytes(self, b, n);
     }
 }
 
@@ -66,7 +53,7 @@ mod tests {
         let mut w: &mut [u8] = &mut buf;
         w.put_slice(&[1, 2]);
         w.put_u8(3);
-        w.put_bytes(0, 2);
+        w.put_slice(&[0, 0]);
         assert_eq!(w.len(), 1);
         w.put_slice(&[4]);
         assert_eq!(w.len(), 0);
@@ -81,7 +68,7 @@ mod tests {
         let mut buf = [0u8; 2];
         let mut w: &mut [u8] = &mut buf;
         w.put_slice(&[7, 8, 9]);
-        w.put_bytes(1, 5);
+        w.put_slice(&[1; 5]);
         assert_eq!(w.len(), 0);
         assert_eq!(buf, [7, 8]);
     }

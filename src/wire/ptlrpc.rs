@@ -221,6 +221,30 @@ impl PtlrpcBody {
         Ok(body)
     }
 
+    /// [`PtlrpcBody::decode_buffer`] in byte order `O`.
+    #[inline]
+    pub(crate) fn decode_buffer_in<O: ByteOrder>(
+        buf: &[u8],
+        base: usize,
+    ) -> Result<Self, DecodeError> {
+        if let Some(body) = super::decode_in::<Self, O>(buf) {
+            return Ok(body);
+        }
+        if buf.len() < PTLRPC_BODY_V2_SIZE {
+            return Err(DecodeError::too_short(
+                "ptlrpc_body",
+                base,
+                buf.len(),
+                PTLRPC_BODY_V2_SIZE,
+            ));
+        }
+        let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
+        v3[..PTLRPC_BODY_V2_SIZE].copy_from_slice(&buf[..PTLRPC_BODY_V2_SIZE]);
+        let mut body = super::decode_in::<Self, O>(&v3).unwrap_or_default();
+        body.jobid = None;
+        Ok(body)
+    }
+
     /// Appends the body: 184 bytes, or 152 for a v2 body.
     #[cfg(feature = "alloc")]
     pub fn put_buffer<B: bytes::BufMut + ?Sized>(&self, order: Endian, out: &mut B) {

@@ -317,15 +317,19 @@ fn named_run_valid(run: &[U64<LittleEndian>], tag: AclTag) -> bool {
         return true;
     };
     let (mut any, mut all) = (first.get(), first.get());
-    let mut descents = 0u64;
+    // Bit 63 of `a_id - b_id` (ids zero-extended) is set exactly when b_id > a_id: an AND of
+    // those differences keeps it only when the ids strictly increase. Shifts, subtractions and
+    // ANDs of 64-bit lanes are all SSE2, where a 64-bit compare is not (callgrind: 8.5 → 4
+    // instructions an entry).
+    let mut rising = u64::MAX;
     for (a, b) in run.iter().zip(&run[1..]) {
         let (a, b) = (a.get(), b.get());
         any |= b;
         all &= b;
-        descents |= u64::from(b >> 32 <= a >> 32);
+        rising &= (a >> 32).wrapping_sub(b >> 32);
     }
     let tag = u64::from(tag.0);
-    any & 0xfff8_ffff == tag && all & 0xffff == tag && descents == 0
+    any & 0xfff8_ffff == tag && all & 0xffff == tag && rising >> 63 == 1
 }
 
 /// A validated POSIX ACL xattr, borrowing the input. Zero entries (a 4-byte xattr) means "no
@@ -388,6 +392,16 @@ impl<'a> AclView<'a> {
             )?;
         }
         Ok(AclView { entries })
+    }
+
+    /// The view of an ACL [`AclView::parse`] has accepted already (a result of a validated
+    /// reply): framed again, not validated again.
+    pub(crate) fn of_validated(bytes: &'a [u8]) -> Self {
+        let entries = bytes
+            .get(4..)
+            .and_then(|rest| <[AclEntryRaw]>::ref_from_bytes(rest).ok())
+            .unwrap_or(&[]);
+        AclView { entries }
     }
 
     /// Number of entries.

@@ -51,6 +51,7 @@ pub mod lov;
 mod lov_text;
 pub mod pin;
 mod reply;
+#[cfg(feature = "arbitrary")]
 pub(crate) use reply::check_result;
 mod unions;
 
@@ -203,7 +204,12 @@ impl PoolName {
 
     /// True when the field holds a NUL (the rule every decoder checks).
     pub fn is_terminated(&self) -> bool {
-        self.0.contains(&0)
+        // Two words and the "has a zero byte" identity, exact for any input: a quarter of what
+        // `contains(&0)` (memchr) costs on 16 bytes.
+        let has_zero = |w: u64| w.wrapping_sub(0x0101_0101_0101_0101) & !w & 0x8080_8080_8080_8080;
+        let (lo, hi) = self.0.split_at(8);
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        has_zero(word(lo)) | has_zero(word(hi)) != 0
     }
 
     pub(crate) fn check(
@@ -486,6 +492,26 @@ mod encode {
             let mut v = alloc::vec::Vec::with_capacity(self.wire_len());
             self.put_raw(&mut v);
             Ok(bytes::Bytes::from(v))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PoolName;
+
+    /// The word-wise NUL test against the plain one: every position of one NUL (or none) among
+    /// bytes that straddle the borrow of the identity (0x01, 0x80, 0xff).
+    #[test]
+    fn is_terminated_is_contains_nul() {
+        for fill in [0x01u8, 0x7f, 0x80, 0x81, 0xff, b'a'] {
+            let mut p = PoolName([fill; 16]);
+            assert!(!p.is_terminated(), "no NUL in {fill:#x}s");
+            for i in 0..16 {
+                p.0[i] = 0;
+                assert!(p.is_terminated(), "NUL at {i} in {fill:#x}s");
+                p.0[i] = fill;
+            }
         }
     }
 }

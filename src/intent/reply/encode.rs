@@ -1,0 +1,136 @@
+//! The one writer of a reply's wire form (WIRE.md §7, canonical per §11), shared by the owned
+//! value (after `validate`) and by a validated view (no second validation).
+
+#[cfg(feature = "alloc")]
+use super::ReplyContext;
+#[cfg(feature = "alloc")]
+use super::rules::{Facts, check};
+use crate::endian::Endian;
+#[cfg(feature = "alloc")]
+use crate::error::DecodeError;
+use crate::intent::MdCreatePrepareRep;
+use crate::limits::MSG_ALIGN;
+use crate::limits::{
+    LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT,
+};
+#[cfg(feature = "alloc")]
+use crate::wire::msg::buffer_offsets;
+use crate::wire::msg::msg_size_u32;
+#[cfg(feature = "alloc")]
+use crate::wire::msg::{put_header, put_padding};
+use crate::wire::msg::{round8, write_header};
+#[cfg(feature = "alloc")]
+use crate::wire::out::Out;
+#[cfg(feature = "alloc")]
+use crate::wire::put_struct;
+use crate::wire::{LdlmReply, LuFid, MsgHeader, PtlrpcBody, copy_at, write_at};
+use zerocopy::{BigEndian, ByteOrder, LittleEndian};
+
+/// What an encoder writes, borrowed from wherever it lives.
+pub(super) struct Wire<'x> {
+    pub(super) header: &'x MsgHeader,
+    pub(super) ptlrpc: &'x PtlrpcBody,
+    pub(super) ldlm: &'x LdlmReply,
+    /// `None`: the empty result (buffers 2..=8 empty).
+    pub(super) body: Option<&'x MdCreatePrepareRep>,
+    /// Buffers 3..=8 (all empty for the empty result).
+    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
+}
+
+impl Wire<'_> {
+    /// `lm_buflens` of the canonical form: always nine buffers, a v3 `ptlrpc_body`.
+    pub(super) fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
+        let mut lens = [0u32; REPLY_BUFCOUNT];
+        lens[0] = PTLRPC_BODY_V3_SIZE as u32;
+        lens[1] = LDLM_REPLY_SIZE as u32;
+        if self.body.is_some() {
+            lens[2] = PREPARE_REP_SIZE as u32;
+            for (l, r) in lens[3..].iter_mut().zip(&self.results) {
+                *l = r.len() as u32;
+            }
+        }
+        lens
+    }
+
+    /// Every rule a decoder checks, at the offsets of the canonical layout.
+    #[cfg(feature = "alloc")]
+    pub(super) fn validate(&self, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
+        let (off, wire_len) = buffer_offsets(&self.lens());
+        check(
+            &Facts {
+                ptlrpc: self.ptlrpc,
+                ldlm: self.ldlm,
+                body: self.body,
+                results: self.results,
+                off,
+                wire_len,
+                past_last: None,
+            },
+            ctx,
+        )
+    }
+
+    /// Size of the encoded message.
+    pub(super) fn wire_len(&self) -> usize {
+        msg_size_u32(&self.lens())
+    }
+
+    /// Appends the message to any sink; the caller has checked that `out` holds [`Wire::wire_len`] bytes.
+    #[cfg(feature = "alloc")]
+    pub(super) fn put<W: Out + ?Sized>(&self, order: Endian, out: &mut W) {
+        put_header(order, self.header, &self.lens(), out);
+        // The canonical form, WIRE.md §11: always a v3 body, a zero mcpp_fid as zeros.
+        put_struct(self.ptlrpc, order, out);
+        put_struct(self.ldlm, order, out);
+        if let Some(b) = self.body {
+            put_struct(&canonical_rep(*b), order, out);
+            for r in &self.results {
+                out.put_slice(r);
+                put_padding(r.len(), out);
+            }
+        }
+    }
+}
+
+impl Wire<'_> {
+    /// Writes the message at the start of `out`, which holds at least [`Wire::wire_len`] bytes
+    /// (the caller checked): each fixed structure converted in place, the byte order chosen
+    /// once.
+    pub(super) fn write(&self, order: Endian, out: &mut [u8]) {
+        match order {
+            Endian::Little => self.write_in::<LittleEndian>(out),
+            Endian::Big => self.write_in::<BigEndian>(out),
+        }
+    }
+
+    fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
+        let lens = self.lens();
+        let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, &lens, out);
+        write_at::<_, O>(self.ptlrpc, out, at);
+        at += PTLRPC_BODY_V3_SIZE;
+        write_at::<_, O>(self.ldlm, out, at);
+        at += LDLM_REPLY_SIZE;
+        let Some(b) = self.body else { return };
+        write_at::<_, O>(&canonical_rep(*b), out, at);
+        at += PREPARE_REP_SIZE;
+        for r in &self.results {
+            if r.is_empty() {
+                continue;
+            }
+            let end = at + round8(r.len());
+            // The padding as one 8-byte store of zeros, then the result over its start.
+            copy_at(out, end - MSG_ALIGN, &[0; MSG_ALIGN]);
+            copy_at(out, at, r);
+            at = end;
+        }
+    }
+}
+
+/// `md_create_prepare_rep` as the canonical form writes it: a zero `mcpp_fid` (`fid_is_zero`,
+/// whatever its f_ver) as 16 zero bytes (WIRE.md W11.6).
+pub(super) fn canonical_rep(mut b: MdCreatePrepareRep) -> MdCreatePrepareRep {
+    if b.fid.is_zero() {
+        b.fid = LuFid::ZERO;
+    }
+    b
+}

@@ -1,0 +1,94 @@
+//! The prepare reply message (WIRE.md §7): a validated view, a `Bytes`-backed owned message, an
+//! owned value that encodes, and the one rule set all of them obey.
+//!
+//! | buffer | content |
+//! |---|---|
+//! | 0 | `ptlrpc_body_v3` (`PTL_RPC_MSG_REPLY`, status 0) |
+//! | 1 | `ldlm_reply`: the granted lock and the dispositions |
+//! | 2 | `md_create_prepare_rep`, or empty (the empty result) |
+//! | 3 + i | result i when its valid bit is set (may be empty), otherwise empty |
+
+#[cfg(feature = "arbitrary")]
+mod arbitrary;
+mod encode;
+#[cfg(feature = "alloc")]
+mod owned;
+mod rules;
+mod view;
+
+#[cfg(feature = "arbitrary")]
+pub(crate) use arbitrary::arbitrary_payload;
+#[cfg(feature = "alloc")]
+pub use owned::{PrepareOutcome, PrepareReply};
+#[cfg(feature = "alloc")]
+pub use view::ReplyMessage;
+pub use view::ReplyView;
+
+use super::{McprFlags, MdCreatePrepareReq, Operation, ResultMask};
+use crate::limits::MLI_BUF_MAX;
+use crate::wire::{DispFlags, LdlmLockDesc};
+
+pub(crate) const REP: &str = "md_create_prepare_rep";
+/// The dispositions a prepare reply may carry in `lock_policy_res1` (WIRE.md §3, §7).
+pub(crate) const DISPOSITIONS: DispFlags = DispFlags(
+    DispFlags::IT_EXECD.0
+        | DispFlags::LOOKUP_EXECD.0
+        | DispFlags::LOOKUP_NEG.0
+        | DispFlags::LOOKUP_POS.0,
+);
+pub(crate) const BUF_SIZE_FIELDS: [&str; MLI_BUF_MAX] = [
+    "mcpp_buf_size[0]",
+    "mcpp_buf_size[1]",
+    "mcpp_buf_size[2]",
+    "mcpp_buf_size[3]",
+    "mcpp_buf_size[4]",
+    "mcpp_buf_size[5]",
+];
+
+/// What a reply must agree with when its request is known: the operation, its flags, the
+/// limits, the lock asked for and the reply space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct ReplyContext {
+    /// The operation requested.
+    #[cfg_attr(feature = "serde", serde(rename = "operation"))]
+    pub op: Operation,
+    /// `mcpr_flags`: object mode gets no lookup (W7.16), unknown bits the empty result (W7.15).
+    pub flags: McprFlags,
+    /// `mcpr_buf_limit`.
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_buf_limit"))]
+    pub limits: [u32; MLI_BUF_MAX],
+    /// The lock requested: the reply grants exactly this resource and mode.
+    #[cfg_attr(feature = "serde", serde(rename = "lock_desc"))]
+    pub lock: LdlmLockDesc,
+    /// The request's `lm_repsize`.
+    #[cfg_attr(feature = "serde", serde(rename = "lm_repsize"))]
+    pub repsize: u32,
+}
+
+impl ReplyContext {
+    /// The context of a request.
+    pub fn new(
+        op: Operation,
+        body: &MdCreatePrepareReq,
+        lock: &LdlmLockDesc,
+        repsize: u32,
+    ) -> Self {
+        ReplyContext {
+            op,
+            flags: body.flags,
+            limits: body.buf_limit,
+            lock: *lock,
+            repsize,
+        }
+    }
+
+    /// The results requested.
+    pub fn requested(&self) -> ResultMask {
+        ResultMask::requested(&self.limits)
+    }
+}

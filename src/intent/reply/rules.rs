@@ -1,0 +1,488 @@
+//! The rules of WIRE.md §7 and §8 a reply obeys: one set for the decoder and for
+//! [`PrepareReply::validate`](super::PrepareReply::validate).
+
+use super::{BUF_SIZE_FIELDS, DISPOSITIONS, REP, ReplyContext};
+use crate::errno::ErrnoName;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::intent::body::rep_off;
+use crate::intent::message::{Expect, check_msg_type};
+use crate::intent::request::{check_lock, past_last_error};
+use crate::intent::{McppFlags, McprFlags, MdCreatePrepareRep, MliBuf, Operation, ResultMask};
+use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, XATTR_SIZE_MAX};
+use crate::mode;
+use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcBody, PtlrpcMsgType};
+use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
+
+pub(super) struct Facts<'x> {
+    pub(super) ptlrpc: &'x PtlrpcBody,
+    pub(super) ldlm: &'x LdlmReply,
+    pub(super) body: Option<&'x MdCreatePrepareRep>,
+    /// Buffers 3..=8.
+    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
+    pub(super) off: [usize; REPLY_BUFCOUNT],
+    pub(super) wire_len: usize,
+    /// The first non-empty buffer past buffer 8, with its length (W2.2).
+    pub(super) past_last: Option<(usize, usize)>,
+}
+
+fn err(at: At, kind: ErrorKind) -> DecodeError {
+    DecodeError::new(at, kind)
+}
+
+/// `pb_type` first (a reply, or the error message a reply can be), then the status.
+pub(super) fn check_type_and_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
+    check_msg_type(p, o0, Expect::Reply)?;
+    check_status(p, o0)
+}
+
+/// A reply that carries an error instead of a granted lock is not a prepare reply.
+fn check_status(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
+    if p.msg_type == PtlrpcMsgType::ERR || p.status != 0 {
+        return Err(err(
+            At::new("ptlrpc_body", "pb_status", o0 + 20),
+            ErrorKind::EnqueueFailed {
+                status: p.status,
+                errno: ErrnoName::of_status(p.status),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// What `lock_policy_res1` says, for the rules of the body that must agree with it.
+#[derive(Clone, Copy)]
+struct Disp {
+    bits: DispFlags,
+    at: At,
+    pos: bool,
+    execd: bool,
+}
+
+impl Disp {
+    fn mismatch(&self, why: &'static str) -> DecodeError {
+        err(
+            self.at,
+            ErrorKind::DispositionMismatch {
+                disp: self.bits.0,
+                why,
+            },
+        )
+    }
+}
+
+/// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
+/// when `ctx` is given. The order of the checks is the order of the reported errors.
+pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
+    if let Some((index, len)) = f.past_last {
+        return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
+    }
+    check_ptlrpc(f.ptlrpc, f.off[0])?;
+    let disp = check_ldlm(f.ldlm, f.off[1])?;
+    if let Some(ctx) = ctx {
+        check_granted_for(f, ctx, &disp)?;
+    }
+    let Some(b) = f.body else {
+        return check_empty_result(f);
+    };
+    let o2 = f.off[2];
+    if let Some(ctx) = ctx {
+        check_flags_for(b, o2, ctx)?;
+    }
+    check_body(b, o2, ctx, &disp)?;
+    if let Some(ctx) = ctx {
+        check_requested(b, o2, ctx)?;
+    }
+    check_results(f, b, ctx)?;
+    check_payloads(f, b.valid)
+}
+
+/// `ptlrpc_body`: a reply with status 0 (already checked by a decode, not by
+/// `PrepareReply::validate`), of an LDLM enqueue.
+fn check_ptlrpc(p: &PtlrpcBody, o0: usize) -> Result<(), DecodeError> {
+    check_type_and_status(p, o0)?;
+    if p.version != LUSTRE_DLM_MSG_VERSION {
+        return Err(err(
+            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            ErrorKind::WrongValue {
+                got: p.version.into(),
+                expected: LUSTRE_DLM_MSG_VERSION.into(),
+            },
+        ));
+    }
+    if p.opc != LDLM_ENQUEUE {
+        return Err(err(
+            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            ErrorKind::WrongValue {
+                got: p.opc.into(),
+                expected: LDLM_ENQUEUE.into(),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// `ldlm_reply`: an inodebits lock granted as requested, with the dispositions of a prepare.
+fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
+    if l.lock_desc.lr_type != LockType::IBITS {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
+            ErrorKind::WrongValue {
+                got: l.lock_desc.lr_type.0.into(),
+                expected: 13,
+            },
+        ));
+    }
+    let disp = l.policy_res1;
+    let disp_at = At::new("ldlm_reply", "lock_policy_res1", o1 + 96);
+    if !disp.contains(DispFlags::IT_EXECD) {
+        return Err(err(
+            disp_at,
+            ErrorKind::MissingBits {
+                got: disp.0,
+                required: DispFlags::IT_EXECD.0,
+            },
+        ));
+    }
+    let unknown_disp = disp.0 & !DISPOSITIONS.0;
+    if unknown_disp != 0 {
+        return Err(err(
+            disp_at,
+            ErrorKind::ForbiddenBits {
+                got: disp.0,
+                forbidden: unknown_disp,
+            },
+        ));
+    }
+    if l.policy_res2 != 0 {
+        return Err(err(
+            At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
+            ErrorKind::WrongValue {
+                got: l.policy_res2,
+                expected: 0,
+            },
+        ));
+    }
+    let (pos, neg, execd) = (
+        disp.contains(DispFlags::LOOKUP_POS),
+        disp.contains(DispFlags::LOOKUP_NEG),
+        disp.contains(DispFlags::LOOKUP_EXECD),
+    );
+    let mismatch = |why| {
+        err(
+            disp_at,
+            ErrorKind::DispositionMismatch { disp: disp.0, why },
+        )
+    };
+    if pos && neg {
+        return Err(mismatch("both DISP_LOOKUP_POS and DISP_LOOKUP_NEG"));
+    }
+    if (pos || neg) != execd {
+        return Err(mismatch(
+            "DISP_LOOKUP_EXECD goes with exactly one of DISP_LOOKUP_POS/NEG",
+        ));
+    }
+    check_lock("ldlm_reply", &l.lock_desc, o1 + 8, true)?;
+    if l.lock_desc.granted_mode != l.lock_desc.req_mode {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            ErrorKind::LockNotAsRequested {
+                got: l.lock_desc.granted_mode.0.into(),
+                expected: l.lock_desc.req_mode.0.into(),
+            },
+        ));
+    }
+    Ok(Disp {
+        bits: disp,
+        at: disp_at,
+        pos,
+        execd,
+    })
+}
+
+/// The lock against the request: its resource and mode, the reply space, object mode.
+fn check_granted_for(f: &Facts<'_>, ctx: &ReplyContext, d: &Disp) -> Result<(), DecodeError> {
+    let (l, o1, disp_at, execd) = (f.ldlm, f.off[1], d.at, d.execd);
+    let (got, want) = (&l.lock_desc, &ctx.lock);
+    if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
+        const NAMES: [&str; 4] = [
+            "lock_desc.l_resource.lr_name.name[0]",
+            "lock_desc.l_resource.lr_name.name[1]",
+            "lock_desc.l_resource.lr_name.name[2]",
+            "lock_desc.l_resource.lr_name.name[3]",
+        ];
+        return Err(err(
+            At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
+            ErrorKind::LockNotAsRequested {
+                got: got.resource.name[k],
+                expected: want.resource.name[k],
+            },
+        ));
+    }
+    if got.granted_mode != want.req_mode {
+        return Err(err(
+            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            ErrorKind::LockNotAsRequested {
+                got: got.granted_mode.0.into(),
+                expected: want.req_mode.0.into(),
+            },
+        ));
+    }
+    if f.wire_len > ctx.repsize as usize {
+        return Err(err(
+            At::new("lustre_msg_v2", "", 0),
+            ErrorKind::ReplyOverRepsize {
+                size: f.wire_len,
+                repsize: ctx.repsize,
+            },
+        ));
+    }
+    if ctx.flags.contains(McprFlags::NO_LOOKUP) && execd {
+        return Err(err(disp_at, ErrorKind::LookupInObjectMode));
+    }
+    Ok(())
+}
+
+/// The empty result: no result buffer may carry anything.
+fn check_empty_result(f: &Facts<'_>) -> Result<(), DecodeError> {
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
+    // The empty result: no result buffer may carry anything.
+    if let Some(i) = f.results.iter().position(|r| !r.is_empty()) {
+        return Err(err(
+            result_at(i),
+            ErrorKind::BufferWithoutValid {
+                len: f.results[i].len(),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// The request's flags: known ones only, and no lookup in object mode.
+fn check_flags_for(
+    b: &MdCreatePrepareRep,
+    o2: usize,
+    ctx: &ReplyContext,
+) -> Result<(), DecodeError> {
+    let unknown = ctx.flags.unknown();
+    if !unknown.is_empty() {
+        return Err(err(
+            At::new(REP, "", o2),
+            ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
+        ));
+    }
+    if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags.contains(McppFlags::LOOKUP_DONE) {
+        return Err(err(
+            At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
+            ErrorKind::LookupInObjectMode,
+        ));
+    }
+    Ok(())
+}
+
+/// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
+fn check_body(
+    b: &MdCreatePrepareRep,
+    o2: usize,
+    ctx: Option<&ReplyContext>,
+    d: &Disp,
+) -> Result<(), DecodeError> {
+    let (pos, execd) = (d.pos, d.execd);
+    let mismatch = |why| d.mismatch(why);
+    let at = |field, rel| At::new(REP, field, o2 + rel);
+    if b.status > 0 {
+        return Err(err(
+            at("mcpp_status", rep_off::STATUS),
+            ErrorKind::PositiveStatus { got: b.status },
+        ));
+    }
+    let done = b.flags.contains(McppFlags::LOOKUP_DONE);
+    let found = b.flags.contains(McppFlags::LOOKUP_POS);
+    if found && !done {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::LookupPosWithoutDone,
+        ));
+    }
+    if b.fid.is_zero() == found {
+        let state = if found { "positive" } else { "not positive" };
+        return Err(err(
+            at("mcpp_fid", rep_off::FID),
+            ErrorKind::FidLookupMismatch { fid: b.fid, state },
+        ));
+    }
+    if done != execd {
+        return Err(mismatch("DISP_LOOKUP_EXECD must match MCPP_LOOKUP_DONE"));
+    }
+    if found != pos {
+        return Err(mismatch("DISP_LOOKUP_POS must match MCPP_LOOKUP_POS"));
+    }
+    check_masks(b, o2)?;
+    let derived = b.flags.contains(McppFlags::CHILD_DERIVED);
+    if derived && b.status != 0 {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::DerivedNotCreate {
+                why: "the status is not 0",
+            },
+        ));
+    }
+    if derived && ctx.is_some_and(|c| c.op != Operation::Create) {
+        return Err(err(
+            at("mcpp_flags", rep_off::FLAGS),
+            ErrorKind::DerivedNotCreate {
+                why: "the request is not a create",
+            },
+        ));
+    }
+    if found
+        && !derived
+        && b.child_mode != 0
+        && (b.child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(b.child_mode))
+    {
+        return Err(err(
+            at("mcpp_child_mode", rep_off::CHILD_MODE),
+            ErrorKind::ChildModeNotType { got: b.child_mode },
+        ));
+    }
+    Ok(())
+}
+
+/// `mcpp_valid` and `mcpp_truncated`: no reserved bit, never both, the attributes never truncated.
+fn check_masks(b: &MdCreatePrepareRep, o2: usize) -> Result<(), DecodeError> {
+    let at = |field, rel| At::new(REP, field, o2 + rel);
+    for (mask, field, rel) in [
+        (b.valid, "mcpp_valid", rep_off::VALID),
+        (b.truncated, "mcpp_truncated", rep_off::TRUNCATED),
+    ] {
+        if mask.reserved() != 0 {
+            return Err(err(
+                at(field, rel),
+                ErrorKind::ReservedResultBits {
+                    bits: mask.reserved(),
+                },
+            ));
+        }
+    }
+    let both = ResultMask(b.valid.0 & b.truncated.0);
+    if !both.is_empty() {
+        return Err(err(
+            at("mcpp_valid", rep_off::VALID),
+            ErrorKind::ValidAndTruncated { both },
+        ));
+    }
+    if b.truncated.has(MliBuf::Pattr) {
+        return Err(err(
+            at("mcpp_truncated", rep_off::TRUNCATED),
+            ErrorKind::PattrTruncated {
+                size: b.buf_size[MliBuf::Pattr.index()],
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Only the results the request asked for, with sizes only where asked.
+fn check_requested(
+    b: &MdCreatePrepareRep,
+    o2: usize,
+    ctx: &ReplyContext,
+) -> Result<(), DecodeError> {
+    let at = |field, rel| At::new(REP, field, o2 + rel);
+    let extra = b.valid.union(b.truncated).difference(ctx.requested());
+    if !extra.is_empty() {
+        let (field, rel) = if b.valid.intersects(extra) {
+            ("mcpp_valid", rep_off::VALID)
+        } else {
+            ("mcpp_truncated", rep_off::TRUNCATED)
+        };
+        return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
+    }
+    let requested = ctx.requested();
+    if let Some(buf) = MliBuf::ALL
+        .into_iter()
+        .find(|&buf| !requested.has(buf) && b.buf_size[buf.index()] != 0)
+    {
+        let i = buf.index();
+        return Err(err(
+            at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
+            ErrorKind::ResultNotRequested { extra: buf.bit() },
+        ));
+    }
+    Ok(())
+}
+
+/// Each result buffer against its bits, its size field and its limit.
+fn check_results(
+    f: &Facts<'_>,
+    b: &MdCreatePrepareRep,
+    ctx: Option<&ReplyContext>,
+) -> Result<(), DecodeError> {
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
+    let at = |field, rel| At::new(REP, field, f.off[2] + rel);
+    for buf in MliBuf::ALL {
+        let i = buf.index();
+        let len = f.results[i].len();
+        let size = b.buf_size[i];
+        let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
+        let limit = ctx.map(|c| c.limits[i]);
+        if b.valid.has(buf) {
+            if len != size as usize {
+                return Err(err(size_at, ErrorKind::ResultSizeMismatch { len, size }));
+            }
+            if buf == MliBuf::Pattr && len != MDT_BODY_SIZE {
+                return Err(err(result_at(i), ErrorKind::PattrNotMdtBody { len }));
+            }
+            if len > XATTR_SIZE_MAX {
+                return Err(err(
+                    result_at(i),
+                    ErrorKind::OverLimit {
+                        value: len as u64,
+                        max: XATTR_SIZE_MAX as u64,
+                    },
+                ));
+            }
+            if let Some(limit) = limit.filter(|&l| size > l) {
+                return Err(err(size_at, ErrorKind::ResultOverLimit { size, limit }));
+            }
+        } else {
+            if len != 0 {
+                return Err(err(result_at(i), ErrorKind::BufferWithoutValid { len }));
+            }
+            if b.truncated.has(buf) && size <= limit.unwrap_or(0) {
+                return Err(err(
+                    size_at,
+                    ErrorKind::TruncatedButFits {
+                        size,
+                        limit: limit.unwrap_or(0),
+                    },
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+/// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
+/// in the message. The one place a reply decode looks inside its results.
+fn check_payloads(f: &Facts<'_>, valid: ResultMask) -> Result<(), DecodeError> {
+    // One direct call per kind (PATTR is checked by its length, the pin is opaque): a loop over
+    // the kinds with a match inside cost more than the smaller validators themselves.
+    let present = |buf: MliBuf| {
+        let bytes = f.results[buf.index()];
+        (valid.has(buf) && !bytes.is_empty()).then_some(bytes)
+    };
+    let at = |buf: MliBuf| move |e: DecodeError| e.shifted(f.off[3 + buf.index()]);
+    if let Some(b) = present(MliBuf::DefAcl) {
+        AclView::parse(b).map_err(at(MliBuf::DefAcl))?;
+    }
+    if let Some(b) = present(MliBuf::Lmv) {
+        LmvView::parse(b).map_err(at(MliBuf::Lmv))?;
+    }
+    if let Some(b) = present(MliBuf::Lov) {
+        LovView::parse(b).map_err(at(MliBuf::Lov))?;
+    }
+    if let Some(b) = present(MliBuf::DefLmv) {
+        DefaultLmvView::parse(b).map_err(at(MliBuf::DefLmv))?;
+    }
+    Ok(())
+}

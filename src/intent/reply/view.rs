@@ -1,0 +1,385 @@
+//! The validated views of a reply: borrowing ([`ReplyView`]) and `Bytes`-backed
+//! ([`ReplyMessage`]).
+
+use super::encode::Wire;
+#[cfg(feature = "alloc")]
+use super::encode::canonical_rep;
+use super::rules::{Facts, check, check_type_and_status};
+#[cfg(feature = "alloc")]
+use super::{PrepareOutcome, PrepareReply};
+use super::{REP, ReplyContext};
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+#[cfg(feature = "alloc")]
+use crate::intent::request::v3_body;
+use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, UnknownReason};
+use crate::limits::{LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT};
+use crate::wire::msg::{Frame, encode_into_slice};
+use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, decode_in};
+#[cfg(feature = "alloc")]
+use bytes::Bytes;
+use zerocopy::{BigEndian, ByteOrder, LittleEndian};
+
+/// A span of the input: where a buffer starts and how long it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Span {
+    start: u32,
+    len: u32,
+}
+
+/// Everything a reply view knows besides the bytes (all `Copy`): shared by the borrowing view and
+/// the `Bytes`-backed message.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Parts {
+    order: Endian,
+    header: MsgHeader,
+    bufcount: usize,
+    ptlrpc: PtlrpcBody,
+    ldlm: LdlmReply,
+    body: Option<MdCreatePrepareRep>,
+    results: [Span; MLI_BUF_MAX],
+}
+
+/// Frames and decodes a reply, then checks every rule: the byte order is chosen once, and each
+/// fixed structure is converted once, straight from its bytes.
+#[inline(always)]
+fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
+    let frame = Frame::<REPLY_BUFCOUNT>::parse(bytes)?;
+    match frame.order {
+        Endian::Little => parts_in::<LittleEndian>(bytes, &frame, ctx),
+        Endian::Big => parts_in::<BigEndian>(bytes, &frame, ctx),
+    }
+}
+
+/// The rest of a reply decode, once the framing and buffer 0 are decoded (the path of
+/// [`MessageView::parse`](crate::intent::MessageView::parse)).
+fn parts_of(
+    msg: &MsgView<'_>,
+    ptlrpc: PtlrpcBody,
+    ctx: Option<&ReplyContext>,
+) -> Result<Parts, DecodeError> {
+    let frame = Frame::<REPLY_BUFCOUNT>::of_view(msg);
+    match frame.order {
+        Endian::Little => rest_in::<LittleEndian>(msg.as_bytes(), &frame, ptlrpc, ctx),
+        Endian::Big => rest_in::<BigEndian>(msg.as_bytes(), &frame, ptlrpc, ctx),
+    }
+}
+
+/// Buffer `i` of a framed reply; [`Frame::parse`] proved it lies inside `bytes`.
+#[inline(always)]
+fn buffer<'b>(bytes: &'b [u8], f: &Frame<REPLY_BUFCOUNT>, i: usize) -> &'b [u8] {
+    let start = f.off[i] as usize;
+    bytes.get(start..start + f.len[i] as usize).unwrap_or(&[])
+}
+
+#[inline(always)]
+fn parts_in<O: ByteOrder>(
+    bytes: &[u8],
+    f: &Frame<REPLY_BUFCOUNT>,
+    ctx: Option<&ReplyContext>,
+) -> Result<Parts, DecodeError> {
+    let ptlrpc = PtlrpcBody::decode_buffer_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
+    rest_in::<O>(bytes, f, ptlrpc, ctx)
+}
+
+#[inline(always)]
+fn rest_in<O: ByteOrder>(
+    bytes: &[u8],
+    f: &Frame<REPLY_BUFCOUNT>,
+    ptlrpc: PtlrpcBody,
+    ctx: Option<&ReplyContext>,
+) -> Result<Parts, DecodeError> {
+    check_type_and_status(&ptlrpc, f.off[0] as usize)?;
+    if f.count < 2 {
+        return Err(DecodeError::new(
+            At::new("lustre_msg_v2", "lm_bufcount", 0),
+            ErrorKind::OutOfRange {
+                value: f.count as u64,
+                min: 2,
+                max: 32,
+            },
+        ));
+    }
+    let off: [usize; REPLY_BUFCOUNT] = f.off.map(|o| o as usize);
+    let lbuf = buffer(bytes, f, 1);
+    let Some(ldlm) = decode_in::<LdlmReply, O>(lbuf) else {
+        return Err(DecodeError::too_short(
+            "ldlm_reply",
+            off[1],
+            lbuf.len(),
+            LDLM_REPLY_SIZE,
+        ));
+    };
+    let bbuf = buffer(bytes, f, 2);
+    let body = match bbuf.len() {
+        0 => None,
+        n => match decode_in::<MdCreatePrepareRep, O>(bbuf) {
+            Some(b) => Some(b),
+            None => return Err(DecodeError::too_short(REP, off[2], n, PREPARE_REP_SIZE)),
+        },
+    };
+    let result_bufs: [&[u8]; MLI_BUF_MAX] = core::array::from_fn(|i| buffer(bytes, f, 3 + i));
+    check(
+        &Facts {
+            ptlrpc: &ptlrpc,
+            ldlm: &ldlm,
+            body: body.as_ref(),
+            results: result_bufs,
+            off,
+            wire_len: f.wire_len,
+            past_last: f.past_last,
+        },
+        ctx,
+    )?;
+    Ok(Parts {
+        order: f.order,
+        header: f.header,
+        bufcount: f.count,
+        ptlrpc,
+        ldlm,
+        body,
+        results: core::array::from_fn(|i| Span {
+            start: f.off[3 + i],
+            len: f.len[3 + i],
+        }),
+    })
+}
+
+impl Parts {
+    fn result_state(&self, buf: MliBuf) -> PrepResult<Span> {
+        let Some(b) = &self.body else {
+            return PrepResult::Unknown(UnknownReason::EmptyResult);
+        };
+        let i = buf.index();
+        if b.valid.has(buf) {
+            let span = self.results[i];
+            if span.len == 0 {
+                PrepResult::Absent
+            } else {
+                PrepResult::Present(span)
+            }
+        } else if b.truncated.has(buf) {
+            PrepResult::Unknown(UnknownReason::Truncated {
+                size: b.buf_size[i],
+            })
+        } else {
+            PrepResult::Unknown(UnknownReason::NotProvided)
+        }
+    }
+}
+
+/// A received prepare reply, validated against WIRE.md §7 (and, with [`ReplyView::parse_for`],
+/// against its request). Results are borrowed slices of the input.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplyView<'a> {
+    bytes: &'a [u8],
+    parts: Parts,
+}
+
+impl<'a> ReplyView<'a> {
+    /// Decodes and validates a reply without knowing its request, every present result's payload
+    /// included (WIRE.md §7, §9).
+    ///
+    /// `pb_type` is read first: a request (or anything but a reply or `PTL_RPC_MSG_ERR`) fails
+    /// with [`ErrorKind::WrongMessageType`]; an error message fails with
+    /// [`ErrorKind::EnqueueFailed`]. To take either kind of message, use
+    /// [`MessageView::parse`](crate::intent::MessageView::parse).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView};
+    /// use lustre_dne_intent::ErrorKind;
+    ///
+    /// let bytes = include_bytes!("../../../testdata/mkdir_reply_complete.bin");
+    /// let reply = ReplyView::parse(bytes)?;
+    /// let body = reply.body().expect("not the empty result");
+    /// assert_eq!(body.status, 0);
+    /// assert_eq!(body.valid.0, 0x3f);
+    /// assert_eq!(body.child_mode, 0o042755);
+    /// // The pin result, borrowed from the input.
+    /// assert_eq!(reply.result(MliBuf::Pin), PrepResult::Present(&b"[hsm: 3,pool: fast]"[..]));
+    /// match reply.result(MliBuf::Pattr) {
+    ///     PrepResult::Present(attrs) => assert_eq!(attrs.len(), 216),
+    ///     other => panic!("PATTR is {other:?}"),
+    /// }
+    ///
+    /// // A request is refused on its pb_type.
+    /// let request = include_bytes!("../../../testdata/mkdir_request.bin");
+    /// let e = ReplyView::parse(request).unwrap_err();
+    /// assert_eq!(e.kind, ErrorKind::WrongMessageType { got: 4711, expected: "a reply" });
+    /// assert_eq!(e.at.offset, 64);
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    #[inline]
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        Ok(ReplyView {
+            bytes,
+            parts: parse_parts(bytes, None)?,
+        })
+    }
+
+    /// The rest of [`ReplyView::parse`], once the framing and buffer 0 are decoded.
+    pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
+        Ok(ReplyView {
+            bytes: msg.as_bytes(),
+            parts: parts_of(&msg, ptlrpc, None)?,
+        })
+    }
+
+    /// Decodes and validates a reply against its request's limits, lock and reply space.
+    pub fn parse_for(bytes: &'a [u8], ctx: &ReplyContext) -> Result<Self, DecodeError> {
+        Ok(ReplyView {
+            bytes,
+            parts: parse_parts(bytes, Some(ctx))?,
+        })
+    }
+
+    /// The byte order the sender used.
+    pub fn order(&self) -> Endian {
+        self.parts.order
+    }
+    /// Header fields.
+    pub fn header(&self) -> &MsgHeader {
+        &self.parts.header
+    }
+    /// The whole message as received.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+    /// `lm_bufcount` as received.
+    pub fn bufcount(&self) -> usize {
+        self.parts.bufcount
+    }
+    /// Buffer 0.
+    pub fn ptlrpc(&self) -> &PtlrpcBody {
+        &self.parts.ptlrpc
+    }
+    /// Buffer 1: the granted lock.
+    pub fn ldlm(&self) -> &LdlmReply {
+        &self.parts.ldlm
+    }
+    /// Buffer 2; `None` for the empty result.
+    pub fn body(&self) -> Option<&MdCreatePrepareRep> {
+        self.parts.body.as_ref()
+    }
+    /// True for the empty result: the lock is granted, every result is unknown.
+    pub fn is_empty_result(&self) -> bool {
+        self.parts.body.is_none()
+    }
+    /// Result `buf`: present (a slice of the input), absent, or unknown.
+    pub fn result(&self, buf: MliBuf) -> PrepResult<&'a [u8]> {
+        let bytes = self.bytes;
+        self.parts.result_state(buf).map(|s| {
+            bytes
+                .get(s.start as usize..(s.start + s.len) as usize)
+                .unwrap_or(&[])
+        })
+    }
+    /// All six results, in index order.
+    pub fn results(&self) -> [PrepResult<&'a [u8]>; MLI_BUF_MAX] {
+        MliBuf::ALL.map(|b| self.result(b))
+    }
+    /// Offset of result `buf`'s buffer in the message, for tools that point at bytes.
+    pub fn result_offset(&self, buf: MliBuf) -> usize {
+        self.parts.results[buf.index()].start as usize
+    }
+    /// Writes this message's canonical form (WIRE.md §11) in `order` at the start of `out`;
+    /// returns its size. The view is validated already, so nothing is checked again: this is
+    /// [`PrepareReply::encode_into`] of [`ReplyView::to_value`] without the copies and the second
+    /// validation, and it needs no allocator.
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::ReplyView;
+    /// use lustre_dne_intent::Endian;
+    ///
+    /// let bytes = include_bytes!("../../../testdata/mkdir_reply_complete.bin");
+    /// let reply = ReplyView::parse(bytes)?;
+    /// let mut out = [0u8; 1024];
+    /// let n = reply.encode_into(Endian::Little, &mut out).expect("fits");
+    /// assert_eq!(&out[..n], &bytes[..]); // the golden vector is canonical
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        let bytes = self.bytes;
+        let w = Wire {
+            header: &self.parts.header,
+            ptlrpc: &self.parts.ptlrpc,
+            ldlm: &self.parts.ldlm,
+            body: self.parts.body.as_ref(),
+            results: self.parts.results.map(|s| {
+                bytes
+                    .get(s.start as usize..(s.start + s.len) as usize)
+                    .unwrap_or(&[])
+            }),
+        };
+        encode_into_slice(w.wire_len(), out, |o| w.write(order, o))
+    }
+
+    /// True when the input is this message's canonical form (WIRE.md §11): little-endian, nine
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, a zero
+    /// `mcpp_fid` as 16 zero bytes. A non-canonical reply that obeys every rule is valid; its
+    /// canonical bytes are `to_value().to_bytes(Endian::Little)`.
+    #[cfg(feature = "alloc")]
+    pub fn is_canonical(&self) -> bool {
+        self.to_value()
+            .to_bytes(Endian::Little)
+            .is_ok_and(|b| b[..] == *self.bytes)
+    }
+
+    /// An owned copy (the results are copied). Its encoding is the canonical form of this
+    /// message (WIRE.md §11): the same bytes exactly when the input was canonical.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> PrepareReply {
+        PrepareReply {
+            header: self.parts.header,
+            ptlrpc: v3_body(self.parts.ptlrpc),
+            ldlm: self.parts.ldlm,
+            outcome: self.parts.body.map(|body| PrepareOutcome {
+                body: canonical_rep(body),
+                results: MliBuf::ALL.map(|b| match self.result(b) {
+                    PrepResult::Present(s) => Bytes::copy_from_slice(s),
+                    _ => Bytes::new(),
+                }),
+            }),
+        }
+    }
+}
+
+/// A validated reply that owns its bytes and hands out results as zero-copy `Bytes` slices.
+#[cfg(feature = "alloc")]
+#[derive(Debug, Clone)]
+pub struct ReplyMessage {
+    bytes: Bytes,
+    parts: Parts,
+}
+
+#[cfg(feature = "alloc")]
+impl ReplyMessage {
+    /// Validates `bytes` as a reply (see [`ReplyView::parse`]).
+    pub fn parse(bytes: Bytes) -> Result<Self, DecodeError> {
+        let parts = parse_parts(&bytes, None)?;
+        Ok(ReplyMessage { bytes, parts })
+    }
+    /// Validates `bytes` as the reply to a known request.
+    pub fn parse_for(bytes: Bytes, ctx: &ReplyContext) -> Result<Self, DecodeError> {
+        let parts = parse_parts(&bytes, Some(ctx))?;
+        Ok(ReplyMessage { bytes, parts })
+    }
+    /// A borrowing view (no re-validation).
+    pub fn view(&self) -> ReplyView<'_> {
+        ReplyView {
+            bytes: &self.bytes,
+            parts: self.parts,
+        }
+    }
+    /// Result `buf` as a slice sharing this message's allocation.
+    pub fn result(&self, buf: MliBuf) -> PrepResult<Bytes> {
+        self.parts.result_state(buf).map(|s| {
+            self.bytes
+                .slice(s.start as usize..(s.start + s.len) as usize)
+        })
+    }
+    /// The whole message.
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+}
