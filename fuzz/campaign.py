@@ -34,7 +34,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 class Campaign:
     def __init__(self, args):
-        self.out, self.dir = args.out, args.dir
+        self.out, self.dir, self.repo = args.out, args.dir, args.repo
         self.chunk, self.goal = args.chunk, args.goal
         self.lock = threading.Lock()
         self.busy = set()
@@ -77,15 +77,19 @@ class Campaign:
         p = os.path.join(self.out, f"{t}.commit")
         if os.path.exists(p):
             return open(p).read().strip()
-        return subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+        return subprocess.run(["git", "-C", self.repo, "rev-parse", "--short", "HEAD"],
                               capture_output=True, text=True).stdout.strip()
 
     def corpus(self, t):
         d = os.path.join(self.dir, "corpus", t)
         if not os.path.isdir(d):
             os.makedirs(d)
-            seeds = os.path.join(REPO, "fuzz/corpus",
+            seeds = os.path.join(self.repo, "fuzz/corpus",
                                  "decode_message" if t == "decode_message_structured" else t)
+            if not os.path.isdir(seeds):
+                # Fuzzing from nothing is legal but rarely meant: say so in the log.
+                print(f"campaign: no seeds for {t} in {seeds}; starting from an empty corpus",
+                      flush=True)
             for n in sorted(os.listdir(seeds)) if os.path.isdir(seeds) else []:
                 with open(os.path.join(seeds, n), "rb") as src, open(os.path.join(d, n), "wb") as dst:
                     dst.write(src.read())
@@ -199,6 +203,8 @@ def main():
     r.add_argument("--chunk", type=float, default=900, help="CPU-seconds per chunk")
     r.add_argument("--goal", type=float, default=3600, help="CPU-seconds per target in all")
     r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--repo", default=REPO,
+                   help="checkout whose fuzz/corpus seeds new working corpora (default: this one)")
     p = sub.add_parser("report")
     p.add_argument("--dir", required=True)
     args = ap.parse_args()
