@@ -1,6 +1,6 @@
-//! The reference C testee, `conformance/testee.c`, held against the crate's decoders.
+//! The reference C testee, `conformance/testee/`, held against the crate's decoders.
 //!
-//! Builds it with `cc -O2 -Wall -Werror -Wextra -Iinclude`, drives it through the runner
+//! Builds it from every `.c` file there with `cc -O2 -Wall -Werror -Wextra -Iinclude`, drives it through the runner
 //! protocol of issue 13 (frames of a 4-byte LE length and UTF-8 JSON over stdin/stdout), and
 //! checks every answer against the crate: the verdict, the rule ID of an invalid case
 //! (`ErrorKind::rule`), and for a valid case the canonical bytes (the decoded value encoded
@@ -145,6 +145,23 @@ fn expect(case: &Case) -> Verdict {
 
 // ---- the testee ----
 
+/// The testee's sources: every `.c` file of `conformance/testee/`, in name order (what the
+/// documented `cc ... conformance/testee/*.c` compiles).
+fn testee_sources() -> Vec<PathBuf> {
+    let dir = Path::new(ROOT).join("conformance/testee");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("conformance/testee/ is in the tree")
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    files.sort();
+    assert!(
+        files.iter().any(|p| p.ends_with("testee.c")),
+        "conformance/testee/testee.c (main) is missing"
+    );
+    files
+}
+
 /// Builds the testee once for all the tests of this file (they run in parallel, and a second
 /// `cc` writing the binary while a test starts it would race). `DNE_C_TESTEE=PATH` runs a testee
 /// built elsewhere instead (for example with `-fsanitize=address,undefined`).
@@ -159,13 +176,13 @@ fn build_testee() -> PathBuf {
             let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
                 .args(["-O2", "-Wall", "-Werror", "-Wextra", "-Iinclude", "-o"])
                 .arg(&out)
-                .arg("conformance/testee.c")
+                .args(testee_sources())
                 .current_dir(ROOT)
                 .status()
                 .expect("cc runs (a C compiler is needed for this test)");
             assert!(
                 status.success(),
-                "conformance/testee.c does not build cleanly"
+                "conformance/testee/ does not build cleanly"
             );
             out
         })

@@ -1,5 +1,5 @@
 //! The differential harness: every input is judged by the crate (`lustre_dne_intent::
-//! conformance`) and by the reference C testee (`conformance/testee.c`, linked by `build.rs`),
+//! conformance`) and by the reference C testee (`conformance/testee/`, linked by `build.rs`),
 //! and the two must give the same verdict, the same broken rule and the same canonical bytes.
 //! A disagreement panics with both answers: that is the finding.
 //!
@@ -24,7 +24,7 @@ use lustre_dne_intent::intent::ReplyView;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 
-/// `DP_OUT_MAX` of testee.c: the largest canonical form (a reply with six 64 KiB results).
+/// `DP_OUT_MAX` of the testee's `dp.h`: the largest canonical form (a reply with six 64 KiB results).
 const DP_OUT_MAX: usize = 1 << 19;
 
 unsafe extern "C" {
