@@ -16,7 +16,7 @@ mod owned;
 mod rules;
 mod view;
 
-#[cfg(feature = "arbitrary")]
+#[cfg(any(feature = "conformance", feature = "proptest"))]
 pub(crate) use arbitrary::arbitrary_payload;
 #[cfg(feature = "alloc")]
 pub use owned::{PrepareOutcome, PrepareReply};
