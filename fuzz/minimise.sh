@@ -17,7 +17,7 @@ for bin in "$out"/*; do
   committed=fuzz/corpus/$t
   new=$(mktemp -d)
   # Named files are kept whatever coverage they add: the tests and the README name them.
-  find "$committed" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}' -exec cp {} "$new"/ \;
+  find "$committed" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$new"/ \;
   kept=$(find "$new" -type f | wc -l)
   sources=("$committed")
   [ -d "$campaign/corpus/$t" ] && sources+=("$campaign/corpus/$t")
