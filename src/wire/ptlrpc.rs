@@ -203,22 +203,10 @@ impl PtlrpcBody {
     /// `base` is the buffer's offset in the message, for error positions.
     #[inline]
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        if buf.len() >= PTLRPC_BODY_V3_SIZE {
-            return Self::decode(buf, order).map_err(|e| e.shifted(base));
+        match order {
+            Endian::Little => Self::decode_buffer_in::<LittleEndian>(buf, base),
+            Endian::Big => Self::decode_buffer_in::<zerocopy::BigEndian>(buf, base),
         }
-        if buf.len() < PTLRPC_BODY_V2_SIZE {
-            return Err(DecodeError::too_short(
-                "ptlrpc_body",
-                base,
-                buf.len(),
-                PTLRPC_BODY_V2_SIZE,
-            ));
-        }
-        let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
-        v3[..PTLRPC_BODY_V2_SIZE].copy_from_slice(&buf[..PTLRPC_BODY_V2_SIZE]);
-        let mut body = Self::decode(&v3, order).map_err(|e| e.shifted(base))?;
-        body.jobid = None;
-        Ok(body)
     }
 
     /// [`PtlrpcBody::decode_buffer`] in byte order `O`.
