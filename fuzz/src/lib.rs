@@ -16,11 +16,9 @@
 //!   payload.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-use lustre_dne_intent::Endian;
 use lustre_dne_intent::conformance::{
-    Judgement, XATTR_NAMES, judge_reply, judge_request, judge_xattr,
+    Judgement, XATTR_NAMES, judge_reply, judge_reply_alone, judge_request, judge_xattr,
 };
-use lustre_dne_intent::intent::ReplyView;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 
@@ -119,19 +117,6 @@ fn crate_verdict(j: &Judgement) -> Verdict {
     }
 }
 
-/// A reply judged without its request, as the testee does when it is given none.
-fn crate_reply_alone(bytes: &[u8]) -> Verdict {
-    match ReplyView::parse(bytes) {
-        Ok(v) => Verdict::Valid(
-            v.to_value()
-                .to_bytes(Endian::Little)
-                .expect("a decoded reply re-encodes")
-                .to_vec(),
-        ),
-        Err(e) => Verdict::Invalid(Some(e.rule().to_string())),
-    }
-}
-
 fn show(v: &Verdict) -> String {
     match v {
         Verdict::Valid(c) => format!("valid ({} canonical bytes)", c.len()),
@@ -174,7 +159,7 @@ pub fn differential(data: &[u8]) {
         ),
         1 => agree(
             "reply without its request",
-            crate_reply_alone(rest),
+            crate_verdict(&judge_reply_alone(rest)),
             testee(Ask::Reply(None), rest),
         ),
         2 => {

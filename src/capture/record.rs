@@ -442,7 +442,7 @@ impl MessageRecord {
     fn set_prepare(&mut self, m: &Message) {
         let failed = |r: &mut MessageRecord, e: DecodeError| {
             r.prepare_error = Some(e.to_string());
-            r.payload = Some(hex(&m.payload));
+            r.payload = Some(crate::json::bytes::Hex(&m.payload).to_string());
         };
         match m.prepare() {
             Some(Prepare::Request(_, Ok(v))) => {
@@ -524,14 +524,4 @@ impl LnetHdrRecord {
         }
         r
     }
-}
-
-/// Lowercase hex, two digits a byte.
-fn hex(bytes: &[u8]) -> String {
-    use core::fmt::Write as _;
-    let mut s = String::with_capacity(2 * bytes.len());
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
 }

@@ -152,17 +152,25 @@ fn encoded<E: core::fmt::Debug>(r: Result<bytes::Bytes, E>) -> Vec<u8> {
     r.map(|b| b.to_vec()).unwrap_or_default()
 }
 
+/// The judgement of a message that decoded: its canonical form (`encode` little-endian) and
+/// whether `encode` in its own byte order gives `bytes` back.
+fn accepted_message<E: core::fmt::Debug>(
+    bytes: &[u8],
+    order: Endian,
+    encode: impl Fn(Endian) -> Result<bytes::Bytes, E>,
+) -> Judgement {
+    Judgement::Accepted {
+        same_form: encoded(encode(order)) == bytes,
+        canonical: encoded(encode(Endian::Little)),
+    }
+}
+
 /// Judges a request message.
 pub fn judge_request(bytes: &[u8]) -> Judgement {
     match RequestView::parse(bytes) {
         Ok(v) => {
             let value = v.to_value();
-            let canonical = encoded(value.to_bytes(Endian::Little));
-            let same = encoded(value.to_bytes(v.order()));
-            Judgement::Accepted {
-                same_form: same == bytes,
-                canonical,
-            }
+            accepted_message(bytes, v.order(), |o| value.to_bytes(o))
         }
         Err(e) => Judgement::Rejected(e),
     }
@@ -170,19 +178,26 @@ pub fn judge_request(bytes: &[u8]) -> Judgement {
 
 /// Judges a reply message against its request (which must itself be valid).
 pub fn judge_reply(bytes: &[u8], request: &[u8]) -> Judgement {
-    let ctx = match RequestView::parse(request) {
-        Ok(r) => r.reply_context(),
-        Err(e) => return Judgement::Rejected(e),
+    match RequestView::parse(request) {
+        Ok(r) => judge_reply_in(bytes, Some(&r.reply_context())),
+        Err(e) => Judgement::Rejected(e),
+    }
+}
+
+/// Judges a reply message on its own: only the rules that need no request (WIRE.md §7).
+pub fn judge_reply_alone(bytes: &[u8]) -> Judgement {
+    judge_reply_in(bytes, None)
+}
+
+fn judge_reply_in(bytes: &[u8], ctx: Option<&crate::intent::ReplyContext>) -> Judgement {
+    let parsed = match ctx {
+        Some(c) => ReplyView::parse_for(bytes, c),
+        None => ReplyView::parse(bytes),
     };
-    match ReplyView::parse_for(bytes, &ctx) {
+    match parsed {
         Ok(v) => {
             let value = v.to_value();
-            let canonical = encoded(value.to_bytes(Endian::Little));
-            let same = encoded(value.to_bytes(v.order()));
-            Judgement::Accepted {
-                same_form: same == bytes,
-                canonical,
-            }
+            accepted_message(bytes, v.order(), |o| value.to_bytes(o))
         }
         Err(e) => Judgement::Rejected(e),
     }
