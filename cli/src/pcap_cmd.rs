@@ -54,11 +54,10 @@ pub fn cmd_read(input: &Input, mode: Mode, out: &mut Output) -> Result<(), CliEr
             Mode::Stats => stats.add(&ev),
             Mode::Text => line_text(&ev, t0, &mut text),
             Mode::Json => {
-                if let Some(r) = EventRecord::of(&ev, t0) {
-                    // A record always serializes (its fields are plain values and strings).
-                    text.push_str(&serde_json::to_string(&r).unwrap_or_default());
-                    text.push('\n');
-                }
+                // A record always serializes (its fields are plain values and strings).
+                let r = EventRecord::of(&ev, t0);
+                text.push_str(&serde_json::to_string(&r).unwrap_or_default());
+                text.push('\n');
             }
         }
         if text.len() >= OUT_BLOCK {

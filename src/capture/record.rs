@@ -317,10 +317,9 @@ impl Outcome {
 }
 
 impl EventRecord {
-    /// The record of `ev`; `t0` is the capture time of the first frame. `None` for an event
-    /// that has no record (none today; kept for events added later).
-    pub fn of(ev: &Event, t0: Duration) -> Option<EventRecord> {
-        Some(match ev {
+    /// The record of `ev`; `t0` is the capture time of the first frame.
+    pub fn of(ev: &Event, t0: Duration) -> EventRecord {
+        match ev {
             Event::Message(m) => EventRecord::Message(Box::new(MessageRecord::of(m, t0))),
             Event::Connreq {
                 frame,
@@ -358,7 +357,7 @@ impl EventRecord {
                 bytes: *bytes,
             },
             Event::Error(e) => error_record(e),
-        })
+        }
     }
 }
 
