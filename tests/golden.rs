@@ -577,14 +577,14 @@ fn check_reply(name: &str, e: &ExpRep) {
     assert_eq!(bare.to_value(), v.to_value(), "{name}: parse vs parse_for");
     assert_eq!(v.order(), e.order, "{name}: byte order");
     assert_eq!(v.bufcount(), 9, "{name}: bufcount");
-    assert_eq!(*v.header(), req_header(0), "{name}: header");
-    assert_eq!(*v.ptlrpc(), rep_ptlrpc(e.xid), "{name}: ptlrpc_body");
+    assert_eq!(v.header(), req_header(0), "{name}: header");
+    assert_eq!(v.ptlrpc(), rep_ptlrpc(e.xid), "{name}: ptlrpc_body");
     assert_eq!(
-        *v.ldlm(),
+        v.ldlm(),
         rep_ldlm(e.fid, e.hash, e.mode, e.disp),
         "{name}: ldlm_reply"
     );
-    assert_eq!(v.body(), e.body.as_ref(), "{name}: md_create_prepare_rep");
+    assert_eq!(v.body(), e.body, "{name}: md_create_prepare_rep");
     assert_eq!(
         v.is_empty_result(),
         e.body.is_none(),
@@ -1072,7 +1072,7 @@ fn lock_intent_fills_from_the_complete_reply() {
     let mut intent = mkdir_intent(&mut store);
     intent.fill(&view);
     assert!(intent.replied);
-    assert_eq!(intent.reply.as_ref(), view.body());
+    assert_eq!(intent.reply, view.body());
     let lens = [216, 44, 19, 88, 32, 48];
     for b in MliBuf::ALL {
         let rb = &intent.reply_buf[b.index()];

@@ -154,9 +154,9 @@ fn check_reply(name: &str, bytes: &[u8]) {
     let (owned, typed) =
         decode_reply_whole(bytes).unwrap_or_else(|e| panic!("{name}: owned: {e:?}"));
     assert_eq!(order(&owned.msg), view.order(), "{name}: order");
-    assert_eq!(&header(&owned.msg), view.header(), "{name}: header");
+    assert_eq!(header(&owned.msg), view.header(), "{name}: header");
     assert_eq!(owned.msg.buffers.len(), view.bufcount(), "{name}");
-    check_ptlrpc(&owned.ptlrpc, view.ptlrpc(), name);
+    check_ptlrpc(&owned.ptlrpc, &view.ptlrpc(), name);
     let l = &owned.ldlm;
     let ldlm = LdlmReply {
         lock_flags: LdlmFlags(l.lock_flags),
@@ -165,7 +165,7 @@ fn check_reply(name: &str, bytes: &[u8]) {
         policy_res1: DispFlags(l.policy_res1),
         policy_res2: l.policy_res2,
     };
-    assert_eq!(&ldlm, view.ldlm(), "{name}: ldlm_reply");
+    assert_eq!(ldlm, view.ldlm(), "{name}: ldlm_reply");
     let body = owned.body.as_ref().map(|b| MdCreatePrepareRep {
         status: b.status,
         flags: McppFlags(b.flags),
@@ -178,7 +178,7 @@ fn check_reply(name: &str, bytes: &[u8]) {
         child_flags: b.child_flags,
         buf_size: b.buf_size.clone().try_into().expect("6 sizes"),
     });
-    assert_eq!(body.as_ref(), view.body(), "{name}: md_create_prepare_rep");
+    assert_eq!(body, view.body(), "{name}: md_create_prepare_rep");
     for buf in MliBuf::ALL {
         let owned_state = owned.results[buf.index()].as_deref();
         match view.result(buf) {

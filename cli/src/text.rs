@@ -409,7 +409,7 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
     o.line(format_args!("byte order: {}", byte_order(v.order())));
     header(&mut o, msg);
     o.buffer(msg, 0, "ptlrpc_body");
-    ptlrpc(&mut o, v.ptlrpc());
+    ptlrpc(&mut o, &v.ptlrpc());
     o.buffer(msg, 1, "ldlm_reply");
     let l = v.ldlm();
     o.field(1, "lock_flags", flags(l.lock_flags, l.lock_flags.0.into()));

@@ -191,7 +191,11 @@ fn fields(c: &Case) -> Option<String> {
         Kind::Request => RequestView::parse(&c.bytes)
             .ok()
             .map(|v| req_fields(v.body())),
-        Kind::Reply => ReplyView::parse(&c.bytes).ok()?.body().map(rep_fields),
+        Kind::Reply => ReplyView::parse(&c.bytes)
+            .ok()?
+            .body()
+            .as_ref()
+            .map(rep_fields),
         Kind::Xattr(_) => None,
     }
 }

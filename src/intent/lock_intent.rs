@@ -167,7 +167,7 @@ impl<'n, 'b> MdLockIntent<'n, 'b> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn fill(&mut self, reply: &ReplyView<'_>) {
-        self.reply = reply.body().copied();
+        self.reply = reply.body();
         self.replied = self.reply.is_some();
         for b in MliBuf::ALL {
             let rb = &mut self.reply_buf[b.index()];
@@ -216,7 +216,7 @@ impl<'a> MdLockIntentRef<'a> {
     pub fn from_reply(opc: IntentOpc, reply: &ReplyView<'a>) -> Self {
         MdLockIntentRef {
             opc,
-            reply: reply.body().copied(),
+            reply: reply.body(),
             results: reply.results(),
             replied: !reply.is_empty_result(),
         }

@@ -134,9 +134,9 @@ impl<'a> MessageView<'a> {
     }
 
     /// Buffer 0, common to both kinds.
-    pub fn ptlrpc(&self) -> &PtlrpcBody {
+    pub fn ptlrpc(&self) -> PtlrpcBody {
         match self {
-            MessageView::Request(r) => r.ptlrpc(),
+            MessageView::Request(r) => *r.ptlrpc(),
             MessageView::Reply(r) => r.ptlrpc(),
         }
     }

@@ -12,10 +12,10 @@ use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 #[cfg(feature = "alloc")]
 use crate::intent::request::v3_body;
-use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, UnknownReason};
+use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
 use crate::limits::{LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT};
 use crate::wire::msg::{Frame, encode_into_slice};
-use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, decode_in};
+use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
@@ -27,17 +27,19 @@ pub(super) struct Span {
     len: u32,
 }
 
-/// Everything a reply view knows besides the bytes (all `Copy`): shared by the borrowing view and
-/// the `Bytes`-backed message.
+/// Everything a reply view knows besides the bytes (all `Copy`, about 100 bytes): shared by the
+/// borrowing view and the `Bytes`-backed message. The fixed structures are not kept: the
+/// accessors decode them again from the validated bytes, which is cheaper than carrying them
+/// (smoltcp's `Packet` style).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Parts {
     order: Endian,
+    bufcount: u8,
     header: MsgHeader,
-    bufcount: usize,
-    ptlrpc: PtlrpcBody,
-    ldlm: LdlmReply,
-    body: Option<MdCreatePrepareRep>,
-    results: [Span; MLI_BUF_MAX],
+    /// Buffers 0..=8 (empty, at the end, past `lm_bufcount`).
+    spans: [Span; REPLY_BUFCOUNT],
+    /// `mcpp_valid` and `mcpp_truncated`; `None` for the empty result.
+    masks: Option<(ResultMask, ResultMask)>,
 }
 
 /// Frames and decodes a reply, then checks every rule: the byte order is chosen once, and each
@@ -133,38 +135,70 @@ fn rest_in<O: ByteOrder>(
     )?;
     Ok(Parts {
         order: f.order,
+        // Frame::parse bounds it by MSG_MAX_BUFCOUNT.
+        bufcount: f.count as u8,
         header: f.header,
-        bufcount: f.count,
-        ptlrpc,
-        ldlm,
-        body,
-        results: core::array::from_fn(|i| Span {
-            start: f.off[3 + i],
-            len: f.len[3 + i],
+        spans: core::array::from_fn(|i| Span {
+            start: f.off[i],
+            len: f.len[i],
         }),
+        masks: body.map(|b| (b.valid, b.truncated)),
     })
 }
 
 impl Parts {
-    fn result_state(&self, buf: MliBuf) -> PrepResult<Span> {
-        let Some(b) = &self.body else {
+    /// Buffer `i` (0..=8) of `bytes`, which these parts were validated from.
+    #[inline]
+    fn buffer<'b>(&self, bytes: &'b [u8], i: usize) -> &'b [u8] {
+        let s = self.spans[i];
+        bytes
+            .get(s.start as usize..(s.start + s.len) as usize)
+            .unwrap_or(&[])
+    }
+
+    /// A fixed structure of buffer `i`, in the sender's order; validation proved it is there.
+    #[inline]
+    fn fixed<T: WireStruct + Default>(&self, bytes: &[u8], i: usize) -> T {
+        let b = self.buffer(bytes, i);
+        match self.order {
+            Endian::Little => decode_in::<T, LittleEndian>(b),
+            Endian::Big => decode_in::<T, BigEndian>(b),
+        }
+        .unwrap_or_default()
+    }
+
+    fn ptlrpc(&self, bytes: &[u8]) -> PtlrpcBody {
+        let s = self.spans[0];
+        PtlrpcBody::decode_buffer(self.buffer(bytes, 0), self.order, s.start as usize)
+            .unwrap_or_default()
+    }
+
+    fn body(&self, bytes: &[u8]) -> Option<MdCreatePrepareRep> {
+        self.masks.map(|_| self.fixed(bytes, 2))
+    }
+
+    fn result_state(&self, bytes: &[u8], buf: MliBuf) -> PrepResult<Span> {
+        let Some((valid, truncated)) = self.masks else {
             return PrepResult::Unknown(UnknownReason::EmptyResult);
         };
         let i = buf.index();
-        if b.valid.has(buf) {
-            let span = self.results[i];
+        if valid.has(buf) {
+            let span = self.spans[3 + i];
             if span.len == 0 {
                 PrepResult::Absent
             } else {
                 PrepResult::Present(span)
             }
-        } else if b.truncated.has(buf) {
-            PrepResult::Unknown(UnknownReason::Truncated {
-                size: b.buf_size[i],
-            })
+        } else if truncated.has(buf) {
+            let size = self.body(bytes).map_or(0, |b| b.buf_size[i]);
+            PrepResult::Unknown(UnknownReason::Truncated { size })
         } else {
             PrepResult::Unknown(UnknownReason::NotProvided)
         }
+    }
+
+    fn results<'b>(&self, bytes: &'b [u8]) -> [&'b [u8]; MLI_BUF_MAX] {
+        core::array::from_fn(|i| self.buffer(bytes, 3 + i))
     }
 }
 
@@ -238,8 +272,8 @@ impl<'a> ReplyView<'a> {
         self.parts.order
     }
     /// Header fields.
-    pub fn header(&self) -> &MsgHeader {
-        &self.parts.header
+    pub fn header(&self) -> MsgHeader {
+        self.parts.header
     }
     /// The whole message as received.
     pub fn as_bytes(&self) -> &'a [u8] {
@@ -247,28 +281,29 @@ impl<'a> ReplyView<'a> {
     }
     /// `lm_bufcount` as received.
     pub fn bufcount(&self) -> usize {
-        self.parts.bufcount
+        self.parts.bufcount.into()
     }
-    /// Buffer 0.
-    pub fn ptlrpc(&self) -> &PtlrpcBody {
-        &self.parts.ptlrpc
+    /// Buffer 0, decoded from the bytes on each call (a v2 body reads as v3 with zero
+    /// `pb_padding` and `pb_jobid`).
+    pub fn ptlrpc(&self) -> PtlrpcBody {
+        self.parts.ptlrpc(self.bytes)
     }
-    /// Buffer 1: the granted lock.
-    pub fn ldlm(&self) -> &LdlmReply {
-        &self.parts.ldlm
+    /// Buffer 1: the granted lock, decoded from the bytes on each call.
+    pub fn ldlm(&self) -> LdlmReply {
+        self.parts.fixed(self.bytes, 1)
     }
-    /// Buffer 2; `None` for the empty result.
-    pub fn body(&self) -> Option<&MdCreatePrepareRep> {
-        self.parts.body.as_ref()
+    /// Buffer 2, decoded from the bytes on each call; `None` for the empty result.
+    pub fn body(&self) -> Option<MdCreatePrepareRep> {
+        self.parts.body(self.bytes)
     }
     /// True for the empty result: the lock is granted, every result is unknown.
     pub fn is_empty_result(&self) -> bool {
-        self.parts.body.is_none()
+        self.parts.masks.is_none()
     }
     /// Result `buf`: present (a slice of the input), absent, or unknown.
     pub fn result(&self, buf: MliBuf) -> PrepResult<&'a [u8]> {
         let bytes = self.bytes;
-        self.parts.result_state(buf).map(|s| {
+        self.parts.result_state(bytes, buf).map(|s| {
             bytes
                 .get(s.start as usize..(s.start + s.len) as usize)
                 .unwrap_or(&[])
@@ -280,7 +315,7 @@ impl<'a> ReplyView<'a> {
     }
     /// Offset of result `buf`'s buffer in the message, for tools that point at bytes.
     pub fn result_offset(&self, buf: MliBuf) -> usize {
-        self.parts.results[buf.index()].start as usize
+        self.parts.spans[3 + buf.index()].start as usize
     }
     /// Writes this message's canonical form (WIRE.md §11) in `order` at the start of `out`;
     /// returns its size. The view is validated already, so nothing is checked again: this is
@@ -299,17 +334,13 @@ impl<'a> ReplyView<'a> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
-        let bytes = self.bytes;
+        let (ptlrpc, ldlm, body) = (self.ptlrpc(), self.ldlm(), self.body());
         let w = Wire {
             header: &self.parts.header,
-            ptlrpc: &self.parts.ptlrpc,
-            ldlm: &self.parts.ldlm,
-            body: self.parts.body.as_ref(),
-            results: self.parts.results.map(|s| {
-                bytes
-                    .get(s.start as usize..(s.start + s.len) as usize)
-                    .unwrap_or(&[])
-            }),
+            ptlrpc: &ptlrpc,
+            ldlm: &ldlm,
+            body: body.as_ref(),
+            results: self.parts.results(self.bytes),
         };
         encode_into_slice(w.wire_len(), out, |o| w.write(order, o))
     }
@@ -331,9 +362,9 @@ impl<'a> ReplyView<'a> {
     pub fn to_value(&self) -> PrepareReply {
         PrepareReply {
             header: self.parts.header,
-            ptlrpc: v3_body(self.parts.ptlrpc),
-            ldlm: self.parts.ldlm,
-            outcome: self.parts.body.map(|body| PrepareOutcome {
+            ptlrpc: v3_body(self.ptlrpc()),
+            ldlm: self.ldlm(),
+            outcome: self.body().map(|body| PrepareOutcome {
                 body: canonical_rep(body),
                 results: MliBuf::ALL.map(|b| match self.result(b) {
                     PrepResult::Present(s) => Bytes::copy_from_slice(s),
@@ -373,7 +404,7 @@ impl ReplyMessage {
     }
     /// Result `buf` as a slice sharing this message's allocation.
     pub fn result(&self, buf: MliBuf) -> PrepResult<Bytes> {
-        self.parts.result_state(buf).map(|s| {
+        self.parts.result_state(&self.bytes, buf).map(|s| {
             self.bytes
                 .slice(s.start as usize..(s.start + s.len) as usize)
         })

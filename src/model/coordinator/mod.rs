@@ -264,7 +264,7 @@ fn intent_enqueue(
         Ok(v) if !v.is_empty_result() => {
             let results = MliBuf::ALL.map(|b| v.result(b).map(<[u8]>::to_vec));
             v.body().map_or(Answer::Nothing, |b| {
-                Answer::Body(*b, alloc::boxed::Box::new(results))
+                Answer::Body(b, alloc::boxed::Box::new(results))
             })
         }
         // Empty or malformed: the lock is kept, the coordinator falls back to its reads.

@@ -290,7 +290,7 @@ pub fn take_reply(
             return None;
         }
     };
-    let body = *view.body()?;
+    let body = view.body()?;
     c.cache.suppress(m);
     let object = ctx.lock.resource.fid();
     let seeded = Origin::Seeded(cookie);

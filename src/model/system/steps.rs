@@ -300,7 +300,7 @@ impl SystemModel {
             let plain = super::net::with_status(bytes, 0);
             let body = crate::intent::ReplyView::parse(&plain)
                 .ok()
-                .and_then(|v| v.body().copied());
+                .and_then(|v| v.body());
             if let Some(b) = body.filter(|b| b.status != 0) {
                 log.push(format!(
                     "{}: enqueue aborted, no lock; the intent's status {} is used",
