@@ -146,6 +146,9 @@ fn rest_in<O: ByteOrder>(
     })
 }
 
+/// A validated reply's `ptlrpc_body`, `ldlm_reply` and body (`None` for the empty result).
+type FixedParts = (PtlrpcBody, LdlmReply, Option<MdCreatePrepareRep>);
+
 impl Parts {
     /// Buffer `i` (0..=8) of `bytes`, which these parts were validated from.
     #[inline]
@@ -175,6 +178,25 @@ impl Parts {
 
     fn body(&self, bytes: &[u8]) -> Option<MdCreatePrepareRep> {
         self.masks.map(|_| self.fixed(bytes, 2))
+    }
+
+    /// Buffers 0, 1 and 2 at once, for the encoders: the byte order is chosen once.
+    fn fixed_parts(&self, bytes: &[u8]) -> FixedParts {
+        match self.order {
+            Endian::Little => self.fixed_parts_in::<LittleEndian>(bytes),
+            Endian::Big => self.fixed_parts_in::<BigEndian>(bytes),
+        }
+    }
+
+    #[inline(always)]
+    fn fixed_parts_in<O: ByteOrder>(&self, bytes: &[u8]) -> FixedParts {
+        let ptlrpc = PtlrpcBody::decode_buffer_in::<O>(self.buffer(bytes, 0), 0);
+        (
+            ptlrpc.unwrap_or_default(),
+            decode_in::<LdlmReply, O>(self.buffer(bytes, 1)).unwrap_or_default(),
+            self.masks
+                .and_then(|_| decode_in::<MdCreatePrepareRep, O>(self.buffer(bytes, 2))),
+        )
     }
 
     fn result_state(&self, bytes: &[u8], buf: MliBuf) -> PrepResult<Span> {
@@ -334,7 +356,7 @@ impl<'a> ReplyView<'a> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
-        let (ptlrpc, ldlm, body) = (self.ptlrpc(), self.ldlm(), self.body());
+        let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
         let w = Wire {
             header: &self.parts.header,
             ptlrpc: &ptlrpc,
@@ -360,11 +382,12 @@ impl<'a> ReplyView<'a> {
     /// message (WIRE.md §11): the same bytes exactly when the input was canonical.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> PrepareReply {
+        let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
         PrepareReply {
             header: self.parts.header,
-            ptlrpc: v3_body(self.ptlrpc()),
-            ldlm: self.ldlm(),
-            outcome: self.body().map(|body| PrepareOutcome {
+            ptlrpc: v3_body(ptlrpc),
+            ldlm,
+            outcome: body.map(|body| PrepareOutcome {
                 body: canonical_rep(body),
                 results: MliBuf::ALL.map(|b| match self.result(b) {
                     PrepResult::Present(s) => Bytes::copy_from_slice(s),
