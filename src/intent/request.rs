@@ -11,7 +11,7 @@
 //! | 5 | supplementary groups, u32 each |
 
 use super::body::req_off;
-use super::message::{Expect, check_msg_type, ptlrpc_of};
+use super::message::{Expect, PtlrpcHead, check_type};
 use super::name::{GroupList, GroupsView, name_from_buffer};
 use super::{EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, ResultMask};
 use crate::endian::Endian;
@@ -21,7 +21,9 @@ use crate::limits::{
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, round8, write_header};
+use crate::wire::msg::{
+    Frame, buffer_offsets, encode_into_slice, msg_size_u32, round8, write_header,
+};
 #[cfg(feature = "alloc")]
 use crate::wire::msg::{put_header, put_padding};
 #[cfg(feature = "alloc")]
@@ -30,9 +32,9 @@ use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 #[cfg(feature = "alloc")]
 use crate::wire::put_struct;
 use crate::wire::{
-    InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmResId,
-    LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct, copy_at,
-    write_at,
+    InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead,
+    LdlmResId, LockMode, LockType, MsgHeader, MsgView, PtlrpcBody, PtlrpcMsgType, WireStruct,
+    copy_at, decode_in, write_at,
 };
 use zerocopy::byteorder::U32;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
@@ -60,8 +62,9 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
 /// The facts the request rules look at, gathered from a view or from a value.
 struct Facts<'x> {
     repsize: u32,
-    ptlrpc: &'x PtlrpcBody,
-    ldlm: &'x LdlmRequest,
+    ptlrpc: PtlrpcHead,
+    lock_flags: LdlmFlags,
+    lock_desc: &'x LdlmLockDesc,
     opc: IntentOpc,
     body: &'x MdCreatePrepareReq,
     name_len: usize,
@@ -75,16 +78,6 @@ struct Facts<'x> {
 pub(crate) fn v3_body(mut p: PtlrpcBody) -> PtlrpcBody {
     p.jobid.get_or_insert([0; JOBID_SIZE]);
     p
-}
-
-/// The first non-empty buffer past `last` (WIRE.md W2.2): its index and length.
-pub(crate) fn first_past_last(msg: &MsgView<'_>, last: usize) -> Option<(usize, usize)> {
-    msg.buflens()
-        .iter()
-        .enumerate()
-        .skip(last + 1)
-        .find(|&(_, &len)| len != 0)
-        .map(|(i, &len)| (i, len as usize))
 }
 
 /// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
@@ -138,7 +131,7 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
         return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
     }
     let p = f.ptlrpc;
-    check_msg_type(p, o0, Expect::Request)?;
+    check_type(p.msg_type, o0, Expect::Request)?;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(wrong(
             At::new("ptlrpc_body", "pb_version", o0 + 12),
@@ -153,33 +146,33 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
             LDLM_ENQUEUE.into(),
         ));
     }
-    let l = f.ldlm;
-    if !l.lock_flags.contains(LdlmFlags::HAS_INTENT) {
+    let (flags, desc) = (f.lock_flags, f.lock_desc);
+    if !flags.contains(LdlmFlags::HAS_INTENT) {
         return Err(DecodeError::new(
             At::new("ldlm_request", "lock_flags", o1),
             ErrorKind::MissingBits {
-                got: l.lock_flags.0.into(),
+                got: flags.0.into(),
                 required: LdlmFlags::HAS_INTENT.0.into(),
             },
         ));
     }
-    if l.lock_desc.lr_type != LockType::IBITS {
+    if desc.lr_type != LockType::IBITS {
         return Err(wrong(
             At::new("ldlm_request", "lock_desc.l_resource.lr_type", o1 + 8),
-            l.lock_desc.lr_type.0.into(),
+            desc.lr_type.0.into(),
             13,
         ));
     }
-    if !l.lock_desc.policy.bits.contains(InodeBits::UPDATE) {
+    if !desc.policy.bits.contains(InodeBits::UPDATE) {
         return Err(DecodeError::new(
             At::new("ldlm_request", "lock_desc.l_policy_data.bits", o1 + 8 + 48),
             ErrorKind::MissingBits {
-                got: l.lock_desc.policy.bits.0,
+                got: desc.policy.bits.0,
                 required: InodeBits::UPDATE.0,
             },
         ));
     }
-    check_lock("ldlm_request", &l.lock_desc, o1 + 8, false)?;
+    check_lock("ldlm_request", desc, o1 + 8, false)?;
     let Some(op) = Operation::of_opc(f.opc) else {
         return Err(DecodeError::new(
             At::new("ldlm_intent", "opc", o2),
@@ -187,7 +180,7 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
         ));
     };
     let b = f.body;
-    let resource = l.lock_desc.resource.fid();
+    let resource = desc.resource.fid();
     if b.fid != resource {
         return Err(DecodeError::new(
             At::new(REQ, "mcpr_fid", o3 + req_off::FID),
@@ -282,15 +275,47 @@ fn wrong(at: At, got: u64, expected: u64) -> DecodeError {
     DecodeError::new(at, ErrorKind::WrongValue { got, expected })
 }
 
-/// A received prepare request, validated against every rule of WIRE.md §5 and §8. Fixed
-/// structures are decoded once; the name and the groups are borrowed from the input.
+/// Where a buffer lies in the input: its start and its length.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn of(f: &Frame<REQUEST_BUFCOUNT>, i: usize) -> Self {
+        Span {
+            start: f.off[i],
+            len: f.len[i],
+        }
+    }
+
+    /// The buffer in `bytes`, which the framing proved holds it.
+    #[inline(always)]
+    fn in_bytes(self, bytes: &[u8]) -> &[u8] {
+        let start = self.start as usize;
+        bytes.get(start..start + self.len as usize).unwrap_or(&[])
+    }
+}
+
+/// A received prepare request, validated against every rule of WIRE.md §5 and §8.
+///
+/// The view is small and lazy: [`RequestView::parse`] checks the framing and every rule once,
+/// and the view keeps the input, its byte order, where the fixed structures lie, the operation,
+/// the name and the groups. The fixed structures ([`RequestView::ptlrpc`],
+/// [`RequestView::ldlm`], [`RequestView::body`], [`RequestView::msg`]) are decoded again from
+/// the validated bytes on each call and returned by value.
 #[derive(Debug, Clone, Copy)]
 pub struct RequestView<'a> {
-    msg: MsgView<'a>,
-    ptlrpc: PtlrpcBody,
-    ldlm: LdlmRequest,
+    bytes: &'a [u8],
+    order: Endian,
+    /// `lm_bufcount`, 4..=32.
+    count: u8,
     op: Operation,
-    body: MdCreatePrepareReq,
+    ptlrpc: Span,
+    ldlm: Span,
+    /// Start of buffer 3; the body is at least [`PREPARE_REQ_SIZE`] bytes.
+    body: u32,
     name: Option<&'a [u8]>,
     groups: GroupsView<'a>,
 }
@@ -315,6 +340,10 @@ impl<'a> RequestView<'a> {
     /// assert_eq!(req.body().fid, LuFid::new(0x200000401, 0x1, 0x0));
     /// assert_eq!(req.groups().len(), 3);
     /// assert!(req.groups().contains(600));
+    /// // The fixed structures are values, decoded from the validated bytes.
+    /// let lock = req.ldlm();
+    /// assert_eq!(lock.lock_desc.resource.fid(), req.body().fid);
+    /// assert_eq!(req.msg().buflens().collect::<Vec<_>>(), [184, 104, 8, 80, 7, 12]);
     ///
     /// // A reply is refused on its pb_type, with where and what.
     /// let reply = include_bytes!("../../testdata/mkdir_reply_complete.bin");
@@ -326,98 +355,134 @@ impl<'a> RequestView<'a> {
     /// );
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
+    #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let msg = MsgView::parse(bytes)?;
-        let ptlrpc = ptlrpc_of(&msg)?;
-        Self::from_parts(msg, ptlrpc)
+        let f = Frame::<REQUEST_BUFCOUNT>::parse(bytes)?;
+        match f.order {
+            Endian::Little => Self::parse_in::<LittleEndian>(bytes, &f),
+            Endian::Big => Self::parse_in::<BigEndian>(bytes, &f),
+        }
+    }
+
+    #[inline(always)]
+    fn parse_in<O: ByteOrder>(
+        bytes: &'a [u8],
+        f: &Frame<REQUEST_BUFCOUNT>,
+    ) -> Result<Self, DecodeError> {
+        let p0 = Span::of(f, 0);
+        let head = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start as usize)?;
+        Self::rest_in::<O>(bytes, f, head)
     }
 
     /// The rest of [`RequestView::parse`], once the framing and buffer 0 are decoded.
     pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
-        let order = msg.order();
-        check_msg_type(&ptlrpc, msg.buffer_offset(0), Expect::Request)?;
-        if msg.bufcount() < 4 {
+        let f = Frame::<REQUEST_BUFCOUNT>::of_view(&msg);
+        let head = PtlrpcHead::of(&ptlrpc);
+        match f.order {
+            Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, head),
+            Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, head),
+        }
+    }
+
+    /// Every check after buffer 0, in byte order `O`, in the order the errors are reported.
+    #[inline(always)]
+    fn rest_in<O: ByteOrder>(
+        bytes: &'a [u8],
+        f: &Frame<REQUEST_BUFCOUNT>,
+        ptlrpc: PtlrpcHead,
+    ) -> Result<Self, DecodeError> {
+        check_type(ptlrpc.msg_type, f.off[0] as usize, Expect::Request)?;
+        if f.count < 4 {
             return Err(DecodeError::new(
                 At::new("lustre_msg_v2", "lm_bufcount", 0),
                 ErrorKind::OutOfRange {
-                    value: msg.bufcount() as u64,
+                    value: f.count as u64,
                     min: 4,
                     max: 32,
                 },
             ));
         }
-        let end = msg.wire_len();
-        let off: [usize; REQUEST_BUFCOUNT] = core::array::from_fn(|i| {
-            if i < msg.bufcount() {
-                msg.buffer_offset(i)
-            } else {
-                end
-            }
-        });
-        let ldlm = LdlmRequest::decode_buffer(msg.buffer_or_empty(1), order, off[1])?;
-        let it_buf = msg.buffer_or_empty(2);
-        if it_buf.len() < LDLM_INTENT_SIZE {
+        let off: [usize; REQUEST_BUFCOUNT] = f.off.map(|o| o as usize);
+        let buf = |i| Span::of(f, i).in_bytes(bytes);
+        let lock = LdlmRequestHead::check_in::<O>(buf(1), off[1])?;
+        let it_buf = buf(2);
+        let Some(intent) = decode_in::<LdlmIntent, O>(it_buf) else {
             return Err(DecodeError::too_short(
                 "ldlm_intent",
                 off[2],
                 it_buf.len(),
                 LDLM_INTENT_SIZE,
             ));
-        }
-        let opc = LdlmIntent::decode(it_buf, order)?.opc;
-        let body_buf = msg.buffer_or_empty(3);
-        if body_buf.len() < PREPARE_REQ_SIZE {
+        };
+        let body_buf = buf(3);
+        let Some(body) = decode_in::<MdCreatePrepareReq, O>(body_buf) else {
             return Err(DecodeError::too_short(
                 REQ,
                 off[3],
                 body_buf.len(),
                 PREPARE_REQ_SIZE,
             ));
-        }
-        let body = MdCreatePrepareReq::decode(body_buf, order)?;
-        let name_buf = msg.buffer_or_empty(4);
+        };
+        let name_buf = buf(4);
         let op = check(&Facts {
-            repsize: msg.header().repsize,
-            ptlrpc: &ptlrpc,
-            ldlm: &ldlm,
-            opc,
+            repsize: f.header.repsize,
+            ptlrpc,
+            lock_flags: lock.lock_flags,
+            lock_desc: &lock.lock_desc,
+            opc: intent.opc,
             body: &body,
             name_len: name_buf.len(),
             off,
-            past_last: first_past_last(&msg, REQUEST_BUFCOUNT - 1),
+            past_last: f.past_last,
         })?;
         let name = if name_buf.is_empty() {
             None
         } else {
             Some(name_from_buffer(name_buf, off[4])?)
         };
-        let groups = GroupsView::parse(msg.buffer_or_empty(5), order, off[5])?;
+        let groups = GroupsView::parse(buf(5), f.order, off[5])?;
         Ok(RequestView {
-            msg,
-            ptlrpc,
-            ldlm,
+            bytes,
+            order: f.order,
+            count: f.count as u8,
             op,
-            body,
+            ptlrpc: Span::of(f, 0),
+            ldlm: Span::of(f, 1),
+            body: f.off[3],
             name,
             groups,
         })
     }
 
     /// The framing (header, buffers, byte order).
-    pub fn msg(&self) -> &MsgView<'a> {
-        &self.msg
+    pub fn msg(&self) -> MsgView<'a> {
+        MsgView::framed(self.bytes, self.order, self.count as usize)
     }
     /// The byte order the sender used.
     pub fn order(&self) -> Endian {
-        self.msg.order()
+        self.order
     }
-    /// Buffer 0.
-    pub fn ptlrpc(&self) -> &PtlrpcBody {
-        &self.ptlrpc
+    /// Buffer 0, decoded from the validated bytes.
+    pub fn ptlrpc(&self) -> PtlrpcBody {
+        let b = self.ptlrpc;
+        // parse() checked the buffer: decoding it again cannot fail.
+        PtlrpcBody::decode_buffer(b.in_bytes(self.bytes), self.order, b.start as usize)
+            .unwrap_or_default()
     }
-    /// Buffer 1.
-    pub fn ldlm(&self) -> &LdlmRequest {
-        &self.ldlm
+    /// Buffer 1, its handles included, decoded from the validated bytes.
+    pub fn ldlm(&self) -> LdlmRequest {
+        let b = self.ldlm;
+        // parse() checked the buffer: decoding it again cannot fail.
+        LdlmRequest::decode_buffer(b.in_bytes(self.bytes), self.order, b.start as usize)
+            .unwrap_or_default()
+    }
+    /// The lock asked for (`ldlm_request.lock_desc`), without the handles.
+    fn lock_desc(&self) -> LdlmLockDesc {
+        let at = self.ldlm.start as usize + 8;
+        self.bytes
+            .get(at..)
+            .and_then(|b| LdlmLockDesc::decode(b, self.order).ok())
+            .unwrap_or_default()
     }
     /// The operation (from buffer 2's opcode).
     pub fn operation(&self) -> Operation {
@@ -427,14 +492,17 @@ impl<'a> RequestView<'a> {
     pub fn opc(&self) -> IntentOpc {
         self.op.opc()
     }
-    /// Buffer 3.
-    pub fn body(&self) -> &MdCreatePrepareReq {
-        &self.body
+    /// Buffer 3, decoded from the validated bytes.
+    pub fn body(&self) -> MdCreatePrepareReq {
+        self.bytes
+            .get(self.body as usize..)
+            .and_then(|b| MdCreatePrepareReq::decode(b, self.order).ok())
+            .unwrap_or_default()
     }
     /// `mcpr_flags` bits this crate does not know: kept; a handler answers them with the empty
     /// result.
     pub fn unknown_flags(&self) -> McprFlags {
-        self.body.flags.unknown()
+        self.body().flags.unknown()
     }
     /// The entry name without its NUL; `None` in object mode.
     pub fn name(&self) -> Option<&'a [u8]> {
@@ -446,15 +514,15 @@ impl<'a> RequestView<'a> {
     }
     /// The results the request asks for.
     pub fn requested(&self) -> ResultMask {
-        self.body.requested()
+        self.body().requested()
     }
     /// What a reply to this request must agree with.
     pub fn reply_context(&self) -> ReplyContext {
         ReplyContext::new(
             self.op,
-            &self.body,
-            &self.ldlm.lock_desc,
-            self.msg.header().repsize,
+            &self.body(),
+            &self.lock_desc(),
+            self.msg().header().repsize,
         )
     }
 
@@ -464,7 +532,7 @@ impl<'a> RequestView<'a> {
     /// valid; its canonical bytes are `to_value().to_bytes(Endian::Little)`.
     pub fn is_canonical(&self) -> bool {
         let value = self.to_value();
-        let bytes = self.msg.as_bytes();
+        let bytes = self.bytes;
         if value.wire_len() != bytes.len() || self.order() != Endian::Little {
             return false;
         }
@@ -479,11 +547,11 @@ impl<'a> RequestView<'a> {
     /// same bytes exactly when the input was canonical ([`RequestView::is_canonical`]).
     pub fn to_value(&self) -> PrepareRequest {
         PrepareRequest {
-            header: *self.msg.header(),
-            ptlrpc: v3_body(self.ptlrpc),
-            ldlm: self.ldlm,
+            header: self.msg().header(),
+            ptlrpc: v3_body(self.ptlrpc()),
+            ldlm: self.ldlm(),
             opc: self.op.opc(),
-            body: self.body,
+            body: self.body(),
             // Validated by parse().
             name: self.name.and_then(|n| EntryName::new(n).ok()),
             groups: self.groups.to_list(),
@@ -605,8 +673,9 @@ impl PrepareRequest {
         }
         check(&Facts {
             repsize: self.header.repsize,
-            ptlrpc: &self.ptlrpc,
-            ldlm: &self.ldlm,
+            ptlrpc: PtlrpcHead::of(&self.ptlrpc),
+            lock_flags: self.ldlm.lock_flags,
+            lock_desc: &self.ldlm.lock_desc,
             opc: self.opc,
             body: &self.body,
             name_len: lens[4] as usize,

@@ -28,8 +28,8 @@ fn request_ptlrpc_v2_accepted() {
     assert_eq!(value.ptlrpc.jobid, Some([0; 32]));
     let canonical = value.to_bytes(Endian::Little).expect("encodes");
     assert_eq!(
-        MsgView::parse(&canonical).expect("framed").buflens()[0],
-        184
+        MsgView::parse(&canonical).expect("framed").buflen(0),
+        Some(184)
     );
     let again = RequestView::parse(&canonical).expect("decodes");
     assert!(again.is_canonical());
