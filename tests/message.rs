@@ -306,3 +306,22 @@ fn messages_serialize_under_their_kind() {
     let err = serde_json::from_str::<Message>(r#"{"error": {}}"#).unwrap_err();
     assert!(err.to_string().contains("unknown variant `error`"), "{err}");
 }
+
+/// The request views are lazy: the input, its byte order, a few offsets and the small facts
+/// (operation, name, groups), so that returning one from `parse` moves a few words, not the
+/// decoded structures (they were about 700 bytes).
+#[test]
+fn request_views_are_small() {
+    use lustre_dne_intent::wire::MsgView;
+    use std::mem::size_of;
+    assert!(
+        size_of::<MsgView<'_>>() <= 24,
+        "{}",
+        size_of::<MsgView<'_>>()
+    );
+    assert!(
+        size_of::<RequestView<'_>>() <= 80,
+        "{}",
+        size_of::<RequestView<'_>>()
+    );
+}

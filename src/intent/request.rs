@@ -18,7 +18,8 @@ use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
     JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_ALIGN,
-    PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
+    MSG_HEADER_FIXED, PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT,
+    REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
 };
 use crate::mode;
 use crate::wire::msg::{
@@ -50,13 +51,16 @@ pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
 const REQ: &str = "md_create_prepare_req";
 
 /// Size of the reply a request with these limits may receive: 9 buffers, result i at its limit.
+#[inline]
 pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
-    let mut lens = [0u32; 3 + MLI_BUF_MAX];
-    lens[0] = PTLRPC_BODY_V3_SIZE as u32;
-    lens[1] = LDLM_REPLY_SIZE as u32;
-    lens[2] = PREPARE_REP_SIZE as u32;
-    lens[3..].copy_from_slice(limits);
-    msg_size_u32(&lens)
+    // The header and the three fixed buffers are constant; only the results vary.
+    const FIXED: usize = round8(MSG_HEADER_FIXED + 4 * REPLY_BUFCOUNT)
+        + round8(PTLRPC_BODY_V3_SIZE)
+        + round8(LDLM_REPLY_SIZE)
+        + round8(PREPARE_REP_SIZE);
+    limits
+        .iter()
+        .fold(FIXED, |size, &l| size + round8(l as usize))
 }
 
 /// The facts the request rules look at, gathered from a view or from a value.
@@ -108,19 +112,31 @@ pub(crate) fn check_lock(
             ErrorKind::ResourceNotFid { got: name2 },
         ));
     }
-    let modes = [
-        (desc.req_mode, "lock_desc.l_req_mode", 40),
-        (desc.granted_mode, "lock_desc.l_granted_mode", 44),
-    ];
-    for &(mode, field, rel) in &modes[..if granted_too { 2 } else { 1 }] {
-        if !mode.is_client_mode() {
-            return Err(DecodeError::new(
-                At::new(structure, field, o_desc + rel),
-                ErrorKind::BadLockMode { got: mode.0 },
-            ));
-        }
+    if !desc.req_mode.is_client_mode() {
+        return Err(bad_mode(
+            structure,
+            "lock_desc.l_req_mode",
+            o_desc + 40,
+            desc.req_mode,
+        ));
+    }
+    if granted_too && !desc.granted_mode.is_client_mode() {
+        return Err(bad_mode(
+            structure,
+            "lock_desc.l_granted_mode",
+            o_desc + 44,
+            desc.granted_mode,
+        ));
     }
     Ok(())
+}
+
+#[cold]
+fn bad_mode(structure: &'static str, field: &'static str, at: usize, m: LockMode) -> DecodeError {
+    DecodeError::new(
+        At::new(structure, field, at),
+        ErrorKind::BadLockMode { got: m.0 },
+    )
 }
 
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
@@ -240,23 +256,12 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
         }
         _ => {}
     }
-    for (i, &limit) in b.buf_limit.iter().enumerate() {
-        let at = At::new(REQ, BUF_LIMIT_FIELDS[i], o3 + req_off::BUF_LIMIT + 4 * i);
-        if limit as usize > XATTR_SIZE_MAX {
-            return Err(DecodeError::new(
-                at,
-                ErrorKind::OverLimit {
-                    value: limit.into(),
-                    max: XATTR_SIZE_MAX as u64,
-                },
-            ));
-        }
-        if i == 0 && limit != 0 && (limit as usize) < MDT_BODY_SIZE {
-            return Err(DecodeError::new(
-                at,
-                ErrorKind::PattrLimitTooSmall { got: limit },
-            ));
-        }
+    let lim = &b.buf_limit;
+    // One test for the usual case; only a bad request pays for the walk that names the first
+    // bad limit.
+    let most = lim.iter().fold(0, |m, &l| m.max(l));
+    if most as usize > XATTR_SIZE_MAX || (lim[0] != 0 && (lim[0] as usize) < MDT_BODY_SIZE) {
+        return Err(limit_error(lim, o3));
     }
     let need = reply_size_for(&b.buf_limit);
     if (f.repsize as usize) < need {
@@ -269,6 +274,29 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
         ));
     }
     Ok(op)
+}
+
+/// The error of the first bad `mcpr_buf_limit` entry of a body at `o3`: over
+/// [`XATTR_SIZE_MAX`], or a PATTR limit below an `mdt_body` (W5.13).
+#[cold]
+fn limit_error(limits: &[u32; MLI_BUF_MAX], o3: usize) -> DecodeError {
+    let at = |i: usize| At::new(REQ, BUF_LIMIT_FIELDS[i], o3 + req_off::BUF_LIMIT + 4 * i);
+    for (i, &limit) in limits.iter().enumerate() {
+        if limit as usize > XATTR_SIZE_MAX {
+            return DecodeError::new(
+                at(i),
+                ErrorKind::OverLimit {
+                    value: limit.into(),
+                    max: XATTR_SIZE_MAX as u64,
+                },
+            );
+        }
+        if i == 0 && limit != 0 && (limit as usize) < MDT_BODY_SIZE {
+            return DecodeError::new(at(i), ErrorKind::PattrLimitTooSmall { got: limit });
+        }
+    }
+    // Unreachable when called as documented; the PATTR limit's error all the same.
+    DecodeError::new(at(0), ErrorKind::PattrLimitTooSmall { got: limits[0] })
 }
 
 fn wrong(at: At, got: u64, expected: u64) -> DecodeError {

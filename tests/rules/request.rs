@@ -350,6 +350,25 @@ fn request_pattr_limit_too_small() {
 }
 
 #[test]
+fn reply_size_is_the_framed_reply_at_the_limits() {
+    // 72 (header, nine lengths, padded) + 184 + 112 + 80 + the limits, each padded to 8.
+    assert_eq!(
+        reply_size_for(&[216, 4096, 256, 4096, 4096, 48]),
+        72 + 184 + 112 + 80 + 216 + 4096 + 256 + 4096 + 4096 + 48
+    );
+    assert_eq!(reply_size_for(&[0; 6]), 448);
+    for limits in [[1, 2, 3, 4, 5, 7], [65536; 6], [0, 9, 0, 17, 0, 65535]] {
+        let mut lens = vec![184, 112, 80];
+        lens.extend(limits.iter().map(|&l| l as usize));
+        assert_eq!(
+            reply_size_for(&limits),
+            lustre_dne_intent::wire::msg_size(&lens),
+            "{limits:?}"
+        );
+    }
+}
+
+#[test]
 fn request_repsize_too_small() {
     let mut p = ReqParts::mkdir();
     let need = reply_size_for(&p.body.buf_limit);
