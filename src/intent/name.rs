@@ -116,7 +116,26 @@ fn tail_word(rest: &[u8]) -> u64 {
 /// NUL, which must be the buffer's last byte, as Lustre's MDT requires of `RMF_NAME`
 /// (`lustre_msg_string` with no maximum length; WIRE.md W5.8, W5.15). The errors are those of
 /// the NUL, then those of [`check_name`].
+#[inline]
 pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
+    // The usual case in one scan: the NUL last, no NUL or '/' before it, a length in range, not
+    // a dot name. Anything else is an error, which the walk below names.
+    if let Some((&0, name)) = buf.split_last()
+        && !name.is_empty()
+        && name.len() <= NAME_MAX
+        && first_nul_or_slash(name).is_none()
+        && name != b"."
+        && name != b".."
+    {
+        return Ok(name);
+    }
+    name_error(buf, base)
+}
+
+/// The error of a name buffer that [`name_from_buffer`] did not accept at once (`Ok` only if
+/// called otherwise): the errors of the NUL, then those of [`check_name`].
+#[cold]
+fn name_error(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
     // One pass finds the first NUL, and the first '/' when it comes before: the name's first
     // slash. A name has no NUL of its own, so check_name's NUL scan is not needed here.
     let first = first_nul_or_slash(buf);

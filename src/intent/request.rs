@@ -141,6 +141,7 @@ fn bad_mode(structure: &'static str, field: &'static str, at: usize, m: LockMode
 
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
+#[inline(always)]
 fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.off;
     if let Some((index, len)) = f.past_last {
@@ -274,6 +275,14 @@ fn check(f: &Facts<'_>) -> Result<Operation, DecodeError> {
         ));
     }
     Ok(op)
+}
+
+/// [`check`] in a call of its own, for the view's decode: inlined there it cost the
+/// little-endian decode 20 instructions (callgrind), where inlined in
+/// [`PrepareRequest::validate`] it saves the encoder 50.
+#[inline(never)]
+fn check_out_of_line(f: &Facts<'_>) -> Result<Operation, DecodeError> {
+    check(f)
 }
 
 /// The error of the first bad `mcpr_buf_limit` entry of a body at `o3`: over
@@ -452,7 +461,7 @@ impl<'a> RequestView<'a> {
             ));
         };
         let name_buf = buf(4);
-        let op = check(&Facts {
+        let op = check_out_of_line(&Facts {
             repsize: f.header.repsize,
             ptlrpc,
             lock_flags: lock.lock_flags,
