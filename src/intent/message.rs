@@ -21,8 +21,8 @@ use crate::error::EncodeError;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::PTLRPC_BODY_V2_SIZE;
 use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
-use zerocopy::ByteOrder;
 use zerocopy::byteorder::U32;
+use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// Offsets of `pb_type`, `pb_version` and `pb_opc` in `ptlrpc_body`.
 const PB_TYPE: usize = 8;
@@ -155,13 +155,18 @@ impl<'a> MessageView<'a> {
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let msg = MsgView::parse(bytes)?;
-        let ptlrpc = ptlrpc_of(&msg)?;
-        match ptlrpc.msg_type {
-            PtlrpcMsgType::REQUEST => RequestView::from_parts(msg, ptlrpc).map(Self::Request),
+        let (b0, o0) = (msg.buffer_or_empty(0), msg.buffer_offset(0));
+        // The three fields a request's rules read; the same size check as the full decode.
+        let head = match msg.order() {
+            Endian::Little => PtlrpcHead::check_in::<LittleEndian>(b0, o0)?,
+            Endian::Big => PtlrpcHead::check_in::<BigEndian>(b0, o0)?,
+        };
+        match head.msg_type {
+            PtlrpcMsgType::REQUEST => RequestView::from_head(msg, head).map(Self::Request),
             PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => {
-                ReplyView::from_parts(msg, ptlrpc).map(Self::Reply)
+                ReplyView::from_parts(msg, ptlrpc_of(&msg)?).map(Self::Reply)
             }
-            t => Err(wrong_type(t, msg.buffer_offset(0), "a request or a reply")),
+            t => Err(wrong_type(t, o0, "a request or a reply")),
         }
     }
 

@@ -116,10 +116,9 @@ impl<'a> RequestView<'a> {
         Self::rest_in::<O>(bytes, f, head)
     }
 
-    /// The rest of [`RequestView::parse`], once the framing and buffer 0 are decoded.
-    pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
+    /// The rest of [`RequestView::parse`], once the framing and buffer 0 are checked.
+    pub(crate) fn from_head(msg: MsgView<'a>, head: PtlrpcHead) -> Result<Self, DecodeError> {
         let f = Frame::<REQUEST_BUFCOUNT>::of_view(&msg);
-        let head = PtlrpcHead::of(&ptlrpc);
         match f.order {
             Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, head),
             Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, head),
