@@ -63,6 +63,7 @@ fn check_dots(name: &[u8], base: usize) -> Result<(), DecodeError> {
 /// identity, whose lowest flag is exact (a false flag only ever sits above a true one), the tail
 /// padded with bytes that are neither. A byte at a time cost a name buffer seven instructions a
 /// byte.
+#[inline]
 fn first_nul_or_slash(buf: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const SLASHES: u64 = ONES * b'/' as u64;
