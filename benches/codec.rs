@@ -123,7 +123,7 @@ fn lock_intent(c: &mut Criterion) {
     let bytes = fixtures::vector(NAME);
     let request_bytes = fixtures::vector("mkdir_request");
     let request = RequestView::parse(&request_bytes).expect("valid");
-    let body: MdCreatePrepareReq = *request.body();
+    let body: MdCreatePrepareReq = request.body();
     let name = request.name();
     // Caller-owned destinations at the request's limits (216, then 4096 each).
     let mut pattr = [0u8; 216];

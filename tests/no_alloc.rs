@@ -22,6 +22,9 @@ fn decoding_allocates_nothing() {
         if let Ok(v) = RequestView::parse(bytes) {
             decoded += v.name().map_or(0, <[u8]>::len) + v.groups().iter().count();
             let _ = v.reply_context();
+            // The accessors decode from the input on each call, without allocating either.
+            decoded += v.ldlm().handles.as_slice().len() + v.msg().buflens().count();
+            decoded += v.ptlrpc().jobid_bytes().len() + v.body().requested().iter().count();
         }
         if let Ok(v) = ReplyView::parse(bytes) {
             for b in MliBuf::ALL {

@@ -108,9 +108,9 @@ fn check_request(name: &str, bytes: &[u8]) {
     let view = RequestView::parse(bytes).unwrap_or_else(|e| panic!("{name}: crate: {e}"));
     let owned = decode_request(bytes).unwrap_or_else(|e| panic!("{name}: owned: {e:?}"));
     assert_eq!(order(&owned.msg), view.order(), "{name}: order");
-    assert_eq!(&header(&owned.msg), view.msg().header(), "{name}: header");
+    assert_eq!(header(&owned.msg), view.msg().header(), "{name}: header");
     assert_eq!(owned.msg.buffers.len(), view.msg().bufcount(), "{name}");
-    check_ptlrpc(&owned.ptlrpc, view.ptlrpc(), name);
+    check_ptlrpc(&owned.ptlrpc, &view.ptlrpc(), name);
     let handles: Vec<LustreHandle> = owned
         .ldlm
         .handles
@@ -123,7 +123,7 @@ fn check_request(name: &str, bytes: &[u8]) {
         lock_desc: lock_desc(&owned.ldlm.desc),
         handles: LockHandles::from_slice(&handles).expect("bounded handles"),
     };
-    assert_eq!(&ldlm, view.ldlm(), "{name}: ldlm_request");
+    assert_eq!(ldlm, view.ldlm(), "{name}: ldlm_request");
     assert_eq!(owned.opc, view.opc().0, "{name}: ldlm_intent.opc");
     let b = &owned.body;
     let body = MdCreatePrepareReq {
@@ -136,7 +136,7 @@ fn check_request(name: &str, bytes: &[u8]) {
         child_mode: b.child_mode,
         buf_limit: b.buf_limit.clone().try_into().expect("6 limits"),
     };
-    assert_eq!(&body, view.body(), "{name}: md_create_prepare_req");
+    assert_eq!(body, view.body(), "{name}: md_create_prepare_req");
     assert_eq!(
         owned.name.as_deref().map(str::as_bytes),
         view.name(),

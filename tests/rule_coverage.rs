@@ -107,7 +107,7 @@ fn dmv(count: i32, pool: [u8; 16]) -> Vec<u8> {
 fn seven_buffers() -> Vec<u8> {
     let six = ReqParts::mkdir().encode();
     let m = MsgView::parse(&six).expect("framed");
-    let mut mb = MsgBuilder::new(Endian::Little, *m.header());
+    let mut mb = MsgBuilder::new(Endian::Little, m.header());
     for i in 0..6 {
         mb.push(m.buffer_or_empty(i)).expect("push");
     }

@@ -92,7 +92,7 @@ fn reply_buffers_past_the_ninth_must_be_empty() {
     let view9 = ReplyView::parse(&nine).expect("valid");
     let extra = MsgView::parse(&nine).expect("framed");
     let ten = |more: &[&[u8]]| {
-        let mut mb = MsgBuilder::new(Endian::Little, *extra.header());
+        let mut mb = MsgBuilder::new(Endian::Little, extra.header());
         for i in 0..9 {
             mb.push(extra.buffer_or_empty(i)).expect("push");
         }
@@ -154,7 +154,7 @@ fn request_buffer_count_4_to_6_and_beyond() {
     let six = ReqParts::mkdir().encode();
     let m = MsgView::parse(&six).expect("framed");
     let seven = |last: &[u8]| {
-        let mut mb = MsgBuilder::new(Endian::Little, *m.header());
+        let mut mb = MsgBuilder::new(Endian::Little, m.header());
         for i in 0..6 {
             mb.push(m.buffer_or_empty(i)).expect("push");
         }

@@ -511,7 +511,7 @@ fn cmd_decode(input: &Input, json: bool, out: &mut Output) -> Result<(), CliErro
             s.push('\n');
             s
         }
-        (MessageView::Request(v), false) => text::request_text(v.msg(), v),
+        (MessageView::Request(v), false) => text::request_text(&v.msg(), v),
         (MessageView::Reply(v), false) => {
             let msg = MsgView::parse(v.as_bytes()).map_err(|e| input.error(e))?;
             text::reply_text(&msg, v)

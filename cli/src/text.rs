@@ -142,7 +142,7 @@ fn header(o: &mut Out, msg: &MsgView<'_>) {
     o.field(1, "lm_cksum", format_args!("{:#x}", h.cksum));
     o.field(1, "lm_flags", format_args!("{:#x}", h.flags));
     o.field(1, "lm_opc", h.opc);
-    let lens: Vec<String> = msg.buflens().iter().map(u32::to_string).collect();
+    let lens: Vec<String> = msg.buflens().map(|l| l.to_string()).collect();
     o.field(1, "lm_buflens", format_args!("[{}]", lens.join(", ")));
 }
 
@@ -240,7 +240,7 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
     o.line(format_args!("byte order: {}", byte_order(v.order())));
     header(&mut o, msg);
     o.buffer(msg, 0, "ptlrpc_body");
-    ptlrpc(&mut o, v.ptlrpc());
+    ptlrpc(&mut o, &v.ptlrpc());
     o.buffer(msg, 1, "ldlm_request");
     let l = v.ldlm();
     o.field(1, "lock_flags", flags(l.lock_flags, l.lock_flags.0.into()));

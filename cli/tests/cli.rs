@@ -167,7 +167,7 @@ fn odd_request() -> PrepareRequest {
 fn v2_request(order: Endian) -> Vec<u8> {
     let v3 = mkdir_request().to_bytes(order).unwrap();
     let m = MsgView::parse(&v3).unwrap();
-    let mut b = MsgBuilder::new(order, *m.header());
+    let mut b = MsgBuilder::new(order, m.header());
     b.push(&m.buffer_or_empty(0)[..152]).unwrap();
     for i in 1..m.bufcount() {
         b.push(m.buffer_or_empty(i)).unwrap();
@@ -488,7 +488,7 @@ fn json_round_trips_empty_buffers_past_the_last() {
     let dir = tmpdir("past_last");
     let extend = |bytes: &[u8], extra: &[u8]| {
         let m = MsgView::parse(bytes).unwrap();
-        let mut b = MsgBuilder::new(m.order(), *m.header());
+        let mut b = MsgBuilder::new(m.order(), m.header());
         for i in 0..m.bufcount() {
             b.push(m.buffer_or_empty(i)).unwrap();
         }
@@ -528,7 +528,7 @@ fn two_buffer_empty_result_says_it_re_encodes_canonically() {
     for order in [Endian::Little, Endian::Big] {
         let full = empty_reply().to_bytes(order).unwrap();
         let msg = MsgView::parse(&full).unwrap();
-        let mut b = MsgBuilder::new(order, *msg.header());
+        let mut b = MsgBuilder::new(order, msg.header());
         b.push(msg.buffer_or_empty(0)).unwrap();
         b.push(msg.buffer_or_empty(1)).unwrap();
         let mut short = Vec::new();
@@ -557,7 +557,7 @@ fn buffers_past_the_protocol_round_trip() {
     let rep = empty_reply().to_bytes(Endian::Big).unwrap();
     for (name, full, extra) in [("req7.bin", req, &b""[..]), ("rep10.bin", rep, &b""[..])] {
         let msg = MsgView::parse(&full).unwrap();
-        let mut b = MsgBuilder::new(msg.order(), *msg.header());
+        let mut b = MsgBuilder::new(msg.order(), msg.header());
         for k in 0..msg.bufcount() {
             b.push(msg.buffer_or_empty(k)).unwrap();
         }

@@ -190,7 +190,7 @@ fn fields(c: &Case) -> Option<String> {
     match c.kind {
         Kind::Request => RequestView::parse(&c.bytes)
             .ok()
-            .map(|v| req_fields(v.body())),
+            .map(|v| req_fields(&v.body())),
         Kind::Reply => ReplyView::parse(&c.bytes)
             .ok()?
             .body()

@@ -18,7 +18,7 @@ impl Parts {
         let v = MsgView::parse(bytes).ok()?;
         Some(Parts {
             order: v.order(),
-            header: *v.header(),
+            header: v.header(),
             bufs: (0..v.bufcount())
                 .map(|i| v.buffer_or_empty(i).to_vec())
                 .collect(),

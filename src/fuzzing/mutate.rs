@@ -207,7 +207,7 @@ impl Parts {
             .is_ok_and(|b| b.msg_type != PtlrpcMsgType::REQUEST);
         Some(Parts {
             order: msg.order(),
-            header: *msg.header(),
+            header: msg.header(),
             bufs,
             reply,
         })

@@ -19,10 +19,15 @@ use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::EncodeError;
 use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::PTLRPC_BODY_V2_SIZE;
 use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
+use zerocopy::byteorder::U32;
+use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
-/// Offset of `pb_type` in `ptlrpc_body`.
+/// Offsets of `pb_type`, `pb_version` and `pb_opc` in `ptlrpc_body`.
 const PB_TYPE: usize = 8;
+const PB_VERSION: usize = 12;
+const PB_OPC: usize = 16;
 
 /// What a decoder reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,11 +41,56 @@ pub(crate) fn ptlrpc_of(msg: &MsgView<'_>) -> Result<PtlrpcBody, DecodeError> {
     PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), msg.order(), msg.buffer_offset(0))
 }
 
+/// The three fields of buffer 0 the request rules read, from a checked buffer: a request view
+/// checks them without converting the whole `ptlrpc_body`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PtlrpcHead {
+    pub(crate) msg_type: PtlrpcMsgType,
+    pub(crate) version: u32,
+    pub(crate) opc: u32,
+}
+
+impl PtlrpcHead {
+    /// The fields of a decoded body.
+    pub(crate) fn of(p: &PtlrpcBody) -> Self {
+        PtlrpcHead {
+            msg_type: p.msg_type,
+            version: p.version,
+            opc: p.opc,
+        }
+    }
+
+    /// Checks buffer 0 at offset `base` as [`PtlrpcBody::decode_buffer`] does (a v2 body of 152
+    /// bytes at least, with the same error) and reads the fields in byte order `O`.
+    #[inline]
+    pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
+        if buf.len() < PTLRPC_BODY_V2_SIZE {
+            return Err(DecodeError::too_short(
+                "ptlrpc_body",
+                base,
+                buf.len(),
+                PTLRPC_BODY_V2_SIZE,
+            ));
+        }
+        let word =
+            |at: usize| U32::<O>::from_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+        Ok(PtlrpcHead {
+            msg_type: PtlrpcMsgType(word(PB_TYPE).get()),
+            version: word(PB_VERSION).get(),
+            opc: word(PB_OPC).get(),
+        })
+    }
+}
+
 /// Checks `pb_type` of a `ptlrpc_body` at offset `o0`. The reply decoder takes
 /// `PTL_RPC_MSG_ERR` too: that is how a failed enqueue answers, and the reply rules name its
 /// errno.
 pub(crate) fn check_msg_type(p: &PtlrpcBody, o0: usize, expect: Expect) -> Result<(), DecodeError> {
-    let t = p.msg_type;
+    check_type(p.msg_type, o0, expect)
+}
+
+/// [`check_msg_type`] of the `pb_type` alone.
+pub(crate) fn check_type(t: PtlrpcMsgType, o0: usize, expect: Expect) -> Result<(), DecodeError> {
     let (ok, expected) = match expect {
         Expect::Request => (t == PtlrpcMsgType::REQUEST, "a request"),
         Expect::Reply => (
@@ -65,10 +115,6 @@ fn wrong_type(t: PtlrpcMsgType, o0: usize, expected: &'static str) -> DecodeErro
 /// A received message of this protocol, validated: a request or a reply, whichever `pb_type`
 /// says.
 #[derive(Debug, Clone, Copy)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "views hold their decoded fields inline so that decoding never allocates"
-)]
 pub enum MessageView<'a> {
     /// `PTL_RPC_MSG_REQUEST`: a prepare-intent enqueue.
     Request(RequestView<'a>),
@@ -105,13 +151,18 @@ impl<'a> MessageView<'a> {
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let msg = MsgView::parse(bytes)?;
-        let ptlrpc = ptlrpc_of(&msg)?;
-        match ptlrpc.msg_type {
-            PtlrpcMsgType::REQUEST => RequestView::from_parts(msg, ptlrpc).map(Self::Request),
+        let (b0, o0) = (msg.buffer_or_empty(0), msg.buffer_offset(0));
+        // The three fields a request's rules read; the same size check as the full decode.
+        let head = match msg.order() {
+            Endian::Little => PtlrpcHead::check_in::<LittleEndian>(b0, o0)?,
+            Endian::Big => PtlrpcHead::check_in::<BigEndian>(b0, o0)?,
+        };
+        match head.msg_type {
+            PtlrpcMsgType::REQUEST => RequestView::from_head(msg, head).map(Self::Request),
             PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => {
-                ReplyView::from_parts(msg, ptlrpc).map(Self::Reply)
+                ReplyView::from_parts(msg, ptlrpc_of(&msg)?).map(Self::Reply)
             }
-            t => Err(wrong_type(t, msg.buffer_offset(0), "a request or a reply")),
+            t => Err(wrong_type(t, o0, "a request or a reply")),
         }
     }
 
@@ -136,7 +187,7 @@ impl<'a> MessageView<'a> {
     /// Buffer 0, common to both kinds.
     pub fn ptlrpc(&self) -> PtlrpcBody {
         match self {
-            MessageView::Request(r) => *r.ptlrpc(),
+            MessageView::Request(r) => r.ptlrpc(),
             MessageView::Reply(r) => r.ptlrpc(),
         }
     }
@@ -316,7 +367,7 @@ impl WireMessage {
             return Ok(base);
         }
         let msg = MsgView::parse(&base)?;
-        let mut b = crate::wire::MsgBuilder::new(self.order, *msg.header());
+        let mut b = crate::wire::MsgBuilder::new(self.order, msg.header());
         for i in 0..msg.bufcount() {
             b.push(msg.buffer_or_empty(i))?;
         }

@@ -449,50 +449,10 @@ impl LdlmRequest {
 
     /// Decodes buffer 1 of a request at offset `base` of the message.
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        const S: &str = "ldlm_request";
-        if buf.len() < LDLM_REQUEST_MIN {
-            return Err(DecodeError::too_short(S, base, buf.len(), LDLM_REQUEST_MIN));
-        }
-        let tail = buf.len() - LDLM_REQUEST_FIXED;
-        if !tail.is_multiple_of(8) {
-            return Err(DecodeError::new(
-                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
-                ErrorKind::BadBufferLength {
-                    len: buf.len(),
-                    expected: "88 + 8 per lock handle",
-                },
-            ));
-        }
-        let nhandles = tail / 8;
-        if nhandles > LDLM_REQUEST_MAX_HANDLES {
-            return Err(DecodeError::new(
-                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
-                ErrorKind::OverLimit {
-                    value: nhandles as u64,
-                    max: LDLM_REQUEST_MAX_HANDLES as u64,
-                },
-            ));
-        }
-        let (lock_flags, lock_count, lock_desc) = match order {
-            Endian::Little => fixed::<LittleEndian>(buf),
-            Endian::Big => fixed::<zerocopy::BigEndian>(buf),
-        }
-        .ok_or(DecodeError::new(
-            At::new(S, "", base),
-            ErrorKind::Truncated {
-                need: LDLM_REQUEST_FIXED,
-                have: buf.len(),
-            },
-        ))?;
-        if lock_count as usize > nhandles {
-            return Err(DecodeError::new(
-                At::new(S, "lock_count", base + 4),
-                ErrorKind::OverLimit {
-                    value: lock_count.into(),
-                    max: nhandles as u64,
-                },
-            ));
-        }
+        let head = match order {
+            Endian::Little => LdlmRequestHead::check_in::<LittleEndian>(buf, base)?,
+            Endian::Big => LdlmRequestHead::check_in::<zerocopy::BigEndian>(buf, base)?,
+        };
         let mut handles = LockHandles::new();
         for (slot, chunk) in handles
             .items
@@ -503,11 +463,11 @@ impl LdlmRequest {
             b.copy_from_slice(chunk);
             *slot = LustreHandle::from_bytes(b);
         }
-        handles.len = nhandles as u8;
+        handles.len = head.nhandles as u8;
         Ok(LdlmRequest {
-            lock_flags: LdlmFlags(lock_flags),
-            lock_count,
-            lock_desc,
+            lock_flags: head.lock_flags,
+            lock_count: head.lock_count,
+            lock_desc: head.lock_desc,
             handles,
         })
     }
@@ -545,13 +505,74 @@ impl LdlmRequest {
     }
 }
 
-fn fixed<O: ByteOrder>(buf: &[u8]) -> Option<(u32, u32, LdlmLockDesc)> {
-    let (r, _) = LdlmRequestRaw::<O>::ref_from_prefix(buf).ok()?;
-    Some((
-        r.lock_flags.get(),
-        r.lock_count.get(),
-        LdlmLockDesc::from_raw(&r.lock_desc),
-    ))
+/// The fixed part of a checked `ldlm_request` buffer and its number of handles: what the
+/// request rules read, without copying the handles (a request view decodes those on demand).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LdlmRequestHead {
+    pub(crate) lock_flags: LdlmFlags,
+    pub(crate) lock_count: u32,
+    pub(crate) lock_desc: LdlmLockDesc,
+    /// Handles in the buffer, 2..=[`LDLM_REQUEST_MAX_HANDLES`].
+    pub(crate) nhandles: usize,
+}
+
+impl LdlmRequestHead {
+    /// Checks buffer 1 of a request at offset `base` in byte order `O`: its size (88 + 8 per
+    /// handle, at least 2 and at most [`LDLM_REQUEST_MAX_HANDLES`] handles) and `lock_count`
+    /// within the handles carried.
+    #[inline]
+    pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
+        const S: &str = "ldlm_request";
+        if buf.len() < LDLM_REQUEST_MIN {
+            return Err(DecodeError::too_short(S, base, buf.len(), LDLM_REQUEST_MIN));
+        }
+        let tail = buf.len() - LDLM_REQUEST_FIXED;
+        if !tail.is_multiple_of(8) {
+            return Err(DecodeError::new(
+                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
+                ErrorKind::BadBufferLength {
+                    len: buf.len(),
+                    expected: "88 + 8 per lock handle",
+                },
+            ));
+        }
+        let nhandles = tail / 8;
+        if nhandles > LDLM_REQUEST_MAX_HANDLES {
+            return Err(DecodeError::new(
+                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
+                ErrorKind::OverLimit {
+                    value: nhandles as u64,
+                    max: LDLM_REQUEST_MAX_HANDLES as u64,
+                },
+            ));
+        }
+        let Ok((r, _)) = LdlmRequestRaw::<O>::ref_from_prefix(buf) else {
+            // Unreachable after the size check above; a truncation all the same.
+            return Err(DecodeError::new(
+                At::new(S, "", base),
+                ErrorKind::Truncated {
+                    need: LDLM_REQUEST_FIXED,
+                    have: buf.len(),
+                },
+            ));
+        };
+        let lock_count = r.lock_count.get();
+        if lock_count as usize > nhandles {
+            return Err(DecodeError::new(
+                At::new(S, "lock_count", base + 4),
+                ErrorKind::OverLimit {
+                    value: lock_count.into(),
+                    max: nhandles as u64,
+                },
+            ));
+        }
+        Ok(LdlmRequestHead {
+            lock_flags: LdlmFlags(r.lock_flags.get()),
+            lock_count,
+            lock_desc: LdlmLockDesc::from_raw(&r.lock_desc),
+            nhandles,
+        })
+    }
 }
 
 /// `struct ldlm_reply` (112 bytes).

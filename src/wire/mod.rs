@@ -15,13 +15,15 @@ pub(crate) mod out;
 pub(crate) mod ptlrpc;
 
 pub use fid::{FidParseError, LuFid};
+pub(crate) use ldlm::LdlmRequestHead;
 pub use ldlm::{
     DispFlags, InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
     LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LustreHandle,
 };
 pub use mdt_body::{MdtBody, MdtValid};
 pub use msg::{
-    LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MsgBuilder, MsgHeader, MsgView, msg_size,
+    BufLens, LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MsgBuilder, MsgHeader, MsgView,
+    msg_size,
 };
 pub use ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION, MsgFlags, PtlrpcBody, PtlrpcMsgType};
 

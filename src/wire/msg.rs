@@ -140,31 +140,35 @@ pub fn msg_size(lens: &[usize]) -> usize {
     round8(MSG_HEADER_FIXED + 4 * lens.len()) + lens.iter().map(|&l| round8(l)).sum::<usize>()
 }
 
-/// A validated view of a `lustre_msg_v2`: the header is decoded, every buffer is known to lie
-/// inside the input and within [`MSG_MAX_BUFLEN`]. Buffers are borrowed, never copied.
+/// A validated view of a `lustre_msg_v2`: every buffer is known to lie inside the input and
+/// within [`MSG_MAX_BUFLEN`]. It keeps only the input, its byte order and `lm_bufcount`; the
+/// header and each buffer's place are read from the validated bytes when asked for (a buffer's
+/// offset is the sum of the padded lengths before it: at most 32 additions). Buffers are
+/// borrowed, never copied.
 #[derive(Debug, Clone, Copy)]
 pub struct MsgView<'a> {
     bytes: &'a [u8],
     order: Endian,
-    header: MsgHeader,
-    count: usize,
-    offsets: [u32; MSG_MAX_BUFCOUNT],
-    lens: [u32; MSG_MAX_BUFCOUNT],
+    /// `lm_bufcount`, 1..=32.
+    count: u8,
 }
 
 impl<'a> MsgView<'a> {
     /// Checks the framing of `bytes` and detects the byte order from `lm_magic`.
     #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let f = Frame::<MSG_MAX_BUFCOUNT>::parse(bytes)?;
-        Ok(MsgView {
+        let f = Frame::<0>::parse(bytes)?;
+        Ok(MsgView::framed(bytes, f.order, f.count))
+    }
+
+    /// The view of bytes [`Frame::parse`] accepted with this order and count.
+    #[inline]
+    pub(crate) fn framed(bytes: &'a [u8], order: Endian, count: usize) -> Self {
+        MsgView {
             bytes,
-            order: f.order,
-            header: f.header,
-            count: f.count,
-            offsets: f.off,
-            lens: f.len,
-        })
+            order,
+            count: count as u8,
+        }
     }
 
     /// The byte order the sender wrote.
@@ -172,24 +176,49 @@ impl<'a> MsgView<'a> {
         self.order
     }
 
-    /// The header fields.
-    pub fn header(&self) -> &MsgHeader {
-        &self.header
+    /// The header fields, read from the input.
+    pub fn header(&self) -> MsgHeader {
+        match self.order {
+            Endian::Little => read_header::<LittleEndian>(self.bytes).0,
+            Endian::Big => read_header::<BigEndian>(self.bytes).0,
+        }
     }
 
     /// `lm_bufcount`.
     pub fn bufcount(&self) -> usize {
-        self.count
+        self.count as usize
+    }
+
+    /// `lm_buflens[i]`, or `None` past `lm_bufcount`.
+    pub fn buflen(&self, i: usize) -> Option<u32> {
+        if i < self.bufcount() {
+            Some(self.raw_len(i))
+        } else {
+            None
+        }
+    }
+
+    /// `lm_buflens[i]` for `i` below `lm_bufcount` (parse() proved the array is in the input).
+    #[inline]
+    fn raw_len(&self, i: usize) -> u32 {
+        let at = MSG_HEADER_FIXED + 4 * i;
+        match self.bytes.get(at..at + 4) {
+            Some(w) => self.order.u32_from([w[0], w[1], w[2], w[3]]),
+            None => 0,
+        }
+    }
+
+    /// Where buffers start: after the header and `lm_buflens[]`, padded.
+    #[inline]
+    fn first_offset(&self) -> usize {
+        round8(MSG_HEADER_FIXED + 4 * self.bufcount())
     }
 
     /// Buffer `i`, or `None` past `lm_bufcount`. A buffer of length 0 is "absent".
     pub fn buffer(&self, i: usize) -> Option<&'a [u8]> {
-        if i >= self.count {
-            return None;
-        }
-        let start = self.offsets[i] as usize;
-        let len = self.lens[i] as usize;
-        // parse() proved every non-empty buffer lies inside the input.
+        let len = self.buflen(i)? as usize;
+        let start = self.buffer_offset(i);
+        // parse() proved every buffer lies inside the input.
         Some(self.bytes.get(start..start + len).unwrap_or(&[]))
     }
 
@@ -200,21 +229,27 @@ impl<'a> MsgView<'a> {
 
     /// Offset of buffer `i` from the start of the message (0 past `lm_bufcount`).
     pub fn buffer_offset(&self, i: usize) -> usize {
-        if i < self.count {
-            self.offsets[i] as usize
-        } else {
-            0
+        if i >= self.bufcount() {
+            return 0;
         }
+        // parse() bounded every length by MSG_MAX_BUFLEN and the sum by MSG_MAX_LEN.
+        (0..i).fold(self.first_offset(), |at, j| {
+            at + round8(self.raw_len(j) as usize)
+        })
     }
 
-    /// `lm_buflens[..bufcount]`.
-    pub fn buflens(&self) -> &[u32] {
-        &self.lens[..self.count]
+    /// `lm_buflens[..bufcount]`, in order.
+    pub fn buflens(&self) -> BufLens<'a> {
+        BufLens {
+            msg: *self,
+            next: 0,
+        }
     }
 
     /// The canonical size of this message (with the last buffer padded).
     pub fn wire_len(&self) -> usize {
-        msg_size_u32(self.buflens())
+        self.buflens()
+            .fold(self.first_offset(), |at, l| at + round8(l as usize))
     }
 
     /// The bytes the view was parsed from.
@@ -222,6 +257,30 @@ impl<'a> MsgView<'a> {
         self.bytes
     }
 }
+
+/// The buffer lengths of a message, `lm_buflens[..bufcount]`: [`MsgView::buflens`].
+#[derive(Debug, Clone)]
+pub struct BufLens<'a> {
+    msg: MsgView<'a>,
+    next: usize,
+}
+
+impl Iterator for BufLens<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let l = self.msg.buflen(self.next)?;
+        self.next += 1;
+        Some(l)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.msg.bufcount() - self.next.min(self.msg.bufcount());
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for BufLens<'_> {}
 
 /// The framing of a message as a decoder of `N` buffers needs it: the offsets and lengths of
 /// its first `N` buffers (buffers past `lm_bufcount` are empty and start at the end), the
@@ -244,21 +303,31 @@ pub(crate) struct Frame<const N: usize> {
 impl<const N: usize> Frame<N> {
     /// The framing of an already parsed view.
     pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {
-        let end = msg.wire_len() as u32;
-        let lens = msg.buflens();
+        let mut off = [0u32; N];
+        let mut len = [0u32; N];
+        let mut past_last = None;
+        let mut cursor = msg.first_offset();
+        for (i, l) in msg.buflens().enumerate() {
+            if i < N {
+                // Offsets fit in u32: parse() bounded the message by MSG_MAX_LEN.
+                off[i] = cursor as u32;
+                len[i] = l;
+            } else if l != 0 && past_last.is_none() {
+                past_last = Some((i, l as usize));
+            }
+            cursor += round8(l as usize);
+        }
+        for o in off.iter_mut().skip(msg.bufcount()) {
+            *o = cursor as u32;
+        }
         Frame {
             order: msg.order,
-            header: msg.header,
-            count: msg.count,
-            off: core::array::from_fn(|i| if i < msg.count { msg.offsets[i] } else { end }),
-            len: core::array::from_fn(|i| lens.get(i).copied().unwrap_or(0)),
-            wire_len: end as usize,
-            past_last: lens
-                .iter()
-                .enumerate()
-                .skip(N)
-                .find(|&(_, &l)| l != 0)
-                .map(|(i, &l)| (i, l as usize)),
+            header: msg.header(),
+            count: msg.bufcount(),
+            off,
+            len,
+            wire_len: cursor,
+            past_last,
         }
     }
 

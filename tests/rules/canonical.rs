@@ -62,7 +62,7 @@ fn canonical_zero_fid_and_short_forms() {
     // Non-zero padding after the name is dropped (W11.2).
     let mut padded = ReqParts::mkdir().encode();
     let m = MsgView::parse(&padded).expect("framed");
-    let end_of_name = m.buffer_offset(4) + m.buflens()[4] as usize;
+    let end_of_name = m.buffer_offset(4) + m.buflen(4).expect("buffer 4") as usize;
     padded[end_of_name] = 0xee;
     let v = RequestView::parse(&padded).expect("padding is ignored");
     assert!(!v.is_canonical());

@@ -28,8 +28,8 @@ fn request_ptlrpc_v2_accepted() {
     assert_eq!(value.ptlrpc.jobid, Some([0; 32]));
     let canonical = value.to_bytes(Endian::Little).expect("encodes");
     assert_eq!(
-        MsgView::parse(&canonical).expect("framed").buflens()[0],
-        184
+        MsgView::parse(&canonical).expect("framed").buflen(0),
+        Some(184)
     );
     let again = RequestView::parse(&canonical).expect("decodes");
     assert!(again.is_canonical());
@@ -347,6 +347,25 @@ fn request_pattr_limit_too_small() {
         "{e}"
     );
     at(&e, "md_create_prepare_req", "mcpr_buf_limit[0]");
+}
+
+#[test]
+fn reply_size_is_the_framed_reply_at_the_limits() {
+    // 72 (header, nine lengths, padded) + 184 + 112 + 80 + the limits, each padded to 8.
+    assert_eq!(
+        reply_size_for(&[216, 4096, 256, 4096, 4096, 48]),
+        72 + 184 + 112 + 80 + 216 + 4096 + 256 + 4096 + 4096 + 48
+    );
+    assert_eq!(reply_size_for(&[0; 6]), 448);
+    for limits in [[1, 2, 3, 4, 5, 7], [65536; 6], [0, 9, 0, 17, 0, 65535]] {
+        let mut lens = vec![184, 112, 80];
+        lens.extend(limits.iter().map(|&l| l as usize));
+        assert_eq!(
+            reply_size_for(&limits),
+            lustre_dne_intent::wire::msg_size(&lens),
+            "{limits:?}"
+        );
+    }
 }
 
 #[test]

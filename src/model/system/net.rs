@@ -240,7 +240,7 @@ pub fn parse_enqueue(bytes: &[u8]) -> Option<Incoming> {
     let msg = MsgView::parse(bytes).ok()?;
     let (ptlrpc, ldlm, intent) = if msg.bufcount() > 2 {
         let v = RequestView::parse(bytes).ok()?;
-        (*v.ptlrpc(), *v.ldlm(), true)
+        (v.ptlrpc(), v.ldlm(), true)
     } else {
         let p =
             PtlrpcBody::decode_buffer(msg.buffer(0)?, msg.order(), msg.buffer_offset(0)).ok()?;
