@@ -187,6 +187,11 @@ fn lov_comp(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("crate", &param), &bytes, |b, i| {
             b.iter(|| LovView::parse(black_box(i)).expect("valid"))
         });
+        // The owned value, as `xattr --json` builds it: to_value() names the union at offset
+        // 30 by guessing what the layout belongs to, a pass over the components.
+        g.bench_with_input(BenchmarkId::new("crate_value", &param), &bytes, |b, i| {
+            b.iter(|| LovView::parse(black_box(i)).expect("valid").to_value())
+        });
         baselines(&mut g, &param, &bytes, owned_baseline::decode_lov);
     }
     g.finish();
