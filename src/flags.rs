@@ -338,18 +338,8 @@ macro_rules! wire_flags {
             fn not(self) -> Self { Self(!self.0) }
         }
 
-        impl $crate::flags::WireBits for $Name {
-            const TYPE: &'static str = stringify!($Name);
-            const BITS: u32 = <$T>::BITS;
-            #[inline]
-            fn named(i: usize) -> Option<(&'static str, u64)> {
-                Self::NAMED.get(i).map(|&(n, v)| (n, v as u64))
-            }
-            #[inline]
-            fn to_u64(self) -> u64 { self.0 as u64 }
-            #[inline]
-            fn from_u64(v: u64) -> Self { Self(v as $T) }
-        }
+        $crate::flags::wire_bits_common!($Name, $T);
+        $crate::flags::wire_bits_common!(serde $Name, serialize, deserialize);
 
         impl core::fmt::Display for $Name {
             /// `NAME|NAME|0xUNKNOWN`, or `0x0` when empty.
@@ -366,18 +356,27 @@ macro_rules! wire_flags {
                     .map(<Self as $crate::flags::WireBits>::from_u64)
             }
         }
+    };
+}
 
-        #[cfg(feature = "serde")]
-        impl serde::Serialize for $Name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                $crate::json::flags::serialize(*self, s)
+/// What `wire_flags!` and `wire_enum!` share: the [`WireBits`] impl over `NAMED`, `Debug` as
+/// `Name(Display)`, and serde through `json::flags` (as names, or `{bits, names}`).
+macro_rules! wire_bits_common {
+    ($Name:ident, $T:ty) => {
+        impl $crate::flags::WireBits for $Name {
+            const TYPE: &'static str = stringify!($Name);
+            const BITS: u32 = <$T>::BITS;
+            #[inline]
+            fn named(i: usize) -> Option<(&'static str, u64)> {
+                Self::NAMED.get(i).map(|&(n, v)| (n, v as u64))
             }
-        }
-
-        #[cfg(feature = "serde")]
-        impl<'de> serde::Deserialize<'de> for $Name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::json::flags::deserialize(d)
+            #[inline]
+            fn to_u64(self) -> u64 {
+                self.0 as u64
+            }
+            #[inline]
+            fn from_u64(v: u64) -> Self {
+                Self(v as $T)
             }
         }
 
@@ -387,7 +386,23 @@ macro_rules! wire_flags {
             }
         }
     };
+    (serde $Name:ident, $ser:ident, $de:ident) => {
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for $Name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $crate::json::flags::$ser(*self, s)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl<'de> serde::Deserialize<'de> for $Name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::json::flags::$de(d)
+            }
+        }
+    };
 }
+pub(crate) use wire_bits_common;
 
 /// Defines an open enumeration: a newtype with named values; unknown values are kept.
 macro_rules! wire_enum {
@@ -419,18 +434,8 @@ macro_rules! wire_enum {
             }
         }
 
-        impl $crate::flags::WireBits for $Name {
-            const TYPE: &'static str = stringify!($Name);
-            const BITS: u32 = <$T>::BITS;
-            #[inline]
-            fn named(i: usize) -> Option<(&'static str, u64)> {
-                Self::NAMED.get(i).map(|&(n, v)| (n, v as u64))
-            }
-            #[inline]
-            fn to_u64(self) -> u64 { self.0 as u64 }
-            #[inline]
-            fn from_u64(v: u64) -> Self { Self(v as $T) }
-        }
+        $crate::flags::wire_bits_common!($Name, $T);
+        $crate::flags::wire_bits_common!(serde $Name, serialize_enum, deserialize_enum);
 
         impl core::fmt::Display for $Name {
             /// The Lustre name, or the value in hex when it has none.
@@ -447,26 +452,6 @@ macro_rules! wire_enum {
             /// A Lustre name, `0x…` or a decimal number.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 $crate::flags::parse_enum::<Self>(s).map(|v| Self(v as $T))
-            }
-        }
-
-        #[cfg(feature = "serde")]
-        impl serde::Serialize for $Name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                $crate::json::flags::serialize_enum(*self, s)
-            }
-        }
-
-        #[cfg(feature = "serde")]
-        impl<'de> serde::Deserialize<'de> for $Name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::json::flags::deserialize_enum(d)
-            }
-        }
-
-        impl core::fmt::Debug for $Name {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                write!(f, "{}({})", stringify!($Name), self)
             }
         }
     };
