@@ -4,7 +4,7 @@
 #[cfg(feature = "alloc")]
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::rules::{Facts, check};
+use super::rules::{Facts, PtlrpcFacts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
@@ -58,7 +58,7 @@ impl Wire<'_> {
         let (off, wire_len) = buffer_offsets(&self.lens());
         check(
             &Facts {
-                ptlrpc: self.ptlrpc,
+                ptlrpc: PtlrpcFacts::of(self.ptlrpc),
                 ldlm: self.ldlm,
                 body: self.body,
                 results: self.results,

@@ -4,7 +4,7 @@
 use super::encode::Wire;
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
-use super::rules::{Facts, check, check_type_and_status};
+use super::rules::{Facts, PtlrpcFacts, check, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
@@ -53,17 +53,13 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
     }
 }
 
-/// The rest of a reply decode, once the framing and buffer 0 are decoded (the path of
+/// The rest of a reply decode, once the framing is checked (the path of
 /// [`MessageView::parse`](crate::intent::MessageView::parse)).
-fn parts_of(
-    msg: &MsgView<'_>,
-    ptlrpc: PtlrpcBody,
-    ctx: Option<&ReplyContext>,
-) -> Result<Parts, DecodeError> {
+fn parts_of(msg: &MsgView<'_>, ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
     let frame = Frame::<REPLY_BUFCOUNT>::of_view(msg);
     match frame.order {
-        Endian::Little => rest_in::<LittleEndian>(msg.as_bytes(), &frame, ptlrpc, ctx),
-        Endian::Big => rest_in::<BigEndian>(msg.as_bytes(), &frame, ptlrpc, ctx),
+        Endian::Little => parts_in::<LittleEndian>(msg.as_bytes(), &frame, ctx),
+        Endian::Big => parts_in::<BigEndian>(msg.as_bytes(), &frame, ctx),
     }
 }
 
@@ -80,7 +76,7 @@ fn parts_in<O: ByteOrder>(
     f: &Frame<REPLY_BUFCOUNT>,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    let ptlrpc = PtlrpcBody::decode_buffer_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
+    let ptlrpc = PtlrpcFacts::read_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
     rest_in::<O>(bytes, f, ptlrpc, ctx)
 }
 
@@ -88,7 +84,7 @@ fn parts_in<O: ByteOrder>(
 fn rest_in<O: ByteOrder>(
     bytes: &[u8],
     f: &Frame<REPLY_BUFCOUNT>,
-    ptlrpc: PtlrpcBody,
+    ptlrpc: PtlrpcFacts,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
     check_type_and_status(&ptlrpc, f.off[0] as usize)?;
@@ -123,7 +119,7 @@ fn rest_in<O: ByteOrder>(
     let result_bufs: [&[u8]; MLI_BUF_MAX] = core::array::from_fn(|i| buffer(bytes, f, 3 + i));
     check(
         &Facts {
-            ptlrpc: &ptlrpc,
+            ptlrpc,
             ldlm: &ldlm,
             body: body.as_ref(),
             results: result_bufs,
@@ -273,11 +269,11 @@ impl<'a> ReplyView<'a> {
         })
     }
 
-    /// The rest of [`ReplyView::parse`], once the framing and buffer 0 are decoded.
-    pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
+    /// The rest of [`ReplyView::parse`], once the framing is checked.
+    pub(crate) fn from_msg(msg: MsgView<'a>) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes: msg.as_bytes(),
-            parts: parts_of(&msg, ptlrpc, None)?,
+            parts: parts_of(&msg, None)?,
         })
     }
 
