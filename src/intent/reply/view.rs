@@ -1,9 +1,9 @@
 //! The validated views of a reply: borrowing ([`ReplyView`]) and `Bytes`-backed
 //! ([`ReplyMessage`]).
 
-use super::encode::Wire;
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
+use super::encode::{Copied, Wire};
 use super::rules::{Facts, PtlrpcFacts, check, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
@@ -352,6 +352,36 @@ impl<'a> ReplyView<'a> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        if order == self.parts.order {
+            // The same order: the fixed structures are copied, not converted twice.
+            let c = self.copied();
+            return encode_into_slice(c.wire_len(), out, |o| match order {
+                Endian::Little => c.write_in::<LittleEndian>(o),
+                Endian::Big => c.write_in::<BigEndian>(o),
+            });
+        }
+        self.encode_converted(order, out)
+    }
+
+    /// The raw buffers, for [`ReplyView::encode_into`] in the received order.
+    fn copied(&self) -> Copied<'_> {
+        let bytes = self.bytes;
+        Copied {
+            header: &self.parts.header,
+            ptlrpc: self.parts.buffer(bytes, 0),
+            ldlm: self.parts.buffer(bytes, 1),
+            body: self.parts.masks.map(|_| self.parts.buffer(bytes, 2)),
+            results: self.parts.results(bytes),
+        }
+    }
+
+    /// [`ReplyView::encode_into`] through the decoded structures: any order (the reference the
+    /// copying path is tested against).
+    pub(super) fn encode_converted(
+        &self,
+        order: Endian,
+        out: &mut [u8],
+    ) -> Result<usize, EncodeError> {
         let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
         let w = Wire {
             header: &self.parts.header,
@@ -431,5 +461,86 @@ impl ReplyMessage {
     /// The whole message.
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::ReplyView;
+    use crate::endian::Endian;
+
+    const VECTORS: [&[u8]; 9] = [
+        include_bytes!("../../../testdata/mkdir_reply_absent.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_advisory.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_be.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_complete.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_eexist.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_empty.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_lov_truncated.bin"),
+        include_bytes!("../../../testdata/rename_object_reply.bin"),
+        include_bytes!("../../../testdata/unlink_reply.bin"),
+    ];
+
+    /// The same-order copy writes what the conversion through the decoded structures writes, in
+    /// both orders, for `bytes` if it is a valid reply; returns whether it was.
+    fn same_as_converted(bytes: &[u8]) -> bool {
+        let Ok(v) = ReplyView::parse(bytes) else {
+            return false;
+        };
+        for order in [Endian::Little, Endian::Big] {
+            let (mut fast, mut slow) = ([0xa5u8; 2048], [0x5au8; 2048]);
+            let n = v.encode_into(order, &mut fast).expect("fits");
+            let m = v.encode_converted(order, &mut slow).expect("fits");
+            assert_eq!(fast[..n], slow[..m], "{order:?} of {bytes:02x?}");
+            assert!(v.encode_into(order, &mut fast[..n - 1]).is_err());
+        }
+        true
+    }
+
+    /// Every vector, and every one-byte change of one that still decodes: padding, reserved
+    /// fields, a v2 or big-endian body, a zero FID with any `f_ver` all take this path.
+    #[test]
+    fn copied_encode_is_the_converted_encode() {
+        let mut valid_mutants = 0;
+        for v in VECTORS {
+            assert!(same_as_converted(v));
+            let mut m = v.to_vec();
+            for i in 0..m.len() {
+                for x in [0x01u8, 0x10, 0x80, 0xff] {
+                    m[i] ^= x;
+                    valid_mutants += usize::from(same_as_converted(&m));
+                    m[i] ^= x;
+                }
+            }
+        }
+        // Many changes hit bytes no rule reads (padding, handles, job ids, result payloads).
+        assert!(valid_mutants > 5000, "{valid_mutants}");
+    }
+
+    /// A v2 `ptlrpc_body` (152 bytes, no job id) in either order is written as a v3 one with a
+    /// zero job id.
+    #[test]
+    fn copied_encode_of_a_v2_body() {
+        for v in [VECTORS[2], VECTORS[3]] {
+            let r = ReplyView::parse(v).expect("vector");
+            let msg = crate::wire::MsgView::parse(v).expect("framed");
+            let mut b = crate::wire::MsgBuilder::new(r.order(), r.header());
+            for i in 0..msg.bufcount() {
+                let buf = msg.buffer_or_empty(i);
+                b.push(if i == 0 { &buf[..152] } else { buf })
+                    .expect("fits");
+            }
+            let mut v2 = [0u8; 2048];
+            let n = b.encode_into(&mut v2).expect("fits");
+            assert!(same_as_converted(&v2[..n]));
+            let mut out = [0u8; 2048];
+            let m = ReplyView::parse(&v2[..n])
+                .expect("a v2 body is valid")
+                .encode_into(r.order(), &mut out)
+                .expect("fits");
+            assert_eq!(m, n + 32);
+            // Buffer 0 starts at round8(32 + 4 * 9) = 72.
+            assert_eq!(out[72 + 152..72 + 184], [0; 32]);
+        }
     }
 }
