@@ -377,11 +377,7 @@ impl<'a> ReplyView<'a> {
 
     /// [`ReplyView::encode_into`] through the decoded structures: any order (the reference the
     /// copying path is tested against).
-    pub(super) fn encode_converted(
-        &self,
-        order: Endian,
-        out: &mut [u8],
-    ) -> Result<usize, EncodeError> {
+    fn encode_converted(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
         let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
         let w = Wire {
             header: &self.parts.header,
