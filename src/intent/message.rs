@@ -36,11 +36,6 @@ pub(crate) enum Expect {
     Reply,
 }
 
-/// Buffer 0 of a framed message: the first thing every decoder reads.
-pub(crate) fn ptlrpc_of(msg: &MsgView<'_>) -> Result<PtlrpcBody, DecodeError> {
-    PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), msg.order(), msg.buffer_offset(0))
-}
-
 /// The three fields of buffer 0 the request rules read, from a checked buffer: a request view
 /// checks them without converting the whole `ptlrpc_body`.
 #[derive(Debug, Clone, Copy)]
@@ -85,11 +80,6 @@ impl PtlrpcHead {
 /// Checks `pb_type` of a `ptlrpc_body` at offset `o0`. The reply decoder takes
 /// `PTL_RPC_MSG_ERR` too: that is how a failed enqueue answers, and the reply rules name its
 /// errno.
-pub(crate) fn check_msg_type(p: &PtlrpcBody, o0: usize, expect: Expect) -> Result<(), DecodeError> {
-    check_type(p.msg_type, o0, expect)
-}
-
-/// [`check_msg_type`] of the `pb_type` alone.
 pub(crate) fn check_type(t: PtlrpcMsgType, o0: usize, expect: Expect) -> Result<(), DecodeError> {
     let (ok, expected) = match expect {
         Expect::Request => (t == PtlrpcMsgType::REQUEST, "a request"),
@@ -159,9 +149,7 @@ impl<'a> MessageView<'a> {
         };
         match head.msg_type {
             PtlrpcMsgType::REQUEST => RequestView::from_head(msg, head).map(Self::Request),
-            PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => {
-                ReplyView::from_parts(msg, ptlrpc_of(&msg)?).map(Self::Reply)
-            }
+            PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => ReplyView::from_msg(msg).map(Self::Reply),
             t => Err(wrong_type(t, o0, "a request or a reply")),
         }
     }

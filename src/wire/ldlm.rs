@@ -83,7 +83,27 @@ impl LockMode {
     /// True for the six modes a client asks for (EX, PW, PR, CW, CR, NL; WIRE.md W3.2). Lustre's
     /// enqueue also takes GROUP, COS and TXN, which no inodebits intent asks for.
     pub const fn is_client_mode(self) -> bool {
-        self.0 != 0 && self.0 <= LockMode::NL.0 && self.0.is_power_of_two()
+        // One bit per mode: a shift and a test, no comparison chain.
+        const MODES: u64 = 1 << LockMode::EX.0
+            | 1 << LockMode::PW.0
+            | 1 << LockMode::PR.0
+            | 1 << LockMode::CW.0
+            | 1 << LockMode::CR.0
+            | 1 << LockMode::NL.0;
+        self.0 < u64::BITS && (MODES >> self.0) & 1 == 1
+    }
+}
+
+#[cfg(test)]
+mod mode_tests {
+    use super::LockMode;
+
+    #[test]
+    fn client_modes_are_the_six() {
+        let six = [1, 2, 4, 8, 16, 32];
+        for m in (0..=4096).chain([63, 64, 65, u32::MAX / 2 + 1, u32::MAX]) {
+            assert_eq!(LockMode(m).is_client_mode(), six.contains(&m), "{m}");
+        }
     }
 }
 

@@ -4,14 +4,15 @@
 #[cfg(feature = "alloc")]
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::rules::{Facts, check};
+use super::rules::{Facts, PtlrpcFacts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
 use crate::intent::MdCreatePrepareRep;
 use crate::limits::MSG_ALIGN;
 use crate::limits::{
-    LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT,
+    LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE,
+    REPLY_BUFCOUNT,
 };
 #[cfg(feature = "alloc")]
 use crate::wire::msg::buffer_offsets;
@@ -40,16 +41,7 @@ pub(super) struct Wire<'x> {
 impl Wire<'_> {
     /// `lm_buflens` of the canonical form: always nine buffers, a v3 `ptlrpc_body`.
     pub(super) fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
-        let mut lens = [0u32; REPLY_BUFCOUNT];
-        lens[0] = PTLRPC_BODY_V3_SIZE as u32;
-        lens[1] = LDLM_REPLY_SIZE as u32;
-        if self.body.is_some() {
-            lens[2] = PREPARE_REP_SIZE as u32;
-            for (l, r) in lens[3..].iter_mut().zip(&self.results) {
-                *l = r.len() as u32;
-            }
-        }
-        lens
+        canonical_lens(self.body.is_some(), &self.results)
     }
 
     /// Every rule a decoder checks, at the offsets of the canonical layout.
@@ -58,7 +50,7 @@ impl Wire<'_> {
         let (off, wire_len) = buffer_offsets(&self.lens());
         check(
             &Facts {
-                ptlrpc: self.ptlrpc,
+                ptlrpc: PtlrpcFacts::of(self.ptlrpc),
                 ldlm: self.ldlm,
                 body: self.body,
                 results: self.results,
@@ -113,17 +105,106 @@ impl Wire<'_> {
         let Some(b) = self.body else { return };
         write_at::<_, O>(&canonical_rep(*b), out, at);
         at += PREPARE_REP_SIZE;
-        for r in &self.results {
-            if r.is_empty() {
-                continue;
-            }
-            let end = at + round8(r.len());
-            // The padding as one 8-byte store of zeros, then the result over its start.
-            copy_at(out, end - MSG_ALIGN, &[0; MSG_ALIGN]);
-            copy_at(out, at, r);
-            at = end;
+        write_results(&self.results, out, at);
+    }
+}
+
+/// The raw buffers of a validated view, written in the order they were received: each fixed
+/// structure is copied as it is, with the bytes a native round trip would not keep (padding, a
+/// v2 body's missing job id, a zero FID's `f_ver`) zeroed over the copy. A test compares it with
+/// [`Wire::write`] of the decoded structures on every vector and every one-byte change of them.
+pub(super) struct Copied<'x> {
+    pub(super) header: &'x MsgHeader,
+    /// Buffer 0: 152 bytes at least (validated).
+    pub(super) ptlrpc: &'x [u8],
+    /// Buffer 1: 112 bytes at least (validated).
+    pub(super) ldlm: &'x [u8],
+    /// Buffer 2, 80 bytes at least; `None` for the empty result.
+    pub(super) body: Option<&'x [u8]>,
+    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
+}
+
+/// Byte ranges of the fixed structures that the canonical form writes as zeros.
+const PTLRPC_ZEROS: [(usize, usize); 2] = [(34, 2), (128, 16)]; // pb_padding0, pb_padding64_*
+const LDLM_ZEROS: [(usize, usize); 3] = [(4, 4), (12, 4), (80, 4)]; // lock_padding, lr_pad, li_padding
+const REP_PADDING: (usize, usize) = (72, 8); // mcpp_padding
+const REP_FID: (usize, usize) = (16, 16); // mcpp_fid
+
+impl Copied<'_> {
+    /// Size of the encoded message.
+    pub(super) fn wire_len(&self) -> usize {
+        msg_size_u32(&canonical_lens(self.body.is_some(), &self.results))
+    }
+
+    /// Writes the message in byte order `O`, the order the buffers are in, at the start of
+    /// `out`, which holds at least [`Copied::wire_len`] bytes (the caller checked).
+    pub(super) fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
+        let lens = canonical_lens(self.body.is_some(), &self.results);
+        let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, &lens, out);
+        let p = self.ptlrpc;
+        if p.len() >= PTLRPC_BODY_V3_SIZE {
+            copy_at(out, at, &p[..PTLRPC_BODY_V3_SIZE]);
+        } else {
+            // A v2 body: the job id is written as zeros.
+            copy_at(
+                out,
+                at + PTLRPC_BODY_V2_SIZE,
+                &[0; PTLRPC_BODY_V3_SIZE - PTLRPC_BODY_V2_SIZE],
+            );
+            copy_at(out, at, p.get(..PTLRPC_BODY_V2_SIZE).unwrap_or(&[]));
+        }
+        zero_ranges(out, at, &PTLRPC_ZEROS);
+        at += PTLRPC_BODY_V3_SIZE;
+        copy_at(out, at, self.ldlm.get(..LDLM_REPLY_SIZE).unwrap_or(&[]));
+        zero_ranges(out, at, &LDLM_ZEROS);
+        at += LDLM_REPLY_SIZE;
+        let Some(b) = self.body else { return };
+        copy_at(out, at, b.get(..PREPARE_REP_SIZE).unwrap_or(&[]));
+        // fid_is_zero: f_seq and f_oid (its first 12 bytes) zero, whatever f_ver (W11.6).
+        if b.get(REP_FID.0..REP_FID.0 + 12) == Some(&[0; 12][..]) {
+            zero_ranges(out, at, &[REP_FID]);
+        }
+        zero_ranges(out, at, &[REP_PADDING]);
+        at += PREPARE_REP_SIZE;
+        write_results(&self.results, out, at);
+    }
+}
+
+fn zero_ranges(out: &mut [u8], base: usize, ranges: &[(usize, usize)]) {
+    for &(rel, len) in ranges {
+        if let Some(dst) = out.get_mut(base + rel..base + rel + len) {
+            dst.fill(0);
         }
     }
+}
+
+/// Writes the result buffers from `at`, each padded to 8 bytes.
+#[inline(always)]
+fn write_results(results: &[&[u8]; MLI_BUF_MAX], out: &mut [u8], mut at: usize) {
+    for r in results {
+        if r.is_empty() {
+            continue;
+        }
+        let end = at + round8(r.len());
+        // The padding as one 8-byte store of zeros, then the result over its start.
+        copy_at(out, end - MSG_ALIGN, &[0; MSG_ALIGN]);
+        copy_at(out, at, r);
+        at = end;
+    }
+}
+
+/// `lm_buflens` of the canonical form: always nine buffers, a v3 `ptlrpc_body`.
+fn canonical_lens(has_body: bool, results: &[&[u8]; MLI_BUF_MAX]) -> [u32; REPLY_BUFCOUNT] {
+    let mut lens = [0u32; REPLY_BUFCOUNT];
+    lens[0] = PTLRPC_BODY_V3_SIZE as u32;
+    lens[1] = LDLM_REPLY_SIZE as u32;
+    if has_body {
+        lens[2] = PREPARE_REP_SIZE as u32;
+        for (l, r) in lens[3..].iter_mut().zip(results) {
+            *l = r.len() as u32;
+        }
+    }
+    lens
 }
 
 /// `md_create_prepare_rep` as the canonical form writes it: a zero `mcpp_fid` (`fid_is_zero`,

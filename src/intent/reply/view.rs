@@ -1,10 +1,10 @@
 //! The validated views of a reply: borrowing ([`ReplyView`]) and `Bytes`-backed
 //! ([`ReplyMessage`]).
 
-use super::encode::Wire;
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
-use super::rules::{Facts, check, check_type_and_status};
+use super::encode::{Copied, Wire};
+use super::rules::{Facts, PtlrpcFacts, check, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
@@ -53,17 +53,13 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
     }
 }
 
-/// The rest of a reply decode, once the framing and buffer 0 are decoded (the path of
+/// The rest of a reply decode, once the framing is checked (the path of
 /// [`MessageView::parse`](crate::intent::MessageView::parse)).
-fn parts_of(
-    msg: &MsgView<'_>,
-    ptlrpc: PtlrpcBody,
-    ctx: Option<&ReplyContext>,
-) -> Result<Parts, DecodeError> {
+fn parts_of(msg: &MsgView<'_>, ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
     let frame = Frame::<REPLY_BUFCOUNT>::of_view(msg);
     match frame.order {
-        Endian::Little => rest_in::<LittleEndian>(msg.as_bytes(), &frame, ptlrpc, ctx),
-        Endian::Big => rest_in::<BigEndian>(msg.as_bytes(), &frame, ptlrpc, ctx),
+        Endian::Little => parts_in::<LittleEndian>(msg.as_bytes(), &frame, ctx),
+        Endian::Big => parts_in::<BigEndian>(msg.as_bytes(), &frame, ctx),
     }
 }
 
@@ -80,7 +76,7 @@ fn parts_in<O: ByteOrder>(
     f: &Frame<REPLY_BUFCOUNT>,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    let ptlrpc = PtlrpcBody::decode_buffer_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
+    let ptlrpc = PtlrpcFacts::read_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
     rest_in::<O>(bytes, f, ptlrpc, ctx)
 }
 
@@ -88,7 +84,7 @@ fn parts_in<O: ByteOrder>(
 fn rest_in<O: ByteOrder>(
     bytes: &[u8],
     f: &Frame<REPLY_BUFCOUNT>,
-    ptlrpc: PtlrpcBody,
+    ptlrpc: PtlrpcFacts,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
     check_type_and_status(&ptlrpc, f.off[0] as usize)?;
@@ -123,7 +119,7 @@ fn rest_in<O: ByteOrder>(
     let result_bufs: [&[u8]; MLI_BUF_MAX] = core::array::from_fn(|i| buffer(bytes, f, 3 + i));
     check(
         &Facts {
-            ptlrpc: &ptlrpc,
+            ptlrpc,
             ldlm: &ldlm,
             body: body.as_ref(),
             results: result_bufs,
@@ -273,11 +269,11 @@ impl<'a> ReplyView<'a> {
         })
     }
 
-    /// The rest of [`ReplyView::parse`], once the framing and buffer 0 are decoded.
-    pub(crate) fn from_parts(msg: MsgView<'a>, ptlrpc: PtlrpcBody) -> Result<Self, DecodeError> {
+    /// The rest of [`ReplyView::parse`], once the framing is checked.
+    pub(crate) fn from_msg(msg: MsgView<'a>) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes: msg.as_bytes(),
-            parts: parts_of(&msg, ptlrpc, None)?,
+            parts: parts_of(&msg, None)?,
         })
     }
 
@@ -356,6 +352,32 @@ impl<'a> ReplyView<'a> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
+        if order == self.parts.order {
+            // The same order: the fixed structures are copied, not converted twice.
+            let c = self.copied();
+            return encode_into_slice(c.wire_len(), out, |o| match order {
+                Endian::Little => c.write_in::<LittleEndian>(o),
+                Endian::Big => c.write_in::<BigEndian>(o),
+            });
+        }
+        self.encode_converted(order, out)
+    }
+
+    /// The raw buffers, for [`ReplyView::encode_into`] in the received order.
+    fn copied(&self) -> Copied<'_> {
+        let bytes = self.bytes;
+        Copied {
+            header: &self.parts.header,
+            ptlrpc: self.parts.buffer(bytes, 0),
+            ldlm: self.parts.buffer(bytes, 1),
+            body: self.parts.masks.map(|_| self.parts.buffer(bytes, 2)),
+            results: self.parts.results(bytes),
+        }
+    }
+
+    /// [`ReplyView::encode_into`] through the decoded structures: any order (the reference the
+    /// copying path is tested against).
+    fn encode_converted(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
         let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
         let w = Wire {
             header: &self.parts.header,
@@ -435,5 +457,86 @@ impl ReplyMessage {
     /// The whole message.
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::ReplyView;
+    use crate::endian::Endian;
+
+    const VECTORS: [&[u8]; 9] = [
+        include_bytes!("../../../testdata/mkdir_reply_absent.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_advisory.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_be.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_complete.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_eexist.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_empty.bin"),
+        include_bytes!("../../../testdata/mkdir_reply_lov_truncated.bin"),
+        include_bytes!("../../../testdata/rename_object_reply.bin"),
+        include_bytes!("../../../testdata/unlink_reply.bin"),
+    ];
+
+    /// The same-order copy writes what the conversion through the decoded structures writes, in
+    /// both orders, for `bytes` if it is a valid reply; returns whether it was.
+    fn same_as_converted(bytes: &[u8]) -> bool {
+        let Ok(v) = ReplyView::parse(bytes) else {
+            return false;
+        };
+        for order in [Endian::Little, Endian::Big] {
+            let (mut fast, mut slow) = ([0xa5u8; 2048], [0x5au8; 2048]);
+            let n = v.encode_into(order, &mut fast).expect("fits");
+            let m = v.encode_converted(order, &mut slow).expect("fits");
+            assert_eq!(fast[..n], slow[..m], "{order:?} of {bytes:02x?}");
+            assert!(v.encode_into(order, &mut fast[..n - 1]).is_err());
+        }
+        true
+    }
+
+    /// Every vector, and every one-byte change of one that still decodes: padding, reserved
+    /// fields, a v2 or big-endian body, a zero FID with any `f_ver` all take this path.
+    #[test]
+    fn copied_encode_is_the_converted_encode() {
+        let mut valid_mutants = 0;
+        for v in VECTORS {
+            assert!(same_as_converted(v));
+            let mut m = v.to_vec();
+            for i in 0..m.len() {
+                for x in [0x01u8, 0x10, 0x80, 0xff] {
+                    m[i] ^= x;
+                    valid_mutants += usize::from(same_as_converted(&m));
+                    m[i] ^= x;
+                }
+            }
+        }
+        // Many changes hit bytes no rule reads (padding, handles, job ids, result payloads).
+        assert!(valid_mutants > 5000, "{valid_mutants}");
+    }
+
+    /// A v2 `ptlrpc_body` (152 bytes, no job id) in either order is written as a v3 one with a
+    /// zero job id.
+    #[test]
+    fn copied_encode_of_a_v2_body() {
+        for v in [VECTORS[2], VECTORS[3]] {
+            let r = ReplyView::parse(v).expect("vector");
+            let msg = crate::wire::MsgView::parse(v).expect("framed");
+            let mut b = crate::wire::MsgBuilder::new(r.order(), r.header());
+            for i in 0..msg.bufcount() {
+                let buf = msg.buffer_or_empty(i);
+                b.push(if i == 0 { &buf[..152] } else { buf })
+                    .expect("fits");
+            }
+            let mut v2 = [0u8; 2048];
+            let n = b.encode_into(&mut v2).expect("fits");
+            assert!(same_as_converted(&v2[..n]));
+            let mut out = [0u8; 2048];
+            let m = ReplyView::parse(&v2[..n])
+                .expect("a v2 body is valid")
+                .encode_into(r.order(), &mut out)
+                .expect("fits");
+            assert_eq!(m, n + 32);
+            // Buffer 0 starts at round8(32 + 4 * 9) = 72.
+            assert_eq!(out[72 + 152..72 + 184], [0; 32]);
+        }
     }
 }
