@@ -149,7 +149,11 @@ class Campaign:
             "execs": stat("number_of_executed_units"), "peak_rss_mb": stat("peak_rss_mb"),
             "cov": int(status[-1][1]) if status else None, "ft": int(status[-1][2]) if status else None,
             "corpus_before": before, "corpus_after": len(os.listdir(d)), "rc": rc,
-            "crash": "Test unit written" in text, "log": log,
+            # libFuzzer also writes a `slow-unit-*` file when a unit beats the slowest so far
+            # (10 s by default): a report, not a crash. On a shared machine a chunk that was
+            # paused (SIGSTOP) writes one when it resumes; replay it to tell.
+            "crash": bool(re.search(r"Test unit written to \S*/(crash|leak|timeout|oom)-", text)),
+            "slow_unit": stat("slowest_unit_time_sec"), "log": log,
         }
         with self.lock:
             st = self.load()
