@@ -24,10 +24,11 @@ use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
 use zerocopy::byteorder::U32;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
-/// Offsets of `pb_type`, `pb_version` and `pb_opc` in `ptlrpc_body`.
+/// Offsets of `pb_type`, `pb_version`, `pb_opc` and `pb_status` in `ptlrpc_body`.
 const PB_TYPE: usize = 8;
 const PB_VERSION: usize = 12;
 const PB_OPC: usize = 16;
+const PB_STATUS: usize = 20;
 
 /// What a decoder reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,43 +37,44 @@ pub(crate) enum Expect {
     Reply,
 }
 
-/// The three fields of buffer 0 the request rules read, from a checked buffer: a request view
-/// checks them without converting the whole `ptlrpc_body`.
+/// The four fields of buffer 0 the rules read (`pb_type`, `pb_version`, `pb_opc` and, for a
+/// reply, `pb_status`): a view checks them straight from the buffer, without converting the
+/// whole `ptlrpc_body`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PtlrpcHead {
     pub(crate) msg_type: PtlrpcMsgType,
     pub(crate) version: u32,
     pub(crate) opc: u32,
+    pub(crate) status: i32,
 }
 
 impl PtlrpcHead {
-    /// The fields of a decoded body.
+    /// The fields of a decoded (or built) body.
     pub(crate) fn of(p: &PtlrpcBody) -> Self {
         PtlrpcHead {
             msg_type: p.msg_type,
             version: p.version,
             opc: p.opc,
+            status: p.status,
         }
     }
 
     /// Checks buffer 0 at offset `base` as [`PtlrpcBody::decode_buffer`] does (a v2 body of 152
     /// bytes at least, with the same error) and reads the fields in byte order `O`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
-        if buf.len() < PTLRPC_BODY_V2_SIZE {
-            return Err(DecodeError::too_short(
-                "ptlrpc_body",
-                base,
-                buf.len(),
-                PTLRPC_BODY_V2_SIZE,
-            ));
-        }
-        let word =
-            |at: usize| U32::<O>::from_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+        let Some(head) = buf.get(..PTLRPC_BODY_V2_SIZE) else {
+            return Err(PtlrpcBody::too_short(base, buf.len()));
+        };
+        let word = |at: usize| {
+            U32::<O>::from_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]).get()
+        };
         Ok(PtlrpcHead {
-            msg_type: PtlrpcMsgType(word(PB_TYPE).get()),
-            version: word(PB_VERSION).get(),
-            opc: word(PB_OPC).get(),
+            msg_type: PtlrpcMsgType(word(PB_TYPE)),
+            version: word(PB_VERSION),
+            opc: word(PB_OPC),
+            // pb_status is an __s32 on the wire.
+            status: word(PB_STATUS) as i32,
         })
     }
 }

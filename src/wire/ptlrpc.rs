@@ -199,6 +199,12 @@ impl PtlrpcBody {
         }
     }
 
+    /// The error for a buffer 0 at offset `base` shorter than a v2 body (`len` bytes), shared
+    /// by every reader of buffer 0.
+    pub(crate) fn too_short(base: usize, len: usize) -> DecodeError {
+        DecodeError::too_short("ptlrpc_body", base, len, PTLRPC_BODY_V2_SIZE)
+    }
+
     /// Decodes buffer 0 of a message: 184 bytes (v3), or at least 152 (v2, no job id).
     /// `base` is the buffer's offset in the message, for error positions.
     #[inline]
@@ -219,12 +225,7 @@ impl PtlrpcBody {
             return Ok(body);
         }
         if buf.len() < PTLRPC_BODY_V2_SIZE {
-            return Err(DecodeError::too_short(
-                "ptlrpc_body",
-                base,
-                buf.len(),
-                PTLRPC_BODY_V2_SIZE,
-            ));
+            return Err(Self::too_short(base, buf.len()));
         }
         let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
         v3[..PTLRPC_BODY_V2_SIZE].copy_from_slice(&buf[..PTLRPC_BODY_V2_SIZE]);

@@ -4,11 +4,13 @@
 #[cfg(feature = "alloc")]
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::rules::{Facts, PtlrpcFacts, check};
+use super::rules::{Facts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
 use crate::intent::MdCreatePrepareRep;
+#[cfg(feature = "alloc")]
+use crate::intent::message::PtlrpcHead;
 use crate::limits::MSG_ALIGN;
 use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE,
@@ -50,7 +52,7 @@ impl Wire<'_> {
         let (off, wire_len) = buffer_offsets(&self.lens());
         check(
             &Facts {
-                ptlrpc: PtlrpcFacts::of(self.ptlrpc),
+                ptlrpc: PtlrpcHead::of(self.ptlrpc),
                 ldlm: self.ldlm,
                 body: self.body,
                 results: self.results,

@@ -5,67 +5,17 @@ use super::{BUF_SIZE_FIELDS, DISPOSITIONS, REP, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::intent::body::rep_off;
-use crate::intent::message::{Expect, check_type};
+use crate::intent::message::{Expect, PtlrpcHead, check_type};
 use crate::intent::request::{check_lock, past_last_error};
 use crate::intent::{McppFlags, McprFlags, MdCreatePrepareRep, MliBuf, Operation, ResultMask};
-use crate::limits::{
-    MDT_BODY_SIZE, MLI_BUF_MAX, PTLRPC_BODY_V2_SIZE, REPLY_BUFCOUNT, XATTR_SIZE_MAX,
-};
+use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, XATTR_SIZE_MAX};
 use crate::mode;
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
-use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcBody, PtlrpcMsgType};
+use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcMsgType};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
-use zerocopy::ByteOrder;
-use zerocopy::byteorder::U32;
-
-/// The four fields of `ptlrpc_body` the reply rules read: a decode reads them straight from
-/// buffer 0 instead of converting the whole 184-byte body.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PtlrpcFacts {
-    pub(super) msg_type: PtlrpcMsgType,
-    pub(super) version: u32,
-    pub(super) opc: u32,
-    pub(super) status: i32,
-}
-
-impl PtlrpcFacts {
-    /// The fields of a decoded (or built) body.
-    pub(super) fn of(p: &PtlrpcBody) -> Self {
-        PtlrpcFacts {
-            msg_type: p.msg_type,
-            version: p.version,
-            opc: p.opc,
-            status: p.status,
-        }
-    }
-
-    /// Checks buffer 0 at offset `base` as [`PtlrpcBody::decode_buffer`] does (a v2 body of 152
-    /// bytes at least, with the same error) and reads the fields in byte order `O`.
-    #[inline(always)]
-    pub(super) fn read_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
-        let Some(head) = buf.get(..PTLRPC_BODY_V2_SIZE) else {
-            return Err(DecodeError::too_short(
-                "ptlrpc_body",
-                base,
-                buf.len(),
-                PTLRPC_BODY_V2_SIZE,
-            ));
-        };
-        let word = |at: usize| {
-            U32::<O>::from_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]).get()
-        };
-        Ok(PtlrpcFacts {
-            msg_type: PtlrpcMsgType(word(8)),
-            version: word(12),
-            opc: word(16),
-            // pb_status is an __s32 on the wire.
-            status: word(20) as i32,
-        })
-    }
-}
 
 pub(super) struct Facts<'x> {
-    pub(super) ptlrpc: PtlrpcFacts,
+    pub(super) ptlrpc: PtlrpcHead,
     pub(super) ldlm: &'x LdlmReply,
     pub(super) body: Option<&'x MdCreatePrepareRep>,
     /// Buffers 3..=8.
@@ -81,13 +31,13 @@ fn err(at: At, kind: ErrorKind) -> DecodeError {
 }
 
 /// `pb_type` first (a reply, or the error message a reply can be), then the status.
-pub(super) fn check_type_and_status(p: &PtlrpcFacts, o0: usize) -> Result<(), DecodeError> {
+pub(super) fn check_type_and_status(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     check_type(p.msg_type, o0, Expect::Reply)?;
     check_status(p, o0)
 }
 
 /// A reply that carries an error instead of a granted lock is not a prepare reply.
-fn check_status(p: &PtlrpcFacts, o0: usize) -> Result<(), DecodeError> {
+fn check_status(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     if p.msg_type == PtlrpcMsgType::ERR || p.status != 0 {
         return Err(err(
             At::new("ptlrpc_body", "pb_status", o0 + 20),
@@ -149,7 +99,7 @@ pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), Dec
 
 /// `ptlrpc_body`: a reply with status 0 (already checked by a decode, not by
 /// `PrepareReply::validate`), of an LDLM enqueue.
-fn check_ptlrpc(p: &PtlrpcFacts, o0: usize) -> Result<(), DecodeError> {
+fn check_ptlrpc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     check_type_and_status(p, o0)?;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(err(

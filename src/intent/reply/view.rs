@@ -4,12 +4,13 @@
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
 use super::encode::{Copied, Wire};
-use super::rules::{Facts, PtlrpcFacts, check, check_type_and_status};
+use super::rules::{Facts, check, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+use crate::intent::message::PtlrpcHead;
 #[cfg(feature = "alloc")]
 use crate::intent::request::v3_body;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
@@ -76,7 +77,7 @@ fn parts_in<O: ByteOrder>(
     f: &Frame<REPLY_BUFCOUNT>,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    let ptlrpc = PtlrpcFacts::read_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
+    let ptlrpc = PtlrpcHead::check_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
     rest_in::<O>(bytes, f, ptlrpc, ctx)
 }
 
@@ -84,7 +85,7 @@ fn parts_in<O: ByteOrder>(
 fn rest_in<O: ByteOrder>(
     bytes: &[u8],
     f: &Frame<REPLY_BUFCOUNT>,
-    ptlrpc: PtlrpcFacts,
+    ptlrpc: PtlrpcHead,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
     check_type_and_status(&ptlrpc, f.off[0] as usize)?;
