@@ -300,6 +300,38 @@ pub(crate) struct Frame<const N: usize> {
     pub(crate) past_last: Option<(usize, usize)>,
 }
 
+/// Where a buffer lies in a framed input: its start and its length. The views keep these
+/// instead of the structures, and slice the input again on demand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) len: u32,
+}
+
+impl Span {
+    /// Buffer `i` of a frame.
+    #[inline(always)]
+    pub(crate) fn of<const N: usize>(f: &Frame<N>, i: usize) -> Self {
+        Span {
+            start: f.off[i],
+            len: f.len[i],
+        }
+    }
+
+    /// The buffer in `bytes`, which the framing proved holds it (empty otherwise).
+    #[inline(always)]
+    pub(crate) fn in_bytes(self, bytes: &[u8]) -> &[u8] {
+        bytes.get(self.range()).unwrap_or(&[])
+    }
+
+    /// The byte range of the buffer.
+    #[inline(always)]
+    pub(crate) fn range(self) -> core::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + self.len as usize
+    }
+}
+
 impl<const N: usize> Frame<N> {
     /// The framing of an already parsed view.
     pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {

@@ -15,18 +15,11 @@ use crate::intent::message::PtlrpcHead;
 use crate::intent::request::v3_body;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
 use crate::limits::{LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT};
-use crate::wire::msg::{Frame, encode_into_slice};
+use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
-
-/// A span of the input: where a buffer starts and how long it is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Span {
-    start: u32,
-    len: u32,
-}
 
 /// Everything a reply view knows besides the bytes (all `Copy`, about 100 bytes): shared by the
 /// borrowing view and the `Bytes`-backed message. The fixed structures are not kept: the
@@ -135,10 +128,7 @@ fn rest_in<O: ByteOrder>(
         // Frame::parse bounds it by MSG_MAX_BUFCOUNT.
         bufcount: f.count as u8,
         header: f.header,
-        spans: core::array::from_fn(|i| Span {
-            start: f.off[i],
-            len: f.len[i],
-        }),
+        spans: core::array::from_fn(|i| Span::of(f, i)),
         masks: body.map(|b| (b.valid, b.truncated)),
     })
 }
@@ -150,10 +140,7 @@ impl Parts {
     /// Buffer `i` (0..=8) of `bytes`, which these parts were validated from.
     #[inline]
     fn buffer<'b>(&self, bytes: &'b [u8], i: usize) -> &'b [u8] {
-        let s = self.spans[i];
-        bytes
-            .get(s.start as usize..(s.start + s.len) as usize)
-            .unwrap_or(&[])
+        self.spans[i].in_bytes(bytes)
     }
 
     /// A fixed structure of buffer `i`, in the sender's order; validation proved it is there.
@@ -322,11 +309,9 @@ impl<'a> ReplyView<'a> {
     /// Result `buf`: present (a slice of the input), absent, or unknown.
     pub fn result(&self, buf: MliBuf) -> PrepResult<&'a [u8]> {
         let bytes = self.bytes;
-        self.parts.result_state(bytes, buf).map(|s| {
-            bytes
-                .get(s.start as usize..(s.start + s.len) as usize)
-                .unwrap_or(&[])
-        })
+        self.parts
+            .result_state(bytes, buf)
+            .map(|s| bytes.get(s.range()).unwrap_or(&[]))
     }
     /// All six results, in index order.
     pub fn results(&self) -> [PrepResult<&'a [u8]>; MLI_BUF_MAX] {
@@ -450,10 +435,9 @@ impl ReplyMessage {
     }
     /// Result `buf` as a slice sharing this message's allocation.
     pub fn result(&self, buf: MliBuf) -> PrepResult<Bytes> {
-        self.parts.result_state(&self.bytes, buf).map(|s| {
-            self.bytes
-                .slice(s.start as usize..(s.start + s.len) as usize)
-        })
+        self.parts
+            .result_state(&self.bytes, buf)
+            .map(|s| self.bytes.slice(s.range()))
     }
     /// The whole message.
     pub fn bytes(&self) -> &Bytes {

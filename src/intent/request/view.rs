@@ -10,35 +10,12 @@ use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
 use crate::limits::{LDLM_INTENT_SIZE, PREPARE_REQ_SIZE, REQUEST_BUFCOUNT};
-use crate::wire::msg::Frame;
+use crate::wire::msg::{Frame, Span};
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
     decode_in,
 };
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
-
-/// Where a buffer lies in the input: its start and its length.
-#[derive(Debug, Clone, Copy)]
-struct Span {
-    start: u32,
-    len: u32,
-}
-
-impl Span {
-    fn of(f: &Frame<REQUEST_BUFCOUNT>, i: usize) -> Self {
-        Span {
-            start: f.off[i],
-            len: f.len[i],
-        }
-    }
-
-    /// The buffer in `bytes`, which the framing proved holds it.
-    #[inline(always)]
-    fn in_bytes(self, bytes: &[u8]) -> &[u8] {
-        let start = self.start as usize;
-        bytes.get(start..start + self.len as usize).unwrap_or(&[])
-    }
-}
 
 /// A received prepare request, validated against every rule of WIRE.md §5 and §8.
 ///
