@@ -67,6 +67,9 @@ pub const GROUPS_MAX: usize = 128;
 pub const XATTR_SIZE_MAX: usize = 65536;
 /// Buffers of a request message: body, ldlm_request, ldlm_intent, prepare_req, name, groups.
 pub const REQUEST_BUFCOUNT: usize = 6;
+/// Fewest buffers a request may have: the last two (name, groups) may be left out, and read as
+/// empty.
+pub const REQUEST_MIN_BUFCOUNT: usize = 4;
 /// The largest encoded prepare request: its six buffers at their largest (a 255-byte name,
 /// 128 groups, 32 lock handles), each padded to 8 bytes. Bounds the stack buffer of
 /// `RequestView::is_canonical`.

@@ -80,16 +80,29 @@ wire_enum! {
 }
 
 impl LockMode {
-    /// True for the six modes a client asks for (EX, PW, PR, CW, CR, NL; WIRE.md W3.2). Lustre's
-    /// enqueue also takes GROUP, COS and TXN, which no inodebits intent asks for.
+    /// The six modes a client asks for, strongest first (WIRE.md W3.2).
+    pub const CLIENT: [LockMode; 6] = [
+        LockMode::EX,
+        LockMode::PW,
+        LockMode::PR,
+        LockMode::CW,
+        LockMode::CR,
+        LockMode::NL,
+    ];
+
+    /// True for the six modes a client asks for ([`LockMode::CLIENT`]). Lustre's enqueue also
+    /// takes GROUP, COS and TXN, which no inodebits intent asks for.
     pub const fn is_client_mode(self) -> bool {
         // One bit per mode: a shift and a test, no comparison chain.
-        const MODES: u64 = 1 << LockMode::EX.0
-            | 1 << LockMode::PW.0
-            | 1 << LockMode::PR.0
-            | 1 << LockMode::CW.0
-            | 1 << LockMode::CR.0
-            | 1 << LockMode::NL.0;
+        const MODES: u64 = {
+            let mut bits = 0u64;
+            let mut i = 0;
+            while i < LockMode::CLIENT.len() {
+                bits |= 1 << LockMode::CLIENT[i].0;
+                i += 1;
+            }
+            bits
+        };
         self.0 < u64::BITS && (MODES >> self.0) & 1 == 1
     }
 }

@@ -333,6 +333,22 @@ impl Span {
 }
 
 impl<const N: usize> Frame<N> {
+    /// Refuses a message with fewer than `min` buffers, as a decoder of that kind of message
+    /// must (`lm_bufcount` itself was checked against 1..=[`MSG_MAX_BUFCOUNT`] by the framing).
+    pub(crate) fn require_count(&self, min: usize) -> Result<(), DecodeError> {
+        if self.count >= min {
+            return Ok(());
+        }
+        Err(DecodeError::new(
+            At::new(S, "lm_bufcount", 0),
+            ErrorKind::OutOfRange {
+                value: self.count as u64,
+                min: min as u64,
+                max: MSG_MAX_BUFCOUNT as u64,
+            },
+        ))
+    }
+
     /// The framing of an already parsed view.
     pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {
         let mut off = [0u32; N];

@@ -9,12 +9,14 @@ use super::rules::{Facts, check, check_type_and_status};
 use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
 use crate::endian::Endian;
-use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+use crate::error::{DecodeError, EncodeError};
 use crate::intent::message::PtlrpcHead;
 #[cfg(feature = "alloc")]
 use crate::intent::request::v3_body;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
-use crate::limits::{LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT};
+use crate::limits::{
+    LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT,
+};
 use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
 #[cfg(feature = "alloc")]
@@ -57,20 +59,13 @@ fn parts_of(msg: &MsgView<'_>, ctx: Option<&ReplyContext>) -> Result<Parts, Deco
     }
 }
 
-/// Buffer `i` of a framed reply; [`Frame::parse`] proved it lies inside `bytes`.
-#[inline(always)]
-fn buffer<'b>(bytes: &'b [u8], f: &Frame<REPLY_BUFCOUNT>, i: usize) -> &'b [u8] {
-    let start = f.off[i] as usize;
-    bytes.get(start..start + f.len[i] as usize).unwrap_or(&[])
-}
-
 #[inline(always)]
 fn parts_in<O: ByteOrder>(
     bytes: &[u8],
     f: &Frame<REPLY_BUFCOUNT>,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    let ptlrpc = PtlrpcHead::check_in::<O>(buffer(bytes, f, 0), f.off[0] as usize)?;
+    let ptlrpc = PtlrpcHead::check_in::<O>(Span::of(f, 0).in_bytes(bytes), f.off[0] as usize)?;
     rest_in::<O>(bytes, f, ptlrpc, ctx)
 }
 
@@ -82,18 +77,9 @@ fn rest_in<O: ByteOrder>(
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
     check_type_and_status(&ptlrpc, f.off[0] as usize)?;
-    if f.count < 2 {
-        return Err(DecodeError::new(
-            At::new("lustre_msg_v2", "lm_bufcount", 0),
-            ErrorKind::OutOfRange {
-                value: f.count as u64,
-                min: 2,
-                max: 32,
-            },
-        ));
-    }
+    f.require_count(REPLY_EMPTY_BUFCOUNT)?;
     let off: [usize; REPLY_BUFCOUNT] = f.off.map(|o| o as usize);
-    let lbuf = buffer(bytes, f, 1);
+    let lbuf = Span::of(f, 1).in_bytes(bytes);
     let Some(ldlm) = decode_in::<LdlmReply, O>(lbuf) else {
         return Err(DecodeError::too_short(
             "ldlm_reply",
@@ -102,7 +88,7 @@ fn rest_in<O: ByteOrder>(
             LDLM_REPLY_SIZE,
         ));
     };
-    let bbuf = buffer(bytes, f, 2);
+    let bbuf = Span::of(f, 2).in_bytes(bytes);
     let body = match bbuf.len() {
         0 => None,
         n => match decode_in::<MdCreatePrepareRep, O>(bbuf) {
@@ -110,7 +96,8 @@ fn rest_in<O: ByteOrder>(
             None => return Err(DecodeError::too_short(REP, off[2], n, PREPARE_REP_SIZE)),
         },
     };
-    let result_bufs: [&[u8]; MLI_BUF_MAX] = core::array::from_fn(|i| buffer(bytes, f, 3 + i));
+    let result_bufs: [&[u8]; MLI_BUF_MAX] =
+        core::array::from_fn(|i| Span::of(f, 3 + i).in_bytes(bytes));
     check(
         &Facts {
             ptlrpc,
@@ -221,8 +208,8 @@ impl<'a> ReplyView<'a> {
     /// included (WIRE.md §7, §9).
     ///
     /// `pb_type` is read first: a request (or anything but a reply or `PTL_RPC_MSG_ERR`) fails
-    /// with [`ErrorKind::WrongMessageType`]; an error message fails with
-    /// [`ErrorKind::EnqueueFailed`]. To take either kind of message, use
+    /// with [`ErrorKind::WrongMessageType`](crate::ErrorKind::WrongMessageType); an error message fails with
+    /// [`ErrorKind::EnqueueFailed`](crate::ErrorKind::EnqueueFailed). To take either kind of message, use
     /// [`MessageView::parse`](crate::intent::MessageView::parse).
     ///
     /// ```

@@ -558,14 +558,6 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
             mode::S_IFIFO,
             mode::S_IFSOCK,
         ];
-        const CLIENT_MODES: [LockMode; 6] = [
-            LockMode::EX,
-            LockMode::PW,
-            LockMode::PR,
-            LockMode::CW,
-            LockMode::CR,
-            LockMode::NL,
-        ];
         let op: Operation = u.arbitrary()?;
         let mut body: MdCreatePrepareReq = u.arbitrary()?;
         body.umask &= 0o777;
@@ -627,7 +619,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
         ldlm.lock_desc.resource.name[..2].copy_from_slice(&fid_name);
         ldlm.lock_desc.resource.name[2] = 0;
         if !ldlm.lock_desc.req_mode.is_client_mode() {
-            ldlm.lock_desc.req_mode = *u.choose(&CLIENT_MODES)?;
+            ldlm.lock_desc.req_mode = *u.choose(&LockMode::CLIENT)?;
         }
         req.ldlm = ldlm;
         Ok(req)

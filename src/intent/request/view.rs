@@ -2,14 +2,14 @@
 
 use super::{Facts, REQ, check_out_of_line, v3_body};
 use crate::endian::Endian;
-use crate::error::{At, DecodeError, ErrorKind};
+use crate::error::DecodeError;
 use crate::intent::message::{Expect, PtlrpcHead, check_type};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
-use crate::limits::{LDLM_INTENT_SIZE, PREPARE_REQ_SIZE, REQUEST_BUFCOUNT};
+use crate::limits::{LDLM_INTENT_SIZE, PREPARE_REQ_SIZE, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
 use crate::wire::msg::{Frame, Span};
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
@@ -43,7 +43,7 @@ impl<'a> RequestView<'a> {
     /// Decodes and validates a request message in either byte order.
     ///
     /// `pb_type` is read first: a reply (or anything else) fails with
-    /// [`ErrorKind::WrongMessageType`] before any other rule is looked at. To take either kind
+    /// [`ErrorKind::WrongMessageType`](crate::ErrorKind::WrongMessageType) before any other rule is looked at. To take either kind
     /// of message, use [`MessageView::parse`](crate::intent::MessageView::parse).
     ///
     /// ```
@@ -110,16 +110,7 @@ impl<'a> RequestView<'a> {
         ptlrpc: PtlrpcHead,
     ) -> Result<Self, DecodeError> {
         check_type(ptlrpc.msg_type, f.off[0] as usize, Expect::Request)?;
-        if f.count < 4 {
-            return Err(DecodeError::new(
-                At::new("lustre_msg_v2", "lm_bufcount", 0),
-                ErrorKind::OutOfRange {
-                    value: f.count as u64,
-                    min: 4,
-                    max: 32,
-                },
-            ));
-        }
+        f.require_count(REQUEST_MIN_BUFCOUNT)?;
         let off: [usize; REQUEST_BUFCOUNT] = f.off.map(|o| o as usize);
         let buf = |i| Span::of(f, i).in_bytes(bytes);
         let lock = LdlmRequestHead::check_in::<O>(buf(1), off[1])?;

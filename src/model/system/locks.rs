@@ -157,14 +157,7 @@ mod tests {
     use super::*;
     use crate::wire::LuFid;
 
-    const MODES: [LockMode; 6] = [
-        LockMode::EX,
-        LockMode::PW,
-        LockMode::PR,
-        LockMode::CW,
-        LockMode::CR,
-        LockMode::NL,
-    ];
+    const MODES: [LockMode; 6] = LockMode::CLIENT;
 
     /// The compatible pairs as lustre-semantics.md §2 lists them from `lustre_dlm.h`.
     #[test]
