@@ -9,6 +9,9 @@
 #                              (OSS-Fuzz's coverage build: its cargo wrapper adds the flags)
 # Out: for each target T: $OUT/T, $OUT/T_seed_corpus.zip, $OUT/T.options and, where the target
 #      has one, $OUT/T.dict.
+# Also when run as `bash build.sh`, which ignores the options on the #! line: a failed cargo
+# build must stop here, not copy the stale binaries of an earlier build.
+set -euo pipefail
 cd "$SRC/lustre-dne-intent"
 
 case "${SANITIZER:-address}" in

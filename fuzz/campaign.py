@@ -113,6 +113,8 @@ class Campaign:
         os.makedirs(logs, exist_ok=True)
         d = self.corpus(t)
         before = len(os.listdir(d))
+        # Read before the fuzzer starts: OUT may be swapped for a newer build mid-chunk.
+        commit = self.commit(t)
         cmd = ["nice", "-n", "19", os.path.join(self.out, t), f"-max_len={o.get('max_len', '70000')}",
                "-print_final_stats=1", f"-artifact_prefix={art}", "-max_total_time=86400",
                "-timeout=30", "-rss_limit_mb=4096"]
@@ -145,7 +147,7 @@ class Campaign:
 
         status = re.findall(r"#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+)", text)
         rec = {
-            "commit": self.commit(t), "cpu_s": round(cpu, 1), "wall_s": round(time.time() - t0, 1),
+            "commit": commit, "cpu_s": round(cpu, 1), "wall_s": round(time.time() - t0, 1),
             "execs": stat("number_of_executed_units"), "peak_rss_mb": stat("peak_rss_mb"),
             "cov": int(status[-1][1]) if status else None, "ft": int(status[-1][2]) if status else None,
             "corpus_before": before, "corpus_after": len(os.listdir(d)), "rc": rc,
