@@ -1,0 +1,264 @@
+//! The framing pass the typed decoders share: where each buffer of a `lustre_msg_v2` lies,
+//! checked once, for a decoder that knows how many buffers its message kind has.
+
+use super::{BUFFER_FIELDS, BUFLEN_FIELDS, LUSTRE_MSG_MAGIC_V2, MsgHeader, MsgView, S};
+use super::{read_header, round8};
+use crate::endian::Endian;
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
+use zerocopy::byteorder::U32;
+use zerocopy::{BigEndian, ByteOrder, LittleEndian};
+
+/// The framing of a message as a decoder of `N` buffers needs it: the offsets and lengths of
+/// its first `N` buffers (buffers past `lm_bufcount` are empty and start at the end), the
+/// canonical size, and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every buffer,
+/// those past `N` included, is checked as [`MsgView::parse`] does, with the same errors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame<const N: usize> {
+    pub(crate) order: Endian,
+    pub(crate) header: MsgHeader,
+    /// `lm_bufcount` (1..=32).
+    pub(crate) count: usize,
+    pub(crate) off: [u32; N],
+    pub(crate) len: [u32; N],
+    /// The size with the last buffer padded: where buffers past `lm_bufcount` start.
+    pub(crate) wire_len: usize,
+    /// The first non-empty buffer at index `N` or later: its index and length.
+    pub(crate) past_last: Option<(usize, usize)>,
+}
+
+/// Where a buffer lies in a framed input: its start and its length. The views keep these
+/// instead of the structures, and slice the input again on demand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) start: u32,
+    pub(crate) len: u32,
+}
+
+impl Span {
+    /// Buffer `i` of a frame.
+    #[inline(always)]
+    pub(crate) fn of<const N: usize>(f: &Frame<N>, i: usize) -> Self {
+        Span {
+            start: f.off[i],
+            len: f.len[i],
+        }
+    }
+
+    /// The buffer in `bytes`, which the framing proved holds it (empty otherwise).
+    #[inline(always)]
+    pub(crate) fn in_bytes(self, bytes: &[u8]) -> &[u8] {
+        bytes.get(self.range()).unwrap_or(&[])
+    }
+
+    /// The byte range of the buffer.
+    #[inline(always)]
+    pub(crate) fn range(self) -> core::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + self.len as usize
+    }
+}
+
+impl<const N: usize> Frame<N> {
+    /// Refuses a message with fewer than `min` buffers, as a decoder of that kind of message
+    /// must (`lm_bufcount` itself was checked against 1..=[`MSG_MAX_BUFCOUNT`] by the framing).
+    pub(crate) fn require_count(&self, min: usize) -> Result<(), DecodeError> {
+        if self.count >= min {
+            return Ok(());
+        }
+        Err(DecodeError::new(
+            At::new(S, "lm_bufcount", 0),
+            ErrorKind::OutOfRange {
+                value: self.count as u64,
+                min: min as u64,
+                max: MSG_MAX_BUFCOUNT as u64,
+            },
+        ))
+    }
+
+    /// The framing of an already parsed view.
+    pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {
+        let mut off = [0u32; N];
+        let mut len = [0u32; N];
+        let mut past_last = None;
+        let mut cursor = msg.first_offset();
+        for (i, l) in msg.buflens().enumerate() {
+            if i < N {
+                // Offsets fit in u32: parse() bounded the message by MSG_MAX_LEN.
+                off[i] = cursor as u32;
+                len[i] = l;
+            } else if l != 0 && past_last.is_none() {
+                past_last = Some((i, l as usize));
+            }
+            cursor += round8(l as usize);
+        }
+        for o in off.iter_mut().skip(msg.bufcount()) {
+            *o = cursor as u32;
+        }
+        Frame {
+            order: msg.order,
+            header: msg.header(),
+            count: msg.bufcount(),
+            off,
+            len,
+            wire_len: cursor,
+            past_last,
+        }
+    }
+
+    /// Checks the framing of `bytes` (one pass over `lm_buflens`, in the detected order).
+    #[inline]
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
+        if bytes.len() < MSG_HEADER_FIXED {
+            return Err(DecodeError::new(
+                At::new(S, "", 0),
+                ErrorKind::Truncated {
+                    need: MSG_HEADER_FIXED,
+                    have: bytes.len(),
+                },
+            ));
+        }
+        let magic = [bytes[8], bytes[9], bytes[10], bytes[11]];
+        if u32::from_le_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
+            Self::parse_in::<LittleEndian>(bytes, Endian::Little)
+        } else if u32::from_be_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
+            Self::parse_in::<BigEndian>(bytes, Endian::Big)
+        } else {
+            Err(DecodeError::new(
+                At::new(S, "lm_magic", 8),
+                ErrorKind::BadMagic {
+                    got: u32::from_le_bytes(magic),
+                },
+            ))
+        }
+    }
+
+    /// The rest of [`Frame::parse`] in byte order `O`, chosen once.
+    #[inline]
+    fn parse_in<O: ByteOrder>(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
+        let (header, count) = read_header::<O>(bytes);
+        if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
+            return Err(DecodeError::new(
+                At::new(S, "lm_bufcount", 0),
+                ErrorKind::OutOfRange {
+                    value: count.into(),
+                    min: 1,
+                    max: MSG_MAX_BUFCOUNT as u64,
+                },
+            ));
+        }
+        let count = count as usize;
+        let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count) else {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::Truncated {
+                    need: 4 * count,
+                    have: bytes.len() - MSG_HEADER_FIXED,
+                },
+            ));
+        };
+        let mut off = [0u32; N];
+        let mut len = [0u32; N];
+        let mut past_last = None;
+        let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
+        // One pass that only notes whether some buffer is too long or runs past the input; only
+        // a bad message pays for the walk that names the first such buffer. The end of each
+        // buffer is at most the start of the next, so only the last one is compared with the
+        // input's length.
+        let mut over = false;
+        let mut last_end = cursor;
+        let read = |i: usize| {
+            let w = &lens_bytes[4 * i..4 * i + 4];
+            U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get() as usize
+        };
+        let kept = count.min(N);
+        for i in 0..kept {
+            let l = read(i);
+            // The padded length against the bound, as Lustre does; 1,024,000 is a multiple of
+            // 8, so this is the same as the length itself. Past the bound the length is
+            // clamped, so the cursor cannot overflow.
+            over |= l > MSG_MAX_BUFLEN;
+            let l = l.min(MSG_MAX_BUFLEN);
+            // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
+            off[i] = cursor as u32;
+            len[i] = l as u32;
+            last_end = cursor + l;
+            cursor += round8(l);
+        }
+        for i in kept..count {
+            let l = read(i);
+            over |= l > MSG_MAX_BUFLEN;
+            let l = l.min(MSG_MAX_BUFLEN);
+            if l != 0 && past_last.is_none() {
+                past_last = Some((i, l));
+            }
+            last_end = cursor + l;
+            cursor += round8(l);
+        }
+        // Every buffer, an empty one included, must start inside the input: only the *last*
+        // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
+        // requires all of it). Skipping empty buffers here accepted a message that lacked the
+        // padding of a buffer followed only by empty ones.
+        if over || last_end > bytes.len() {
+            return Err(buffer_error::<O>(bytes, lens_bytes, count));
+        }
+        if cursor > MSG_MAX_LEN {
+            return Err(DecodeError::new(
+                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                ErrorKind::MsgTooLong {
+                    len: cursor,
+                    max: MSG_MAX_LEN,
+                },
+            ));
+        }
+        for o in off.iter_mut().skip(count) {
+            *o = cursor as u32;
+        }
+        Ok(Frame {
+            order,
+            header,
+            count,
+            off,
+            len,
+            wire_len: cursor,
+            past_last,
+        })
+    }
+}
+
+/// The error of the first buffer of a message that is over [`MSG_MAX_BUFLEN`] or runs past the
+/// input ([`Frame::parse`] found one).
+#[cold]
+fn buffer_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> DecodeError {
+    let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
+    for (i, word) in lens_bytes.chunks_exact(4).enumerate() {
+        let len = U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get() as usize;
+        if round8(len) > MSG_MAX_BUFLEN {
+            return DecodeError::new(
+                At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
+                ErrorKind::OverLimit {
+                    value: len as u64,
+                    max: MSG_MAX_BUFLEN as u64,
+                },
+            );
+        }
+        if bytes.len() < cursor + len {
+            return DecodeError::new(
+                At::new(S, BUFFER_FIELDS[i], cursor),
+                ErrorKind::Truncated {
+                    need: len,
+                    have: bytes.len().saturating_sub(cursor),
+                },
+            );
+        }
+        cursor += round8(len);
+    }
+    // Unreachable when called as documented; a framing error all the same.
+    DecodeError::new(
+        At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+        ErrorKind::Truncated {
+            need: cursor,
+            have: bytes.len(),
+        },
+    )
+}
