@@ -1,0 +1,348 @@
+//! A composite layout, `lov_comp_md_v1`: its entries and their blobs.
+
+use super::{COMP_S, ENTRY_S, FOREIGN_S, KNOWN, LOV_S};
+use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC};
+use super::{LOV_MAGIC_V1, LOV_MAGIC_V3};
+#[cfg(feature = "alloc")]
+use super::{LayoutOf, LmmMember, LovBlob, LovComp, LovComponent, LovView};
+use super::{LcmFlags, LcmeFlags, LovCompMdEntryV1Raw, LovCompMdV1Raw, LovMdView};
+use crate::error::{DecodeError, ErrorKind};
+use crate::xattr::{ForeignView, bad_magic, err, truncated};
+use zerocopy::{FromBytes, IntoBytes};
+
+/// One component's place and attributes in a composite layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct LovCompEntry {
+    /// `lcme_id`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
+    pub id: u32,
+    /// `lcme_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
+    pub flags: LcmeFlags,
+    /// `lcme_extent.e_start`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_start", with = "crate::json::ints::dec")
+    )]
+    pub extent_start: u64,
+    /// `lcme_extent.e_end` (`u64::MAX`: EOF).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_end", with = "crate::json::ints::dec")
+    )]
+    pub extent_end: u64,
+    /// `lcme_offset`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_offset"))]
+    pub offset: u32,
+    /// `lcme_size`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_size"))]
+    pub size: u32,
+    /// `lcme_layout_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
+    pub layout_gen: u32,
+    /// `lcme_time_and_id`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_time_and_id", with = "crate::json::ints::hex")
+    )]
+    pub time_and_id: u64,
+    /// `lcme_dstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
+    pub dstripe_count: u8,
+    /// `lcme_cstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
+    pub cstripe_count: u8,
+    /// `lcme_compr_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
+    pub compr_type: u8,
+    /// Byte 47: compression level (low nibble) and chunk bits (high nibble).
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
+    pub compr_bits: u8,
+}
+
+impl LovCompEntry {
+    fn from_raw(r: &LovCompMdEntryV1Raw) -> Self {
+        LovCompEntry {
+            id: r.lcme_id.get(),
+            flags: LcmeFlags(r.lcme_flags.get()),
+            extent_start: r.lcme_extent_start.get(),
+            extent_end: r.lcme_extent_end.get(),
+            offset: r.lcme_offset.get(),
+            size: r.lcme_size.get(),
+            layout_gen: r.lcme_layout_gen.get(),
+            time_and_id: r.lcme_time_and_id.get(),
+            dstripe_count: r.lcme_dstripe_count,
+            cstripe_count: r.lcme_cstripe_count,
+            compr_type: r.lcme_compr_type,
+            compr_bits: r.lcme_compr_bits,
+        }
+    }
+    /// The mirror id (`lcme_id` bits 16–30).
+    pub const fn mirror_id(&self) -> u32 {
+        (self.id & 0x7FFF_0000) >> 16
+    }
+    /// The timestamp (bits 0–47 of `lcme_time_and_id`).
+    pub const fn timestamp(&self) -> u64 {
+        self.time_and_id & 0xFFFF_FFFF_FFFF
+    }
+    /// The mirror link id (bits 48–63 of `lcme_time_and_id`).
+    pub const fn mirror_link_id(&self) -> u16 {
+        (self.time_and_id >> 48) as u16
+    }
+}
+
+/// A component's layout blob.
+#[derive(Debug, Clone, Copy)]
+pub enum LovBlobView<'a> {
+    /// A plain V1/V3/SPECIFIC layout.
+    Md(LovMdView<'a>),
+    /// A foreign layout.
+    Foreign(ForeignView<'a>),
+}
+
+impl<'a> LovBlobView<'a> {
+    fn parse(index: usize, blob: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
+        match crate::xattr::read_magic(LOV_S, blob)? {
+            LOV_MAGIC_V1 | LOV_MAGIC_V3 | LOV_MAGIC_SPECIFIC => {
+                LovMdView::parse(blob, uninit).map(LovBlobView::Md)
+            }
+            LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, blob).map(LovBlobView::Foreign),
+            LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => Err(err(
+                LOV_S,
+                "lmm_magic",
+                0,
+                ErrorKind::LovNestedComposite { index },
+            )),
+            m => Err(bad_magic(LOV_S, "lmm_magic", m, &KNOWN)),
+        }
+    }
+
+    /// An owned copy, a plain layout's union named as [`LovMdView::to_value`] does.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> LovBlob {
+        match self {
+            LovBlobView::Md(m) => LovBlob::Md(m.to_value()),
+            LovBlobView::Foreign(f) => LovBlob::Foreign(f.to_value()),
+        }
+    }
+
+    /// An owned copy, a plain layout's union named `member`.
+    #[cfg(feature = "alloc")]
+    pub fn to_value_named(&self, member: LmmMember) -> LovBlob {
+        match self {
+            LovBlobView::Md(m) => LovBlob::Md(m.to_value_named(member)),
+            LovBlobView::Foreign(f) => LovBlob::Foreign(f.to_value()),
+        }
+    }
+}
+
+/// One component of a composite layout: its entry and its blob.
+#[derive(Debug, Clone, Copy)]
+pub struct LovComponentView<'a> {
+    /// The entry.
+    pub entry: LovCompEntry,
+    /// The blob.
+    pub blob: LovBlobView<'a>,
+}
+
+/// A validated composite layout, borrowing the input.
+#[derive(Debug, Clone, Copy)]
+pub struct LovCompView<'a> {
+    raw: &'a LovCompMdV1Raw,
+    entries: &'a [LovCompMdEntryV1Raw],
+    bytes: &'a [u8],
+}
+
+impl<'a> LovCompView<'a> {
+    pub(super) fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        let len = bytes.len();
+        let Ok((raw, rest)) = LovCompMdV1Raw::ref_from_prefix(bytes) else {
+            return Err(truncated(COMP_S, 32, len));
+        };
+        let size = raw.lcm_size.get() as usize;
+        if size != len {
+            return Err(err(
+                COMP_S,
+                "lcm_size",
+                4,
+                ErrorKind::PayloadSizeMismatch {
+                    len,
+                    expected: size,
+                },
+            ));
+        }
+        let count = raw.lcm_entry_count.get();
+        if count == 0 {
+            return Err(err(
+                COMP_S,
+                "lcm_entry_count",
+                14,
+                ErrorKind::LovCompNoEntries,
+            ));
+        }
+        let table_end = 32 + 48 * count as usize;
+        let Some(table) = rest.get(..48 * count as usize) else {
+            return Err(err(
+                COMP_S,
+                "lcm_entry_count",
+                14,
+                ErrorKind::LovEntryTableOutside {
+                    count,
+                    end: table_end,
+                    len,
+                },
+            ));
+        };
+        let Ok(entries) = <[LovCompMdEntryV1Raw]>::ref_from_bytes(table) else {
+            return Err(truncated(COMP_S, table_end, len));
+        };
+        // The end of the furthest blob seen so far: a blob starting at or after it overlaps no
+        // earlier one, which keeps the usual layout (blobs in table order) linear. Only a blob
+        // that starts before it is compared with every earlier entry.
+        let mut max_end = table_end;
+        for (i, e) in entries.iter().enumerate() {
+            let eo = 32 + 48 * i;
+            let (off, sz) = (e.lcme_offset.get(), e.lcme_size.get());
+            let start = off as usize;
+            let end = start.saturating_add(sz as usize);
+            if end > len {
+                return Err(err(
+                    ENTRY_S,
+                    "lcme_offset",
+                    eo + 24,
+                    ErrorKind::LovComponentOutside {
+                        index: i,
+                        offset: off,
+                        size: sz,
+                        len,
+                    },
+                ));
+            }
+            if start < table_end {
+                return Err(err(
+                    ENTRY_S,
+                    "lcme_offset",
+                    eo + 24,
+                    ErrorKind::LovComponentOverlapsTable {
+                        index: i,
+                        offset: off,
+                        table_end,
+                    },
+                ));
+            }
+            if start < max_end {
+                for (j, p) in entries[..i].iter().enumerate() {
+                    let ps = p.lcme_offset.get() as usize;
+                    let pe = ps + p.lcme_size.get() as usize;
+                    if start < pe && ps < end {
+                        return Err(err(
+                            ENTRY_S,
+                            "lcme_offset",
+                            eo + 24,
+                            ErrorKind::LovComponentOverlap { index: i, other: j },
+                        ));
+                    }
+                }
+            }
+            max_end = max_end.max(end);
+            let uninit = !LcmeFlags(e.lcme_flags.get()).contains(LcmeFlags::INIT);
+            LovBlobView::parse(i, &bytes[start..end], uninit).map_err(|e| e.shifted(start))?;
+        }
+        Ok(LovCompView {
+            raw,
+            entries,
+            bytes,
+        })
+    }
+
+    /// `lcm_magic`: [`LOV_MAGIC_COMP_V1`], or [`LOV_MAGIC_SEL`] as stored on disk.
+    pub fn magic(&self) -> u32 {
+        self.raw.lcm_magic.get()
+    }
+    /// `lcm_layout_gen`.
+    pub fn layout_gen(&self) -> u32 {
+        self.raw.lcm_layout_gen.get()
+    }
+    /// Bytes 19–31 (`lcm_padding3`, `lcm_padding1`, `lcm_padding2`): zero on disk; after a
+    /// client read, bytes 24–29 hold a stripe count and size (`ll_lov_getstripe`).
+    pub fn padding(&self) -> [u8; 13] {
+        let mut p = [0u8; 13];
+        p.copy_from_slice(&self.raw.as_bytes()[19..32]);
+        p
+    }
+    /// `lcm_flags`.
+    pub fn flags(&self) -> LcmFlags {
+        LcmFlags(self.raw.lcm_flags.get())
+    }
+    /// `lcm_entry_count`.
+    pub fn entry_count(&self) -> u16 {
+        self.raw.lcm_entry_count.get()
+    }
+    /// `lcm_mirror_count` (mirrors − 1).
+    pub fn mirror_count(&self) -> u16 {
+        self.raw.lcm_mirror_count.get()
+    }
+    /// `lcm_ec_count`.
+    pub fn ec_count(&self) -> u8 {
+        self.raw.lcm_ec_count
+    }
+    /// Size on the wire (`lcm_size`).
+    pub fn wire_len(&self) -> usize {
+        self.bytes.len()
+    }
+    /// The components, in entry-table order.
+    pub fn components(&self) -> impl Iterator<Item = LovComponentView<'a>> + Clone + 'a {
+        let bytes = self.bytes;
+        self.entries.iter().enumerate().filter_map(move |(i, e)| {
+            let entry = LovCompEntry::from_raw(e);
+            let blob =
+                bytes.get(entry.offset as usize..(entry.offset as usize + entry.size as usize))?;
+            // Validated by `parse`: never skips.
+            let uninit = !entry.flags.contains(LcmeFlags::INIT);
+            let blob = LovBlobView::parse(i, blob, uninit).ok()?;
+            Some(LovComponentView { entry, blob })
+        })
+    }
+
+    /// An owned copy, its unions named as [`LovView::layout_of_guess`] says.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> LovComp {
+        self.to_value_of(LovView::Comp(*self).layout_of_guess())
+    }
+
+    /// An owned copy, its unions named as lfs reads a layout `of` a file or a directory.
+    #[cfg(feature = "alloc")]
+    pub fn to_value_of(&self, of: LayoutOf) -> LovComp {
+        LovComp {
+            sel: self.magic() == LOV_MAGIC_SEL,
+            padding: self.padding(),
+            layout_gen: self.layout_gen(),
+            flags: self.flags(),
+            mirror_count: self.mirror_count(),
+            ec_count: self.ec_count(),
+            components: self
+                .components()
+                .map(|c| LovComponent {
+                    id: c.entry.id,
+                    flags: c.entry.flags,
+                    extent_start: c.entry.extent_start,
+                    extent_end: c.entry.extent_end,
+                    layout_gen: c.entry.layout_gen,
+                    time_and_id: c.entry.time_and_id,
+                    dstripe_count: c.entry.dstripe_count,
+                    cstripe_count: c.entry.cstripe_count,
+                    compr_type: c.entry.compr_type,
+                    compr_bits: c.entry.compr_bits,
+                    blob: c
+                        .blob
+                        .to_value_named(LmmMember::of(of, c.entry.flags.contains(LcmeFlags::INIT))),
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! A directory's default file layout, `trusted.lov` (WIRE.md §9, lustre-wire.md §5):
+//! `lov_user_md_v1`, `lov_user_md_v3` (also with LOV_MAGIC_SPECIFIC), the composite
+//! `lov_comp_md_v1` whose components are each one of those or a foreign layout, and
+//! `lov_foreign_md`.
+//!
+//! A `lmm_stripe_count` in 0xffe0..=0xffff means "default/all" and stands for no objects;
+//! any other count is at most [`LOV_MAX_STRIPE_COUNT`](crate::limits::LOV_MAX_STRIPE_COUNT).
+//! A plain layout is accepted as a template (header only) or with one `lov_user_ost_data_v1`
+//! per stripe; a component that is not instantiated may also hold the one placeholder entry
+//! Lustre writes (`l_ost_idx` = [`LOV_OST_IDX_NONE`]). `LOV_MAGIC_SEL`, the on-disk magic of a
+//! layout with a self-extending component, is read as a composite and kept.
+
+mod comp;
+mod plain;
+#[cfg(feature = "alloc")]
+mod value;
+
+pub use super::lov_text::GetStripe;
+pub use super::unions::{LayoutOf, LmmMember, LmmUnion, OstIdForm};
+use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size};
+use crate::error::DecodeError;
+pub use comp::{LovBlobView, LovCompEntry, LovCompView, LovComponentView};
+pub use plain::LovMdView;
+#[cfg(feature = "alloc")]
+pub use value::{Lov, LovBlob, LovComp, LovComponent, LovMd};
+
+use zerocopy::byteorder::{U16, U64};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+
+const LOV_S: &str = "lov_user_md";
+const LOV_V1_S: &str = "lov_user_md_v1";
+const LOV_V3_S: &str = "lov_user_md_v3";
+const COMP_S: &str = "lov_comp_md_v1";
+const ENTRY_S: &str = "lov_comp_md_entry_v1";
+const FOREIGN_S: &str = "lov_foreign_md";
+
+/// `LOV_MAGIC_V1` (= `LOV_USER_MAGIC_V1`).
+pub const LOV_MAGIC_V1: u32 = 0x0BD1_0BD0;
+/// `LOV_MAGIC_V3`: V1 plus a pool name.
+pub const LOV_MAGIC_V3: u32 = 0x0BD3_0BD0;
+/// `LOV_MAGIC_SPECIFIC`: the V3 layout with an explicit OST list.
+pub const LOV_MAGIC_SPECIFIC: u32 = 0x0BD5_0BD0;
+/// `LOV_MAGIC_COMP_V1`: a composite layout.
+pub const LOV_MAGIC_COMP_V1: u32 = 0x0BD6_0BD0;
+/// `LOV_MAGIC_FOREIGN`.
+pub const LOV_MAGIC_FOREIGN: u32 = 0x0BD7_0BD0;
+/// `LOV_MAGIC_SEL`: the on-disk magic of a composite layout with a self-extending (SEL)
+/// component; the MDT sends it as [`LOV_MAGIC_COMP_V1`] (`lod_xattr_get`).
+pub const LOV_MAGIC_SEL: u32 = 0x0BD8_0BD0;
+/// `LOV_ALL_STRIPES_WIDE`: the first of the "default/all" stripe counts.
+pub const LOV_ALL_STRIPES_WIDE: u16 = 0xffe0;
+/// `LOV_ALL_STRIPES`.
+pub const LOV_ALL_STRIPES: u16 = 0xffff;
+
+const KNOWN: [u32; 6] = [
+    LOV_MAGIC_V1,
+    LOV_MAGIC_V3,
+    LOV_MAGIC_SPECIFIC,
+    LOV_MAGIC_COMP_V1,
+    LOV_MAGIC_FOREIGN,
+    LOV_MAGIC_SEL,
+];
+
+/// `l_ost_idx` of the one placeholder entry Lustre writes for a component that is not
+/// instantiated yet (`lod_lov.c`: the entry's index starts as `(__u32)-1`).
+pub const LOV_OST_IDX_NONE: u32 = u32::MAX;
+
+/// `FID_SEQ_LOV_DEFAULT`: the `oi_seq` of a layout the MDT made up from the file system's
+/// defaults.
+pub const FID_SEQ_LOV_DEFAULT: u64 = u64::MAX;
+
+/// The number of objects a `lmm_stripe_count` stands for: 0 for the "default/all" values
+/// 0xffe0..=0xffff, else the count itself.
+pub const fn stripe_objects(stripe_count: u16) -> usize {
+    if stripe_count >= LOV_ALL_STRIPES_WIDE {
+        0
+    } else {
+        stripe_count as usize
+    }
+}
+
+wire_flags! {
+    /// `lmm_pattern` (`LOV_PATTERN_*`), by `lfs` name. `LOV_PATTERN_DEFAULT` is 0xffffffff.
+    pub struct LovPattern(u32) {
+        /// `LOV_PATTERN_RAID0`.
+        const RAID0 = 0x1, "raid0";
+        /// `LOV_PATTERN_RAID1`.
+        const RAID1 = 0x2, "raid1";
+        /// `LOV_PATTERN_PARITY`.
+        const PARITY = 0x4, "parity";
+        /// `LOV_PATTERN_MDT` (Data-on-MDT).
+        const MDT = 0x100, "mdt";
+        /// `LOV_PATTERN_OVERSTRIPING`.
+        const OVERSTRIPING = 0x200, "overstriped";
+        /// `LOV_PATTERN_FOREIGN`.
+        const FOREIGN = 0x400, "foreign";
+        /// `LOV_PATTERN_COMPRESS`.
+        const COMPRESS = 0x800, "compress";
+        /// `LOV_PATTERN_F_HOLE`.
+        const F_HOLE = 0x4000_0000, "hole";
+        /// `LOV_PATTERN_F_RELEASED`.
+        const F_RELEASED = 0x8000_0000, "released";
+    }
+}
+
+impl LovPattern {
+    /// `LOV_PATTERN_DEFAULT`.
+    pub const DEFAULT: LovPattern = LovPattern(0xffff_ffff);
+}
+
+wire_flags! {
+    /// `lcme_flags` (`LCME_FL_*`), by `lfs` name.
+    pub struct LcmeFlags(u32) {
+        /// `LCME_FL_STALE`.
+        const STALE = 0x1, "stale";
+        /// `LCME_FL_PREF_RD`.
+        const PREF_RD = 0x2, "prefrd";
+        /// `LCME_FL_PREF_WR`.
+        const PREF_WR = 0x4, "prefwr";
+        /// `LCME_FL_OFFLINE`.
+        const OFFLINE = 0x8, "offline";
+        /// `LCME_FL_INIT`.
+        const INIT = 0x10, "init";
+        /// `LCME_FL_NOSYNC`.
+        const NOSYNC = 0x20, "nosync";
+        /// `LCME_FL_EXTENSION`.
+        const EXTENSION = 0x40, "extension";
+        /// `LCME_FL_PARITY`.
+        const PARITY = 0x80, "parity";
+        /// `LCME_FL_COMPRESS`.
+        const COMPRESS = 0x100, "compress";
+        /// `LCME_FL_PARTIAL`.
+        const PARTIAL = 0x200, "partial";
+        /// `LCME_FL_NOCOMPR`.
+        const NOCOMPR = 0x400, "nocompr";
+        /// `LCME_FL_IS_LINK_ID`.
+        const IS_LINK_ID = 0x4000_0000, "is_link_id";
+        /// `LCME_FL_NEG` (never on disk).
+        const NEG = 0x8000_0000, "neg";
+    }
+}
+
+wire_flags! {
+    /// `lcm_flags` (`LCM_FL_*`): the FLR state (values of `LCM_FL_FLR_MASK`) and PCC_RDONLY.
+    pub struct LcmFlags(u16) {
+        /// `LCM_FL_SYNC_PENDING` (state 3).
+        const SYNC_PENDING = 3, "sp";
+        /// `LCM_FL_RDONLY` (state 1).
+        const RDONLY = 1, "ro";
+        /// `LCM_FL_WRITE_PENDING` (state 2).
+        const WRITE_PENDING = 2, "wp";
+        /// `LCM_FL_PCC_RDONLY`.
+        const PCC_RDONLY = 8, "pcc_ro";
+    }
+}
+
+/// `struct ost_id` (16 bytes): `oi_id`/`oi_seq`, or a FID.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct OstIdRaw {
+    /// `oi.oi_id` (the first 8 bytes; `oi_fid.f_seq` of the FID form).
+    pub oi_id: U64<LittleEndian>,
+    /// `oi.oi_seq` (`f_oid` and `f_ver` of the FID form).
+    pub oi_seq: U64<LittleEndian>,
+}
+crate::wire::check_layout!(OstIdRaw, 16; oi_id @ 0, oi_seq @ 8);
+
+/// An object id (`struct ost_id`), kept as its two 64-bit words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct OstId {
+    /// `oi_id` (bytes 0–7).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "oi_id", with = "crate::json::ints::hex")
+    )]
+    pub id: u64,
+    /// `oi_seq` (bytes 8–15).
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "oi_seq", with = "crate::json::ints::hex")
+    )]
+    pub seq: u64,
+}
+
+impl OstId {
+    fn from_raw(r: &OstIdRaw) -> Self {
+        OstId {
+            id: r.oi_id.get(),
+            seq: r.oi_seq.get(),
+        }
+    }
+    /// The same 16 bytes read as a FID (`oi_fid`): `f_seq` is bytes 0–7.
+    pub const fn as_fid(&self) -> crate::wire::LuFid {
+        crate::wire::LuFid::new(self.id, self.seq as u32, (self.seq >> 32) as u32)
+    }
+}
+
+/// `struct lov_user_md_v1` (32 bytes, packed).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LovUserMdV1Raw {
+    /// `lmm_magic`.
+    pub lmm_magic: Le32,
+    /// `lmm_pattern`.
+    pub lmm_pattern: Le32,
+    /// `lmm_oi`.
+    pub lmm_oi: OstIdRaw,
+    /// `lmm_stripe_size`.
+    pub lmm_stripe_size: Le32,
+    /// `lmm_stripe_count`.
+    pub lmm_stripe_count: U16<LittleEndian>,
+    /// `lmm_stripe_offset` (union with `lmm_layout_gen`).
+    pub lmm_stripe_offset: U16<LittleEndian>,
+}
+crate::wire::check_layout!(LovUserMdV1Raw, 32;
+    lmm_magic @ 0, lmm_pattern @ 4, lmm_oi @ 8, lmm_stripe_size @ 24, lmm_stripe_count @ 28,
+    lmm_stripe_offset @ 30);
+
+/// `struct lov_user_md_v3` (48 bytes, packed).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LovUserMdV3Raw {
+    /// The V1 fields.
+    pub v1: LovUserMdV1Raw,
+    /// `lmm_pool_name`.
+    pub lmm_pool_name: PoolName,
+}
+crate::wire::check_layout!(LovUserMdV3Raw, 48; v1 @ 0, lmm_pool_name @ 32);
+
+/// `struct lov_user_ost_data_v1` (24 bytes, packed).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LovUserOstDataRaw {
+    /// `l_ost_oi`.
+    pub l_ost_oi: OstIdRaw,
+    /// `l_ost_gen`.
+    pub l_ost_gen: Le32,
+    /// `l_ost_idx`.
+    pub l_ost_idx: Le32,
+}
+crate::wire::check_layout!(LovUserOstDataRaw, 24; l_ost_oi @ 0, l_ost_gen @ 16, l_ost_idx @ 20);
+
+/// One stripe object of a plain layout. Its serde form adds, after the raw words, what
+/// `lfs` shows of them: `"ostid"` (the [`OstIdForm`] and `ostid_seq()`/`ostid_id()`) and
+/// `"fid"` (`ostid_to_fid()`, or null); on input they are optional and checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LovOstData {
+    /// `l_ost_oi`.
+    pub oi: OstId,
+    /// `l_ost_gen`.
+    pub gen_: u32,
+    /// `l_ost_idx`.
+    pub idx: u32,
+}
+
+/// `struct lov_comp_md_v1` header (32 bytes, packed).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LovCompMdV1Raw {
+    /// `lcm_magic`.
+    pub lcm_magic: Le32,
+    /// `lcm_size`: the whole layout, this header included.
+    pub lcm_size: Le32,
+    /// `lcm_layout_gen`.
+    pub lcm_layout_gen: Le32,
+    /// `lcm_flags`.
+    pub lcm_flags: U16<LittleEndian>,
+    /// `lcm_entry_count`.
+    pub lcm_entry_count: U16<LittleEndian>,
+    /// `lcm_mirror_count` (mirrors − 1).
+    pub lcm_mirror_count: U16<LittleEndian>,
+    /// `lcm_ec_count`.
+    pub lcm_ec_count: u8,
+    /// `lcm_padding3`.
+    pub lcm_padding3: u8,
+    /// `lcm_padding1`.
+    pub lcm_padding1: [U16<LittleEndian>; 2],
+    /// `lcm_padding2`.
+    pub lcm_padding2: U64<LittleEndian>,
+}
+crate::wire::check_layout!(LovCompMdV1Raw, 32;
+    lcm_magic @ 0, lcm_size @ 4, lcm_layout_gen @ 8, lcm_flags @ 12, lcm_entry_count @ 14,
+    lcm_mirror_count @ 16, lcm_ec_count @ 18, lcm_padding3 @ 19, lcm_padding1 @ 20,
+    lcm_padding2 @ 24);
+
+/// `struct lov_comp_md_entry_v1` (48 bytes, packed).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
+)]
+#[repr(C)]
+pub struct LovCompMdEntryV1Raw {
+    /// `lcme_id`.
+    pub lcme_id: Le32,
+    /// `lcme_flags`.
+    pub lcme_flags: Le32,
+    /// `lcme_extent.e_start`.
+    pub lcme_extent_start: U64<LittleEndian>,
+    /// `lcme_extent.e_end`.
+    pub lcme_extent_end: U64<LittleEndian>,
+    /// `lcme_offset`: the blob's offset from the start of the composite layout.
+    pub lcme_offset: Le32,
+    /// `lcme_size`.
+    pub lcme_size: Le32,
+    /// `lcme_layout_gen`.
+    pub lcme_layout_gen: Le32,
+    /// `lcme_time_and_id`: timestamp in bits 0–47, mirror link id in bits 48–63.
+    pub lcme_time_and_id: U64<LittleEndian>,
+    /// `lcme_dstripe_count`.
+    pub lcme_dstripe_count: u8,
+    /// `lcme_cstripe_count`.
+    pub lcme_cstripe_count: u8,
+    /// `lcme_compr_type`.
+    pub lcme_compr_type: u8,
+    /// `lcme_compr_lvl:4` (low nibble) and `lcme_compr_chunk_log_bits:4` (high nibble).
+    pub lcme_compr_bits: u8,
+}
+crate::wire::check_layout!(LovCompMdEntryV1Raw, 48;
+    lcme_id @ 0, lcme_flags @ 4, lcme_extent_start @ 8, lcme_extent_end @ 16,
+    lcme_offset @ 24, lcme_size @ 28, lcme_layout_gen @ 32, lcme_time_and_id @ 36,
+    lcme_dstripe_count @ 44, lcme_cstripe_count @ 45, lcme_compr_type @ 46,
+    lcme_compr_bits @ 47);
+
+/// A validated `trusted.lov`, borrowing the input.
+#[derive(Debug, Clone, Copy)]
+pub enum LovView<'a> {
+    /// `lov_user_md_v1`, `_v3` or SPECIFIC.
+    Md(LovMdView<'a>),
+    /// `lov_comp_md_v1`.
+    Comp(LovCompView<'a>),
+    /// `lov_foreign_md`.
+    Foreign(ForeignView<'a>),
+}
+
+impl<'a> LovView<'a> {
+    /// Decodes and validates a `trusted.lov` payload (WIRE.md §9).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
+        check_xattr_size(LOV_S, bytes.len())?;
+        match super::read_magic(LOV_S, bytes)? {
+            LOV_MAGIC_V1 | LOV_MAGIC_V3 | LOV_MAGIC_SPECIFIC => {
+                LovMdView::parse(bytes, false).map(LovView::Md)
+            }
+            LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => LovCompView::parse(bytes).map(LovView::Comp),
+            LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, bytes).map(LovView::Foreign),
+            m => Err(bad_magic(LOV_S, "lmm_magic", m, &KNOWN)),
+        }
+    }
+
+    /// The magic.
+    pub fn magic(&self) -> u32 {
+        match self {
+            LovView::Md(m) => m.magic(),
+            LovView::Comp(c) => c.magic(),
+            LovView::Foreign(f) => f.magic(),
+        }
+    }
+    /// Size on the wire.
+    pub fn wire_len(&self) -> usize {
+        match self {
+            LovView::Md(m) => m.wire_len(),
+            LovView::Comp(c) => c.wire_len(),
+            LovView::Foreign(f) => f.wire_len(),
+        }
+    }
+
+    /// An owned copy, its unions named as [`LovView::layout_of_guess`] says
+    /// ([`LovView::to_value_of`] when the caller knows).
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> Lov {
+        self.to_value_of(self.layout_of_guess())
+    }
+
+    /// An owned copy of the layout `of` a file or a directory: each plain layout's union at
+    /// offset 30 is named as lfs and LOD read it ([`LmmMember::of`]).
+    #[cfg(feature = "alloc")]
+    pub fn to_value_of(&self, of: LayoutOf) -> Lov {
+        match self {
+            LovView::Md(m) => Lov::Md(m.to_value_named(LmmMember::of(of, true))),
+            LovView::Comp(c) => Lov::Comp(c.to_value_of(of)),
+            LovView::Foreign(f) => Lov::Foreign(f.to_value()),
+        }
+    }
+
+    /// An `lfs getstripe -v` text renderer (options on [`GetStripe`]).
+    pub fn getstripe(&self) -> GetStripe<'a> {
+        GetStripe::new(*self)
+    }
+
+    /// Whose layout this most likely is, from the payload alone: object entries (stripe
+    /// objects, or the placeholder of an uninstantiated component) exist only in a file's
+    /// layout, and so does a released pattern; a directory's default is a template without
+    /// objects, or a SPECIFIC layout. Give the answer explicitly when it is known.
+    pub fn layout_of_guess(&self) -> LayoutOf {
+        let file_md = LovMdView::is_file_layout;
+        match self {
+            LovView::Md(m) => {
+                if file_md(m) {
+                    LayoutOf::File
+                } else {
+                    LayoutOf::Dir
+                }
+            }
+            LovView::Comp(c) => {
+                let any = c.components().any(|comp| match &comp.blob {
+                    LovBlobView::Md(m) => file_md(m),
+                    LovBlobView::Foreign(_) => true,
+                });
+                if any { LayoutOf::File } else { LayoutOf::Dir }
+            }
+            LovView::Foreign(_) => LayoutOf::File,
+        }
+    }
+}

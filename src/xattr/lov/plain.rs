@@ -1,0 +1,181 @@
+//! A plain layout: `lov_user_md_v1`, `lov_user_md_v3` and LOV_MAGIC_SPECIFIC.
+
+use super::{LOV_ALL_STRIPES_WIDE, LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_OST_IDX_NONE};
+use super::{LOV_V1_S, LOV_V3_S, stripe_objects};
+use super::{LayoutOf, LmmUnion, LovOstData, LovPattern, OstId};
+#[cfg(feature = "alloc")]
+use super::{LmmMember, LovMd};
+use super::{LovUserMdV1Raw, LovUserOstDataRaw};
+use crate::error::{DecodeError, ErrorKind};
+use crate::limits::LOV_MAX_STRIPE_COUNT;
+use crate::xattr::{PoolName, err, truncated};
+use zerocopy::FromBytes;
+
+/// A validated plain layout (V1, V3 or SPECIFIC), borrowing the input.
+#[derive(Debug, Clone, Copy)]
+pub struct LovMdView<'a> {
+    v1: &'a LovUserMdV1Raw,
+    pool: Option<&'a PoolName>,
+    objects: &'a [LovUserOstDataRaw],
+}
+
+impl<'a> LovMdView<'a> {
+    /// Parses a plain layout whose magic is V1, V3 or SPECIFIC. `uninit` marks a component
+    /// without `LCME_FL_INIT`, which may also hold the one placeholder entry Lustre writes.
+    pub(super) fn parse(bytes: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
+        let Ok((v1, _)) = LovUserMdV1Raw::ref_from_prefix(bytes) else {
+            return Err(truncated(LOV_V1_S, 32, bytes.len()));
+        };
+        let (s, hdr) = if v1.lmm_magic.get() == LOV_MAGIC_V1 {
+            (LOV_V1_S, 32)
+        } else {
+            (LOV_V3_S, 48)
+        };
+        let sc = v1.lmm_stripe_count.get();
+        if sc < LOV_ALL_STRIPES_WIDE && sc as usize > LOV_MAX_STRIPE_COUNT {
+            return Err(err(
+                s,
+                "lmm_stripe_count",
+                28,
+                ErrorKind::OverLimit {
+                    value: sc as u64,
+                    max: LOV_MAX_STRIPE_COUNT as u64,
+                },
+            ));
+        }
+        let Some(rest) = bytes.get(hdr..) else {
+            return Err(truncated(s, hdr, bytes.len()));
+        };
+        let pool = if hdr == 48 {
+            let Ok((p, _)) = PoolName::ref_from_prefix(&bytes[32..]) else {
+                return Err(truncated(s, 48, bytes.len()));
+            };
+            p.check(s, "lmm_pool_name", 32)?;
+            Some(p)
+        } else {
+            None
+        };
+        let n = stripe_objects(sc);
+        // An uninstantiated component: Lustre keeps the header's count but stores one entry
+        // with l_ost_idx = -1 (lod_comp_shrink_stripe_count), or one per stripe when the
+        // component was made with an OST list (`lfs setstripe -o`).
+        if uninit && rest.len() == 24 && n != 1 {
+            let Ok(one) = LovUserOstDataRaw::ref_from_bytes(rest) else {
+                return Err(truncated(s, hdr + 24, bytes.len()));
+            };
+            if one.l_ost_idx.get() != LOV_OST_IDX_NONE {
+                return Err(err(
+                    s,
+                    "lmm_objects",
+                    hdr,
+                    ErrorKind::LovUninitObjects {
+                        objects: 1,
+                        stripes: n,
+                    },
+                ));
+            }
+        } else if !rest.is_empty() && rest.len() != 24 * n {
+            return Err(err(
+                s,
+                "lmm_stripe_count",
+                28,
+                ErrorKind::PayloadSizeMismatch {
+                    len: bytes.len(),
+                    expected: hdr + 24 * n,
+                },
+            ));
+        }
+        let Ok(objects) = <[LovUserOstDataRaw]>::ref_from_bytes(rest) else {
+            return Err(truncated(s, hdr + 24 * n, bytes.len()));
+        };
+        Ok(LovMdView { v1, pool, objects })
+    }
+
+    /// `lmm_magic`.
+    pub fn magic(&self) -> u32 {
+        self.v1.lmm_magic.get()
+    }
+    /// `lmm_pattern`.
+    pub fn pattern(&self) -> LovPattern {
+        LovPattern(self.v1.lmm_pattern.get())
+    }
+    /// `lmm_oi`.
+    pub fn oi(&self) -> OstId {
+        OstId::from_raw(&self.v1.lmm_oi)
+    }
+    /// `lmm_stripe_size`.
+    pub fn stripe_size(&self) -> u32 {
+        self.v1.lmm_stripe_size.get()
+    }
+    /// `lmm_stripe_count` as stored (0xffe0..=0xffff: default/all).
+    pub fn stripe_count(&self) -> u16 {
+        self.v1.lmm_stripe_count.get()
+    }
+    /// The 16-bit union at offset 30 as stored, whichever member it holds: `lmm_stripe_offset`
+    /// (0xffff: any OST) or `lmm_layout_gen`; [`LovMdView::union_member`] names it.
+    pub fn stripe_offset(&self) -> u16 {
+        self.v1.lmm_stripe_offset.get()
+    }
+    /// The union at offset 30 named by context, as lfs and LOD read it.
+    pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
+        LmmUnion::of(self.stripe_offset(), of, instantiated)
+    }
+    /// True when the one object entry is the placeholder of an uninstantiated component
+    /// (`l_ost_idx` = [`LOV_OST_IDX_NONE`]) rather than a stripe object.
+    pub fn has_placeholder(&self) -> bool {
+        self.objects.len() == 1
+            && self.objects[0].l_ost_idx.get() == LOV_OST_IDX_NONE
+            && stripe_objects(self.stripe_count()) != 1
+    }
+    /// `lmm_pool_name` (V3 and SPECIFIC only).
+    pub fn pool_name(&self) -> Option<&'a PoolName> {
+        self.pool
+    }
+    /// The stripe objects (empty for a template).
+    pub fn objects(&self) -> impl ExactSizeIterator<Item = LovOstData> + Clone + 'a {
+        self.objects.iter().map(|o| LovOstData {
+            oi: OstId::from_raw(&o.l_ost_oi),
+            gen_: o.l_ost_gen.get(),
+            idx: o.l_ost_idx.get(),
+        })
+    }
+    /// Size on the wire.
+    pub fn wire_len(&self) -> usize {
+        (if self.pool.is_some() { 48 } else { 32 }) + 24 * self.objects.len()
+    }
+
+    /// An owned copy, naming the union at offset 30 as a top-level layout would by
+    /// [`LovView::layout_of_guess`](super::LovView::layout_of_guess)'s rule.
+    #[cfg(feature = "alloc")]
+    pub fn to_value(&self) -> LovMd {
+        let of = if self.is_file_layout() {
+            LayoutOf::File
+        } else {
+            LayoutOf::Dir
+        };
+        self.to_value_named(LmmMember::of(of, true))
+    }
+
+    /// An owned copy whose union is named `member`.
+    #[cfg(feature = "alloc")]
+    pub fn to_value_named(&self, member: LmmMember) -> LovMd {
+        LovMd {
+            magic: self.magic(),
+            pattern: self.pattern(),
+            oi: self.oi(),
+            stripe_size: self.stripe_size(),
+            stripe_count: self.stripe_count(),
+            stripe_offset: self.stripe_offset(),
+            member,
+            pool_name: self.pool.copied(),
+            objects: self.objects().collect(),
+        }
+    }
+
+    /// Object entries exist only in a file's layout (a SPECIFIC template lists OSTs), and so
+    /// does a released pattern.
+    pub(super) fn is_file_layout(&self) -> bool {
+        (!self.objects.is_empty() && self.magic() != LOV_MAGIC_SPECIFIC)
+            || self.pattern().contains(LovPattern::F_RELEASED)
+    }
+}

@@ -1,0 +1,306 @@
+//! The owned layouts, for building and for serde.
+
+use super::OstId;
+use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_V1, LOV_S};
+use super::{LayoutOf, LcmFlags, LcmeFlags, LmmMember, LmmUnion, LovOstData, LovPattern, LovView};
+use crate::error::DecodeError;
+use crate::xattr::PoolName;
+
+/// An owned plain layout (V1, V3 or SPECIFIC).
+///
+/// Equality and hashing compare what is encoded: [`LovMd::member`], which only names the
+/// union in the serde form, is left out.
+#[derive(Debug, Clone, Default)]
+pub struct LovMd {
+    /// [`LOV_MAGIC_V1`], [`LOV_MAGIC_V3`](super::LOV_MAGIC_V3) or [`LOV_MAGIC_SPECIFIC`](super::LOV_MAGIC_SPECIFIC).
+    pub magic: u32,
+    /// `lmm_pattern`.
+    pub pattern: LovPattern,
+    /// `lmm_oi`.
+    pub oi: OstId,
+    /// `lmm_stripe_size`.
+    pub stripe_size: u32,
+    /// `lmm_stripe_count`.
+    pub stripe_count: u16,
+    /// The union at offset 30 as stored: `lmm_stripe_offset` or `lmm_layout_gen`
+    /// ([`LovMd::union_member`] names it by context, [`LovMd::member`] as decoded).
+    pub stripe_offset: u16,
+    /// Which member the union is shown as in the serde form. The decoder sets it from the
+    /// caller's context ([`LovView::to_value_of`]) or its guess; deserializing sets it from the
+    /// name found. Encoding ignores it.
+    pub member: LmmMember,
+    /// `lmm_pool_name`: `Some` exactly for V3 and SPECIFIC.
+    pub pool_name: Option<PoolName>,
+    /// The stripe objects: none (a template) or one per stripe.
+    pub objects: alloc::vec::Vec<LovOstData>,
+}
+
+impl PartialEq for LovMd {
+    fn eq(&self, o: &Self) -> bool {
+        (self.magic, self.pattern, self.oi, self.stripe_size)
+            == (o.magic, o.pattern, o.oi, o.stripe_size)
+            && (self.stripe_count, self.stripe_offset) == (o.stripe_count, o.stripe_offset)
+            && self.pool_name == o.pool_name
+            && self.objects == o.objects
+    }
+}
+
+impl Eq for LovMd {}
+
+impl core::hash::Hash for LovMd {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        (self.magic, self.pattern, self.oi, self.stripe_size).hash(h);
+        (self.stripe_count, self.stripe_offset, self.pool_name).hash(h);
+        self.objects.hash(h);
+    }
+}
+
+impl LovMd {
+    /// The union as the serde form shows it: [`LovMd::member`] with the stored value.
+    pub fn union(&self) -> LmmUnion {
+        match self.member {
+            LmmMember::StripeOffset => LmmUnion::StripeOffset(self.stripe_offset),
+            LmmMember::LayoutGen => LmmUnion::LayoutGen(self.stripe_offset),
+        }
+    }
+    /// The union at offset 30 named by context: see [`LmmUnion::of`].
+    pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
+        LmmUnion::of(self.stripe_offset, of, instantiated)
+    }
+    fn wire_len(&self) -> usize {
+        let hdr = if self.magic == LOV_MAGIC_V1 { 32 } else { 48 };
+        self.objects.len().saturating_mul(24).saturating_add(hdr)
+    }
+    fn put_raw(&self, out: &mut dyn bytes::BufMut) {
+        out.put_u32_le(self.magic);
+        out.put_u32_le(self.pattern.0);
+        out.put_u64_le(self.oi.id);
+        out.put_u64_le(self.oi.seq);
+        out.put_u32_le(self.stripe_size);
+        out.put_u16_le(self.stripe_count);
+        out.put_u16_le(self.stripe_offset);
+        if self.magic != LOV_MAGIC_V1 {
+            out.put_slice(&self.pool_name.unwrap_or_default().0);
+        }
+        for o in &self.objects {
+            out.put_u64_le(o.oi.id);
+            out.put_u64_le(o.oi.seq);
+            out.put_u32_le(o.gen_);
+            out.put_u32_le(o.idx);
+        }
+    }
+}
+
+/// An owned component blob.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub enum LovBlob {
+    /// A plain layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_user_md"))]
+    Md(LovMd),
+    /// A foreign layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_foreign_md"))]
+    Foreign(crate::xattr::ForeignMd),
+}
+
+impl LovBlob {
+    fn wire_len(&self) -> usize {
+        match self {
+            LovBlob::Md(m) => m.wire_len(),
+            LovBlob::Foreign(f) => f.wire_len(),
+        }
+    }
+    fn put_raw(&self, out: &mut dyn bytes::BufMut) {
+        match self {
+            LovBlob::Md(m) => m.put_raw(out),
+            LovBlob::Foreign(f) => f.put_unchecked(LOV_MAGIC_FOREIGN, out),
+        }
+    }
+}
+
+/// An owned component: its entry's attributes and its blob. `lcme_offset` and `lcme_size` are
+/// computed on encoding (blobs packed after the entry table, in order).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct LovComponent {
+    /// `lcme_id`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
+    pub id: u32,
+    /// `lcme_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
+    pub flags: LcmeFlags,
+    /// `lcme_extent.e_start`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_start", with = "crate::json::ints::dec")
+    )]
+    pub extent_start: u64,
+    /// `lcme_extent.e_end`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_extent_end", with = "crate::json::ints::dec")
+    )]
+    pub extent_end: u64,
+    /// `lcme_layout_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
+    pub layout_gen: u32,
+    /// `lcme_time_and_id`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "lcme_time_and_id", with = "crate::json::ints::hex")
+    )]
+    pub time_and_id: u64,
+    /// `lcme_dstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
+    pub dstripe_count: u8,
+    /// `lcme_cstripe_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
+    pub cstripe_count: u8,
+    /// `lcme_compr_type`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
+    pub compr_type: u8,
+    /// Byte 47 (compression level and chunk bits).
+    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
+    pub compr_bits: u8,
+    /// The blob.
+    #[cfg_attr(feature = "serde", serde(rename = "layout"))]
+    pub blob: LovBlob,
+}
+
+/// An owned composite layout.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct LovComp {
+    /// True when `lcm_magic` is [`LOV_MAGIC_SEL`] (the on-disk form of a layout with a SEL
+    /// component), false for [`LOV_MAGIC_COMP_V1`]. In JSON only when true.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            rename = "lcm_magic_sel",
+            default,
+            skip_serializing_if = "core::ops::Not::not"
+        )
+    )]
+    pub sel: bool,
+    /// Bytes 19–31 of the header, kept as found (zero on disk). In JSON: hex, and left out when zero.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default,
+            skip_serializing_if = "crate::json::bytes::padding::is_zero",
+            with = "crate::json::bytes::padding"
+        )
+    )]
+    pub padding: [u8; 13],
+    /// `lcm_layout_gen`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_layout_gen"))]
+    pub layout_gen: u32,
+    /// `lcm_flags`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_flags"))]
+    pub flags: LcmFlags,
+    /// `lcm_mirror_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_mirror_count"))]
+    pub mirror_count: u16,
+    /// `lcm_ec_count`.
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_ec_count"))]
+    pub ec_count: u8,
+    /// The components (at least one).
+    #[cfg_attr(feature = "serde", serde(rename = "lcm_entries"))]
+    pub components: alloc::vec::Vec<LovComponent>,
+}
+
+impl LovComp {
+    fn wire_len(&self) -> usize {
+        self.components.iter().fold(
+            self.components.len().saturating_mul(48).saturating_add(32),
+            |acc, c| acc.saturating_add(c.blob.wire_len()),
+        )
+    }
+    fn put_raw(&self, out: &mut dyn bytes::BufMut) {
+        let total = self.wire_len();
+        out.put_u32_le(if self.sel {
+            LOV_MAGIC_SEL
+        } else {
+            LOV_MAGIC_COMP_V1
+        });
+        out.put_u32_le(total as u32);
+        out.put_u32_le(self.layout_gen);
+        out.put_u16_le(self.flags.0);
+        out.put_u16_le(self.components.len() as u16);
+        out.put_u16_le(self.mirror_count);
+        out.put_u8(self.ec_count);
+        out.put_slice(&self.padding);
+        let mut off = 32 + 48 * self.components.len();
+        for c in &self.components {
+            let size = c.blob.wire_len();
+            out.put_u32_le(c.id);
+            out.put_u32_le(c.flags.0);
+            out.put_u64_le(c.extent_start);
+            out.put_u64_le(c.extent_end);
+            out.put_u32_le(off as u32);
+            out.put_u32_le(size as u32);
+            out.put_u32_le(c.layout_gen);
+            out.put_u64_le(c.time_and_id);
+            out.put_slice(&[c.dstripe_count, c.cstripe_count, c.compr_type, c.compr_bits]);
+            off += size;
+        }
+        for c in &self.components {
+            c.blob.put_raw(out);
+        }
+    }
+}
+
+/// An owned `trusted.lov`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub enum Lov {
+    /// A plain layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_user_md"))]
+    Md(LovMd),
+    /// A composite layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_comp_md_v1"))]
+    Comp(LovComp),
+    /// A foreign layout.
+    #[cfg_attr(feature = "serde", serde(rename = "lov_foreign_md"))]
+    Foreign(crate::xattr::ForeignMd),
+}
+
+impl crate::xattr::XattrEncode for Lov {
+    const STRUCTURE: &'static str = LOV_S;
+
+    fn wire_len(&self) -> usize {
+        match self {
+            Lov::Md(m) => m.wire_len(),
+            Lov::Comp(c) => c.wire_len(),
+            Lov::Foreign(f) => f.wire_len(),
+        }
+    }
+
+    fn put_raw(&self, out: &mut dyn bytes::BufMut) {
+        match self {
+            Lov::Md(m) => m.put_raw(out),
+            Lov::Comp(c) => c.put_raw(out),
+            Lov::Foreign(f) => f.put_unchecked(LOV_MAGIC_FOREIGN, out),
+        }
+    }
+
+    fn check_encoded(bytes: &[u8]) -> Result<(), DecodeError> {
+        LovView::parse(bytes).map(|_| ())
+    }
+}
