@@ -2,7 +2,8 @@
 """A long fuzzing campaign on a shared machine, accounted in CPU time, resumable.
 
 Runs the libFuzzer binaries that `.clusterfuzzlite/build.sh` puts in OUT, each over its own
-working corpus, in chunks of CHUNK CPU-seconds, always the target with the least CPU time so far,
+working corpus, in chunks of CHUNK CPU-seconds (the last one only up to GOAL), always the
+target with the least CPU time so far,
 WORKERS at a time, at nice 19 so that builds and tests on the same machine go first. The
 campaign is accounted in CPU time of the fuzzer process (utime + stime), not in wall time,
 because a niced fuzzer on a busy machine may get a fraction of a core. Every chunk appends a
@@ -105,7 +106,7 @@ class Campaign:
         except OSError:
             return None
 
-    def run_chunk(self, t):
+    def run_chunk(self, t, limit):
         o = self.options(t)
         art = os.path.join(self.dir, "artifacts", t) + "/"
         logs = os.path.join(self.dir, "logs")
@@ -130,7 +131,7 @@ class Campaign:
                 time.sleep(5)
                 c = self.cpu_of(p.pid)
                 cpu = c if c is not None else cpu
-                if cpu >= self.chunk or self.stopping():
+                if cpu >= limit or self.stopping():
                     p.send_signal(signal.SIGINT)  # libFuzzer prints its final stats and exits
                     try:
                         p.wait(60)
@@ -177,8 +178,11 @@ class Campaign:
                     return
                 t = min(todo, key=lambda t: st.get(t, {}).get("cpu_s", 0))
                 self.busy.add(t)
+                # The last chunk of a target stops at the goal instead of a whole chunk past it
+                # (at least 30 s, so that the fuzzer does more than load its corpus).
+                limit = max(30.0, min(self.chunk, self.goal - st.get(t, {}).get("cpu_s", 0)))
             try:
-                self.run_chunk(t)
+                self.run_chunk(t, limit)
             finally:
                 with self.lock:
                     self.busy.discard(t)
