@@ -7,8 +7,10 @@
 //!
 //! Groups (each parameter runs `crate`, `owned` and `copy`):
 //! - `decode/<vector>`: decode and validate every request and reply of `testdata/`;
-//! - `encode/<vector>`: encode (validating) the same messages into a preallocated buffer, and
-//!   (`crate_view`, replies) re-encode a validated `ReplyView` without validating again;
+//! - `encode/<vector>`: encode (validating) the same messages into a preallocated buffer;
+//!   (`crate_validated`) encode the same value validated once before the loop
+//!   (`ValidatedRequest`, `ValidatedReply`); and (`crate_view`, replies) re-encode a validated
+//!   `ReplyView` without validating again;
 //! - `lock_intent/mkdir_reply_complete`: decode the complete mkdir reply and fill an
 //!   `md_lock_intent` (`crate`), or fill it from an already decoded view (`crate_fill_only`);
 //! - `acl/<entries>`: POSIX ACL payloads of 32, 1024 and 8191 entries;
@@ -96,6 +98,15 @@ fn encode(c: &mut Criterion) {
                             .expect("encodes")
                     })
                 });
+                // The same value validated once, before the loop.
+                let proof = value.validated().expect("valid");
+                g.bench_function(BenchmarkId::new("crate_validated", name), |b| {
+                    b.iter(|| {
+                        black_box(&proof)
+                            .encode_into(order, &mut out)
+                            .expect("fits")
+                    })
+                });
             }
             Kind::Reply => {
                 let view = ReplyView::parse(&bytes).expect("valid");
@@ -105,6 +116,15 @@ fn encode(c: &mut Criterion) {
                         black_box(&value)
                             .encode_into(order, &mut out)
                             .expect("encodes")
+                    })
+                });
+                // The same value validated once, before the loop.
+                let proof = value.validated(None).expect("valid");
+                g.bench_function(BenchmarkId::new("crate_validated", name), |b| {
+                    b.iter(|| {
+                        black_box(&proof)
+                            .encode_into(order, &mut out)
+                            .expect("fits")
                     })
                 });
                 // Re-encoding a validated view: no second validation.

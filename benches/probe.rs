@@ -11,6 +11,8 @@
 //! the floor) and `*_owned` (the typical allocating decoder of `support/owned_baseline.rs`):
 //! - `decode`, `decode_copy`, `decode_owned` on a message vector of `testdata/`;
 //! - `encode`, `encode_copy` on a message vector (validating encoder into a preallocated buffer);
+//! - `encode_validated` on a message vector (the same value validated once before the loop:
+//!   `ValidatedRequest::encode_into`, `ValidatedReply::encode_into`);
 //! - `reencode`, `reencode_copy` on a reply vector (`ReplyView::encode_into`: a validated view
 //!   written again without a second validation);
 //! - `acl`, `acl_copy`, `acl_owned` on an ACL of PARAM entries;
@@ -38,6 +40,7 @@ fn cases() -> Vec<(&'static str, String)> {
             "decode_owned",
             "encode",
             "encode_copy",
+            "encode_validated",
             "reencode",
             "reencode_copy",
         ] {
@@ -133,6 +136,24 @@ fn run(op: &str, param: &str, iters: u64) {
                 let (value, order) = (view.to_value(), view.order());
                 encode_loop(&input, param, iters, |o| {
                     black_box(&value).encode_into(order, o).expect("encodes")
+                });
+            }
+        },
+        "encode_validated" => match kind_of(param) {
+            Kind::Request => {
+                let view = RequestView::parse(&input).expect("valid");
+                let (value, order) = (view.to_value(), view.order());
+                let proof = value.validated().expect("valid");
+                encode_loop(&input, param, iters, |o| {
+                    black_box(&proof).encode_into(order, o).expect("fits")
+                });
+            }
+            Kind::Reply => {
+                let view = ReplyView::parse(&input).expect("valid");
+                let (value, order) = (view.to_value(), view.order());
+                let proof = value.validated(None).expect("valid");
+                encode_loop(&input, param, iters, |o| {
+                    black_box(&proof).encode_into(order, o).expect("fits")
                 });
             }
         },

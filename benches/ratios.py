@@ -79,6 +79,17 @@ def main():
             print(f"| {group} | {p} | {ns(c)} | {ns(cp)} | {ns(ow)} | "
                   f"{c / cp:.1f}× | {ow / c:.1f}× | {icell(ic)} | {icell(icp)} | {icell(iow)} |")
             if group == "encode":
+                v = median(group, "crate_validated", p)
+                iv = icount("encode_validated", p)
+                if v is not None:
+                    print(f"| encode (value validated once) | {p} | {ns(v)} | {ns(cp)} | | "
+                          f"{v / cp:.1f}× | | {icell(iv)} | {icell(icp)} | |")
+                    if p == "mkdir_reply_complete":
+                        verdicts.append(("complete mkdir reply encode, value validated once: "
+                                         "crate / copy ≤ 4 (time)", v / cp, v / cp <= 4))
+                        if iv is not None:
+                            verdicts.append(("complete mkdir reply encode, value validated "
+                                             "once: ≤ 450 instructions", iv, iv <= 450))
                 v = median(group, "crate_view", p)
                 if v is not None:
                     print(f"| encode (view, no revalidation) | {p} | {ns(v)} | {ns(cp)} | | "

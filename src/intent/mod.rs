@@ -31,6 +31,6 @@ pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
 #[cfg(any(feature = "conformance", feature = "proptest"))]
 pub(crate) use reply::arbitrary_payload;
 #[cfg(feature = "alloc")]
-pub use reply::{PrepareOutcome, PrepareReply, ReplyMessage};
+pub use reply::{PrepareOutcome, PrepareReply, ReplyMessage, ValidatedReply};
 pub use reply::{ReplyContext, ReplyView};
-pub use request::{PrepareRequest, RequestView, reply_size_for};
+pub use request::{PrepareRequest, RequestView, ValidatedRequest, reply_size_for};

@@ -30,6 +30,7 @@ use crate::wire::{LdlmReply, LuFid, MsgHeader, PtlrpcBody, copy_at, write_at};
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// What an encoder writes, borrowed from wherever it lives.
+#[derive(Clone, Copy)]
 pub(super) struct Wire<'x> {
     pub(super) header: &'x MsgHeader,
     pub(super) ptlrpc: &'x PtlrpcBody,
@@ -97,9 +98,21 @@ impl Wire<'_> {
         }
     }
 
+    /// [`Wire::write`] with the lengths [`Wire::lens`] computed already.
+    #[cfg(feature = "alloc")]
+    pub(super) fn write_lens(&self, order: Endian, lens: &[u32; REPLY_BUFCOUNT], out: &mut [u8]) {
+        match order {
+            Endian::Little => self.write_with::<LittleEndian>(lens, out),
+            Endian::Big => self.write_with::<BigEndian>(lens, out),
+        }
+    }
+
     fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
-        let lens = self.lens();
-        let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, &lens, out);
+        self.write_with::<O>(&self.lens(), out);
+    }
+
+    fn write_with<O: ByteOrder>(&self, lens: &[u32; REPLY_BUFCOUNT], out: &mut [u8]) {
+        let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, lens, out);
         write_at::<_, O>(self.ptlrpc, out, at);
         at += PTLRPC_BODY_V3_SIZE;
         write_at::<_, O>(self.ldlm, out, at);

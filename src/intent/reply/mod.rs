@@ -14,12 +14,16 @@ mod encode;
 #[cfg(feature = "alloc")]
 mod owned;
 mod rules;
+#[cfg(feature = "alloc")]
+mod validated;
 mod view;
 
 #[cfg(any(feature = "conformance", feature = "proptest"))]
 pub(crate) use arbitrary::arbitrary_payload;
 #[cfg(feature = "alloc")]
 pub use owned::{PrepareOutcome, PrepareReply};
+#[cfg(feature = "alloc")]
+pub use validated::ValidatedReply;
 #[cfg(feature = "alloc")]
 pub use view::ReplyMessage;
 pub use view::ReplyView;

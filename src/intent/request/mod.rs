@@ -19,25 +19,17 @@ use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_ALIGN,
-    MSG_HEADER_FIXED, PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT,
-    REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
+    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_HEADER_FIXED,
+    PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT, REQUEST_BUFCOUNT,
+    XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::msg::{buffer_offsets, encode_into_slice, msg_size_u32, round8, write_header};
-#[cfg(feature = "alloc")]
-use crate::wire::msg::{put_header, put_padding};
-#[cfg(feature = "alloc")]
-use crate::wire::out::Out;
+use crate::wire::msg::{buffer_offsets, msg_size_u32, round8};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
-#[cfg(feature = "alloc")]
-use crate::wire::put_struct;
 use crate::wire::{
-    InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmResId,
-    LockMode, LockType, MsgHeader, PtlrpcBody, PtlrpcMsgType, copy_at, write_at,
+    InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
+    MsgHeader, PtlrpcBody, PtlrpcMsgType,
 };
-use zerocopy::byteorder::U32;
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
     "mcpr_buf_limit[0]",
@@ -314,7 +306,9 @@ fn wrong(at: At, got: u64, expected: u64) -> DecodeError {
 
 use super::reply::ReplyContext;
 
+mod validated;
 mod view;
+pub use validated::ValidatedRequest;
 pub use view::RequestView;
 
 /// An owned prepare request: build it, validate it, encode it.
@@ -396,7 +390,7 @@ impl PrepareRequest {
         reply_size_for(&self.body.buf_limit) as u32
     }
 
-    fn lens(&self) -> [u32; REQUEST_BUFCOUNT] {
+    pub(super) fn lens(&self) -> [u32; REQUEST_BUFCOUNT] {
         [
             PTLRPC_BODY_V3_SIZE as u32,
             self.ldlm.wire_len() as u32,
@@ -447,85 +441,20 @@ impl PrepareRequest {
         order: Endian,
         out: &mut B,
     ) -> Result<(), EncodeError> {
-        self.validate()?;
-        self.put_unchecked(order, out);
+        self.validated()?.put(order, out);
         Ok(())
     }
 
-    #[cfg(feature = "alloc")]
-    fn put_unchecked<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
-        let lens = self.lens();
-        put_header(order, &self.header, &lens, out);
-        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
-        put_struct(&self.ptlrpc, order, out);
-        self.ldlm.put_buffer_to(order, out);
-        put_struct(&LdlmIntent { opc: self.opc }, order, out);
-        put_struct(&self.body, order, out);
-        if let Some(name) = &self.name {
-            out.put_slice(name.as_bytes());
-            out.put_u8(0);
-            put_padding(lens[4] as usize, out);
-        }
-        for &g in self.groups.as_slice() {
-            out.put_slice(&order.u32_to(g));
-        }
-        put_padding(lens[5] as usize, out);
-    }
-
-    /// Writes the message at the start of `out`, which holds [`PrepareRequest::wire_len`]
-    /// bytes: each fixed structure converted in place, the byte order chosen once.
-    fn write(&self, order: Endian, out: &mut [u8]) {
-        match order {
-            Endian::Little => self.write_in::<LittleEndian>(out),
-            Endian::Big => self.write_in::<BigEndian>(out),
-        }
-    }
-
-    fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
-        let lens = self.lens();
-        let mut at = write_header::<O, REQUEST_BUFCOUNT>(&self.header, &lens, out);
-        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
-        write_at::<_, O>(&self.ptlrpc, out, at);
-        at += PTLRPC_BODY_V3_SIZE;
-        at += round8(self.ldlm.write_buffer_at::<O>(out, at));
-        write_at::<_, O>(&LdlmIntent { opc: self.opc }, out, at);
-        at += LDLM_INTENT_SIZE;
-        write_at::<_, O>(&self.body, out, at);
-        at += PREPARE_REQ_SIZE;
-        // Each variable buffer: its padding as one 8-byte store of zeros (which also writes the
-        // name's NUL), then its bytes over its start.
-        if let Some(name) = &self.name {
-            let end = at + round8(lens[4] as usize);
-            copy_at(out, end - MSG_ALIGN, &[0; MSG_ALIGN]);
-            copy_at(out, at, name.as_bytes());
-            at = end;
-        }
-        let groups = self.groups.as_slice();
-        if !groups.is_empty() {
-            copy_at(
-                out,
-                at + round8(lens[5] as usize) - MSG_ALIGN,
-                &[0; MSG_ALIGN],
-            );
-            for (i, &g) in groups.iter().enumerate() {
-                copy_at(out, at + 4 * i, &U32::<O>::new(g).to_bytes());
-            }
-        }
-    }
-
-    /// Writes the message at the start of `out`; returns its size.
+    /// Writes the message at the start of `out` after validating it; returns its size. To
+    /// encode one request more than once, validate it once with [`PrepareRequest::validated`].
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
-        self.validate()?;
-        encode_into_slice(self.wire_len(), out, |w| self.write(order, w))
+        self.validated()?.encode_into(order, out)
     }
 
-    /// The message as a new buffer.
+    /// The message as a new buffer, after validating it.
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self, order: Endian) -> Result<bytes::Bytes, EncodeError> {
-        self.validate()?;
-        let mut out = bytes::BytesMut::zeroed(self.wire_len());
-        self.write(order, &mut out);
-        Ok(out.freeze())
+        Ok(self.validated()?.to_bytes(order))
     }
 
     /// What a reply to this request must agree with.
