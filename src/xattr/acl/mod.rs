@@ -289,33 +289,40 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
 /// (a property test holds the two together), in a few instructions per entry.
 ///
 /// A valid ACL is USER_OBJ, USERs, GROUP_OBJ, GROUPs, at most one MASK (required after a named
-/// entry), OTHER. The two named runs are found by binary search (their tags are consecutive in
-/// a valid ACL) and checked with straight-line loops; every entry is covered by exactly one
-/// check, so an unsorted input cannot slip through a run the search misjudged.
+/// entry), OTHER. The ends are fixed: USER_OBJ first, OTHER last, and MASK just before it when
+/// there is one. What lies between is the USER run, GROUP_OBJ and the GROUP run; the USER run is
+/// found by binary search (its tags are consecutive in a valid ACL) and both runs are checked
+/// with straight-line loops. Every entry is covered by exactly one check, so an unsorted input
+/// cannot slip through a run the search misjudged.
 fn entries_valid(words: &[U64<LittleEndian>]) -> bool {
     /// `e_tag` and `e_perm` bits of an entry word that must equal the tag (`e_perm` ≤ 7).
     const TAG_PERM: u64 = 0xfff8_ffff;
     let is = |w: &U64<LittleEndian>, tag: AclTag| w.get() & TAG_PERM == u64::from(tag.0);
+    let tag_of = |w: &U64<LittleEndian>| w.get() & 0xffff;
     let Some((first, rest)) = words.split_first() else {
         return true;
     };
-    if !is(first, AclTag::USER_OBJ) {
-        return false;
-    }
-    let users = rest.partition_point(|w| w.get() & 0xffff == u64::from(AclTag::USER.0));
-    let (user_run, rest) = rest.split_at(users);
-    let Some((group_obj, rest)) = rest.split_first() else {
+    let Some((other, rest)) = rest.split_last() else {
         return false;
     };
-    let groups = rest.partition_point(|w| w.get() & 0xffff == u64::from(AclTag::GROUP.0));
-    let (group_run, tail) = rest.split_at(groups);
+    // MASK, when present, is the entry before OTHER; a misplaced one fails a run's check.
+    let (mask, mid) = match rest.split_last() {
+        Some((m, mid)) if tag_of(m) == u64::from(AclTag::MASK.0) => (Some(m), mid),
+        _ => (None, rest),
+    };
+    let users = mid.partition_point(|w| tag_of(w) == u64::from(AclTag::USER.0));
+    let (user_run, mid) = mid.split_at(users);
+    let Some((group_obj, group_run)) = mid.split_first() else {
+        return false;
+    };
     let named = !user_run.is_empty() || !group_run.is_empty();
-    let tail_ok = match tail {
-        [mask, other] => is(mask, AclTag::MASK) && is(other, AclTag::OTHER),
-        [other] => !named && is(other, AclTag::OTHER),
-        _ => false,
+    let mask_ok = match mask {
+        Some(m) => is(m, AclTag::MASK),
+        None => !named,
     };
-    tail_ok
+    is(first, AclTag::USER_OBJ)
+        && is(other, AclTag::OTHER)
+        && mask_ok
         && is(group_obj, AclTag::GROUP_OBJ)
         && named_run_valid(user_run, AclTag::USER)
         && named_run_valid(group_run, AclTag::GROUP)
