@@ -60,6 +60,14 @@ pub trait WireStruct: Sized {
     /// The raw layout of a value.
     fn to_raw<O: ByteOrder>(&self) -> Self::Raw<O>;
 
+    /// Writes the raw layout of the value over `dst`: [`WireStruct::to_raw`] by default; a large
+    /// structure stores field by field, so that it is built in place rather than on the stack
+    /// and copied.
+    #[inline(always)]
+    fn write_raw<O: ByteOrder>(&self, dst: &mut Self::Raw<O>) {
+        *dst = self.to_raw::<O>();
+    }
+
     /// Decodes the first [`Self::SIZE`] bytes of `bytes`, written in `order`.
     #[inline]
     fn decode(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
@@ -112,7 +120,7 @@ pub(crate) fn write_at<T: WireStruct, O: ByteOrder>(v: &T, out: &mut [u8], at: u
         .get_mut(at..at + T::SIZE)
         .map(T::Raw::<O>::mut_from_bytes)
     {
-        *dst = v.to_raw::<O>();
+        v.write_raw::<O>(dst);
     }
 }
 

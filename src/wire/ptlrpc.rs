@@ -310,4 +310,95 @@ impl WireStruct for PtlrpcBody {
             pb_jobid: self.jobid.unwrap_or([0; JOBID_SIZE]),
         }
     }
+
+    // Built on the stack and copied, the 184 bytes cost an encode about 30 instructions more
+    // (a call of memcpy; callgrind).
+    #[inline]
+    fn write_raw<O: ByteOrder>(&self, dst: &mut PtlrpcBodyRaw<O>) {
+        dst.pb_handle = self.handle.to_bytes();
+        dst.pb_type = U32::new(self.msg_type.0);
+        dst.pb_version = U32::new(self.version);
+        dst.pb_opc = U32::new(self.opc);
+        dst.pb_status = I32::new(self.status);
+        dst.pb_last_xid = U64::new(self.last_xid);
+        dst.pb_tag = U16::new(self.tag);
+        dst.pb_padding0 = U16::ZERO;
+        dst.pb_projid = U32::new(self.projid);
+        dst.pb_last_committed = U64::new(self.last_committed);
+        dst.pb_transno = U64::new(self.transno);
+        dst.pb_flags = U32::new(self.flags.0);
+        dst.pb_op_flags = U32::new(self.op_flags);
+        dst.pb_conn_cnt = U32::new(self.conn_cnt);
+        dst.pb_timeout = U32::new(self.timeout);
+        dst.pb_service_time = U32::new(self.service_time);
+        dst.pb_limit = U32::new(self.limit);
+        dst.pb_slv = U64::new(self.slv);
+        for (d, &v) in dst.pb_pre_versions.iter_mut().zip(&self.pre_versions) {
+            *d = U64::new(v);
+        }
+        dst.pb_mbits = U64::new(self.mbits);
+        dst.pb_padding64_0 = U64::ZERO;
+        dst.pb_padding64_1 = U64::ZERO;
+        dst.pb_uid = U32::new(self.uid);
+        dst.pb_gid = U32::new(self.gid);
+        dst.pb_jobid = self.jobid.unwrap_or([0; JOBID_SIZE]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zerocopy::{BigEndian, FromBytes, IntoBytes, LittleEndian};
+
+    /// A body whose every field holds a value of its own, so that a field written from the
+    /// wrong source or to the wrong place shows.
+    fn distinct(jobid: Option<[u8; JOBID_SIZE]>) -> PtlrpcBody {
+        PtlrpcBody {
+            handle: LustreHandle(0x0102_0304_0506_0708),
+            msg_type: PtlrpcMsgType(0x1112_1314),
+            version: 0x2122_2324,
+            opc: 0x3132_3334,
+            status: -0x4142_4344,
+            last_xid: 0x5152_5354_5556_5758,
+            tag: 0x6162,
+            projid: 0x7172_7374,
+            last_committed: 0x8182_8384_8586_8788,
+            transno: 0x9192_9394_9596_9798,
+            flags: MsgFlags(0xa1a2_a3a4),
+            op_flags: 0xb1b2_b3b4,
+            conn_cnt: 0xc1c2_c3c4,
+            timeout: 0xd1d2_d3d4,
+            service_time: 0xe1e2_e3e4,
+            limit: 0xf1f2_f3f4,
+            slv: 0x0a0b_0c0d_0e0f_1a1b,
+            pre_versions: [0x1c1d, 0x1e1f, 0x2a2b, 0x2c2d],
+            mbits: 0x3a3b_3c3d_3e3f_4a4b,
+            uid: 0x4c4d_4e4f,
+            gid: 0x5a5b_5c5d,
+            jobid,
+        }
+    }
+
+    fn in_place<O: ByteOrder>(b: &PtlrpcBody) -> [u8; PTLRPC_BODY_V3_SIZE] {
+        let mut out = [0xa5u8; PTLRPC_BODY_V3_SIZE];
+        let dst = PtlrpcBodyRaw::<O>::mut_from_bytes(&mut out).expect("184 bytes");
+        b.write_raw::<O>(dst);
+        out
+    }
+
+    #[test]
+    fn written_in_place_is_the_raw_layout() {
+        let mut job = [0u8; JOBID_SIZE];
+        job[..9].copy_from_slice(b"dd.0.1234");
+        for b in [distinct(Some(job)), distinct(None)] {
+            assert_eq!(
+                in_place::<LittleEndian>(&b),
+                b.to_raw::<LittleEndian>().as_bytes()
+            );
+            assert_eq!(
+                in_place::<BigEndian>(&b),
+                b.to_raw::<BigEndian>().as_bytes()
+            );
+        }
+    }
 }

@@ -120,7 +120,7 @@ impl Wire<'_> {
         let Some(b) = self.body else { return };
         write_at::<_, O>(&canonical_rep(*b), out, at);
         at += PREPARE_REP_SIZE;
-        write_results(&self.results, out, at);
+        write_results_apart(&self.results, out, at);
     }
 }
 
@@ -191,6 +191,14 @@ fn zero_ranges(out: &mut [u8], base: usize, ranges: &[(usize, usize)]) {
             dst.fill(0);
         }
     }
+}
+
+/// [`write_results`] in a call of its own, for [`Wire::write`]: inlined there, its loop saved
+/// and restored three registers around each memcpy (callgrind: 25 instructions more for the
+/// complete mkdir reply), where inlined in [`Copied::write_in`] it saves 28.
+#[inline(never)]
+fn write_results_apart(results: &[&[u8]; MLI_BUF_MAX], out: &mut [u8], at: usize) {
+    write_results(results, out, at);
 }
 
 /// Writes the result buffers from `at`, each padded to 8 bytes.
