@@ -13,7 +13,7 @@ use crate::wire::MsgView;
 use crate::xattr::{
     AclKind, AclView, Credentials, DefaultLmvView, LmvView, LovView, PinView, XattrEncode,
 };
-use crate::{DecodeError, ErrorKind};
+use crate::{DecodeError, Endian, ErrorKind};
 use core::fmt::Debug;
 
 pub mod mutate;
@@ -163,9 +163,20 @@ fn xattr_roundtrip<T: XattrEncode + PartialEq + Debug>(
 /// longer than the one received, but a v2 `ptlrpc_body` (152 bytes), which comes back as v3 with
 /// a zero job id. Buffer lengths and the buffer count are compared that way, not byte for byte:
 /// a decoder accepts a fixed structure with a tail and a request without its last buffers, and
-/// the encoder writes neither.
+/// the encoder writes neither. And every writer agrees, in both byte orders: the validated
+/// value's `encode_into` and `put`, and a reply view's `encode_into`.
 pub fn roundtrip_bytes(data: &[u8]) {
     if let Ok(view) = RequestView::parse(data) {
+        let value = view.to_value();
+        let proof = value.validated().expect("a decoded request validates");
+        for order in [Endian::Little, Endian::Big] {
+            same_writes("request", order, &proof.to_bytes(order), |o| {
+                proof.encode_into(order, o)
+            });
+            let mut put = Vec::new();
+            proof.put(order, &mut put);
+            assert_eq!(put, proof.to_bytes(order), "request put in {order}");
+        }
         let r = view.to_value().to_bytes(view.order()).expect("re-encodes");
         let rr = RequestView::parse(&r)
             .expect("decodes")
@@ -176,6 +187,18 @@ pub fn roundtrip_bytes(data: &[u8]) {
         assert_only_zeroed(data, &r);
     }
     if let Ok(view) = ReplyView::parse(data) {
+        let value = view.to_value();
+        let proof = value.validated(None).expect("a decoded reply validates");
+        for order in [Endian::Little, Endian::Big] {
+            let want = proof.to_bytes(order);
+            // Three writers: the value's in place, the view's (copying in the received order,
+            // converting in the other), and the `BufMut` one.
+            same_writes("reply", order, &want, |o| proof.encode_into(order, o));
+            same_writes("reply view", order, &want, |o| view.encode_into(order, o));
+            let mut put = Vec::new();
+            proof.put(order, &mut put);
+            assert_eq!(put, want, "reply put in {order}");
+        }
         let r = view.to_value().to_bytes(view.order()).expect("re-encodes");
         let rr = ReplyView::parse(&r)
             .expect("decodes")
@@ -185,6 +208,31 @@ pub fn roundtrip_bytes(data: &[u8]) {
         assert_eq!(r, rr, "reply encoding is not canonical");
         assert_only_zeroed(data, &r);
     }
+}
+
+/// `encode_into` writes `want` exactly: into a buffer with room to spare, nothing past its end;
+/// into one a byte short, nothing but the size error.
+fn same_writes(
+    what: &str,
+    order: Endian,
+    want: &[u8],
+    encode_into: impl Fn(&mut [u8]) -> Result<usize, crate::EncodeError>,
+) {
+    let mut out = vec![0xa5u8; want.len() + 8];
+    let n = encode_into(&mut out).expect("fits");
+    assert_eq!(&out[..n], want, "{what} encode_into in {order}");
+    assert!(
+        out[n..].iter().all(|&b| b == 0xa5),
+        "{what}: wrote past the end"
+    );
+    assert_eq!(
+        encode_into(&mut out[..want.len() - 1]),
+        Err(crate::EncodeError::BufferTooSmall {
+            need: want.len(),
+            have: want.len() - 1
+        }),
+        "{what} in {order}"
+    );
 }
 
 fn assert_only_zeroed(input: &[u8], reencoded: &[u8]) {
