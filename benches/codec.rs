@@ -29,7 +29,7 @@ mod fixtures;
 mod owned_baseline;
 
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, measurement::WallTime};
-use fixtures::Kind;
+use fixtures::{Kind, Placed};
 use lustre_dne_intent::intent::{
     MdCreatePrepareReq, MdLockIntent, Operation, ReplyView, RequestView,
 };
@@ -44,7 +44,7 @@ fn baselines<T>(
     bytes: &[u8],
     decode: impl Fn(&[u8]) -> Result<T, owned_baseline::OwnedError>,
 ) {
-    let mut dst = vec![0u8; bytes.len()];
+    let mut dst = Placed::zeroed(bytes.len(), 2048);
     g.bench_with_input(BenchmarkId::new("copy", param), bytes, |b, input| {
         b.iter(|| {
             dst.copy_from_slice(black_box(input));
@@ -66,7 +66,7 @@ fn owned_message(kind: Kind) -> fn(&[u8]) -> Result<(), owned_baseline::OwnedErr
 fn decode(c: &mut Criterion) {
     let mut g = c.benchmark_group("decode");
     for &(name, kind) in fixtures::MESSAGES {
-        let bytes = fixtures::vector(name);
+        let bytes = Placed::new(&fixtures::vector(name), 0);
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         match kind {
             Kind::Request => g.bench_with_input(BenchmarkId::new("crate", name), &bytes, |b, i| {
@@ -84,8 +84,8 @@ fn decode(c: &mut Criterion) {
 fn encode(c: &mut Criterion) {
     let mut g = c.benchmark_group("encode");
     for &(name, kind) in fixtures::MESSAGES {
-        let bytes = fixtures::vector(name);
-        let mut out = vec![0u8; bytes.len() + 64];
+        let bytes = Placed::new(&fixtures::vector(name), 0);
+        let mut out = Placed::zeroed(bytes.len() + 64, 2048);
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         match kind {
             Kind::Request => {
@@ -140,7 +140,7 @@ fn encode(c: &mut Criterion) {
 
 fn lock_intent(c: &mut Criterion) {
     const NAME: &str = "mkdir_reply_complete";
-    let bytes = fixtures::vector(NAME);
+    let bytes = Placed::new(&fixtures::vector(NAME), 0);
     let request_bytes = fixtures::vector("mkdir_request");
     let request = RequestView::parse(&request_bytes).expect("valid");
     let body: MdCreatePrepareReq = request.body();
@@ -187,7 +187,7 @@ fn lock_intent(c: &mut Criterion) {
 fn acl(c: &mut Criterion) {
     let mut g = c.benchmark_group("acl");
     for n in [32usize, 1024, 8191] {
-        let bytes = fixtures::acl_payload(n);
+        let bytes = Placed::new(&fixtures::acl_payload(n), 0);
         let param = n.to_string();
         g.throughput(Throughput::Elements(n as u64));
         g.bench_with_input(BenchmarkId::new("crate", &param), &bytes, |b, i| {
@@ -201,7 +201,7 @@ fn acl(c: &mut Criterion) {
 fn lov_comp(c: &mut Criterion) {
     let mut g = c.benchmark_group("lov_comp");
     for n in [1usize, 16, 64] {
-        let bytes = fixtures::lov_comp_payload(n);
+        let bytes = Placed::new(&fixtures::lov_comp_payload(n), 0);
         let param = n.to_string();
         g.throughput(Throughput::Elements(n as u64));
         g.bench_with_input(BenchmarkId::new("crate", &param), &bytes, |b, i| {
@@ -226,6 +226,7 @@ fn whole_reply(c: &mut Criterion) {
         ),
         ("max", fixtures::max_reply()),
     ] {
+        let bytes = Placed::new(&bytes, 0);
         g.throughput(Throughput::Bytes(bytes.len() as u64));
         g.bench_with_input(BenchmarkId::new("crate", param), &bytes, |b, i| {
             b.iter(|| fixtures::whole_crate(black_box(i)))

@@ -74,7 +74,7 @@ fn kind_of(name: &str) -> Kind {
 /// Encodes `iters` times into a preallocated buffer, after checking once that the encoding is
 /// the input (every vector is canonical up to its byte order).
 fn encode_loop(input: &[u8], param: &str, iters: u64, encode: impl Fn(&mut [u8]) -> usize) {
-    let mut out = vec![0u8; input.len() + 64];
+    let mut out = fixtures::Placed::zeroed(input.len() + 64, 2048);
     let n = encode(&mut out);
     assert_eq!(&out[..n], input, "{param} re-encodes");
     for _ in 0..iters {
@@ -84,7 +84,7 @@ fn encode_loop(input: &[u8], param: &str, iters: u64, encode: impl Fn(&mut [u8])
 }
 
 fn copy_loop(bytes: &[u8], iters: u64) {
-    let mut dst = vec![0u8; bytes.len()];
+    let mut dst = fixtures::Placed::zeroed(bytes.len(), 2048);
     for _ in 0..iters {
         dst.copy_from_slice(black_box(bytes));
         black_box(&mut dst);
@@ -98,6 +98,8 @@ fn run(op: &str, param: &str, iters: u64) {
         "whole" | "whole_copy" | "whole_owned" if param == "max" => fixtures::max_reply(),
         _ => fixtures::vector(param),
     };
+    // At the place the criterion benches use (see `fixtures::Placed`).
+    let input = fixtures::Placed::new(&input, 0);
     match op {
         "decode" => match kind_of(param) {
             Kind::Request => {
