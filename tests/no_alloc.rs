@@ -1,5 +1,6 @@
-//! Decoding allocates nothing: views, masks and results borrow from the input. This test is
-//! alone in its binary so that no other test's allocations are counted.
+//! Decoding allocates nothing: views, masks and results borrow from the input; nor does
+//! writing into a caller's buffer (a value validated once, a view). This test is alone in its
+//! binary so that no other test's allocations are counted.
 
 mod common;
 
@@ -41,4 +42,55 @@ fn decoding_allocates_nothing() {
     assert!(decoded > 0, "something was decoded");
     assert_eq!(stats.allocations, 0, "decoding allocated: {stats:?}");
     assert_eq!(stats.reallocations, 0, "decoding reallocated: {stats:?}");
+
+    // Encoding into a caller's buffer: the values and their proofs are built first (building
+    // an owned value allocates; writing it must not).
+    let requests: Vec<PrepareRequest> = msgs
+        .iter()
+        .filter_map(|(_, b)| RequestView::parse(b).ok().map(|v| v.to_value()))
+        .collect();
+    let replies: Vec<PrepareReply> = msgs
+        .iter()
+        .filter_map(|(_, b)| ReplyView::parse(b).ok().map(|v| v.to_value()))
+        .collect();
+    let checked_requests: Vec<_> = requests
+        .iter()
+        .map(|r| r.validated().expect("valid"))
+        .collect();
+    let checked_replies: Vec<_> = replies
+        .iter()
+        .map(|r| r.validated(None).expect("valid"))
+        .collect();
+    let mut out = vec![0u8; 1 << 16];
+    let region = Region::new(GLOBAL);
+    let mut written = 0usize;
+    for order in [
+        lustre_dne_intent::Endian::Little,
+        lustre_dne_intent::Endian::Big,
+    ] {
+        for p in &checked_requests {
+            written += p.encode_into(order, &mut out).expect("fits");
+        }
+        for p in &checked_replies {
+            written += p.encode_into(order, &mut out).expect("fits");
+        }
+        for r in &requests {
+            written += r.encode_into(order, &mut out).expect("encodes");
+        }
+        for r in &replies {
+            written += r.encode_into(order, &mut out).expect("encodes");
+        }
+        for (_, bytes) in &msgs {
+            if let Ok(v) = ReplyView::parse(bytes) {
+                written += v.encode_into(order, &mut out).expect("fits");
+            }
+        }
+    }
+    let stats = region.change();
+    assert!(
+        written > 0 && !checked_requests.is_empty() && !checked_replies.is_empty(),
+        "something was encoded"
+    );
+    assert_eq!(stats.allocations, 0, "encoding allocated: {stats:?}");
+    assert_eq!(stats.reallocations, 0, "encoding reallocated: {stats:?}");
 }
