@@ -4,7 +4,7 @@
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
 use super::encode::{Copied, Wire};
-use super::rules::{Facts, check, check_type_and_status};
+use super::rules::{Facts, check_after_status, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
@@ -42,10 +42,18 @@ pub(super) struct Parts {
 /// fixed structure is converted once, straight from its bytes.
 #[inline(always)]
 fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
-    let frame = Frame::<REPLY_BUFCOUNT>::parse(bytes)?;
-    match frame.order {
-        Endian::Little => parts_in::<LittleEndian>(bytes, &frame, ctx),
-        Endian::Big => parts_in::<BigEndian>(bytes, &frame, ctx),
+    // The frame is built here, in the chosen order, rather than returned and copied
+    // (callgrind: 47 instructions a reply).
+    type F = Frame<REPLY_BUFCOUNT>;
+    match F::order_of(bytes)? {
+        Endian::Little => {
+            let frame = F::parse_in::<LittleEndian>(bytes, Endian::Little)?;
+            parts_in::<LittleEndian>(bytes, &frame, ctx)
+        }
+        Endian::Big => {
+            let frame = F::parse_in::<BigEndian>(bytes, Endian::Big)?;
+            parts_in::<BigEndian>(bytes, &frame, ctx)
+        }
     }
 }
 
@@ -98,7 +106,7 @@ fn rest_in<O: ByteOrder>(
     };
     let result_bufs: [&[u8]; MLI_BUF_MAX] =
         core::array::from_fn(|i| Span::of(f, 3 + i).in_bytes(bytes));
-    check(
+    check_after_status(
         &Facts {
             ptlrpc,
             ldlm: &ldlm,

@@ -76,10 +76,17 @@ impl<'a> RequestView<'a> {
     /// ```
     #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let f = Frame::<REQUEST_BUFCOUNT>::parse(bytes)?;
-        match f.order {
-            Endian::Little => Self::parse_in::<LittleEndian>(bytes, &f),
-            Endian::Big => Self::parse_in::<BigEndian>(bytes, &f),
+        // The frame is built here, in the chosen order, rather than returned and copied.
+        type F = Frame<REQUEST_BUFCOUNT>;
+        match F::order_of(bytes)? {
+            Endian::Little => {
+                let f = F::parse_in::<LittleEndian>(bytes, Endian::Little)?;
+                Self::parse_in::<LittleEndian>(bytes, &f)
+            }
+            Endian::Big => {
+                let f = F::parse_in::<BigEndian>(bytes, Endian::Big)?;
+                Self::parse_in::<BigEndian>(bytes, &f)
+            }
         }
     }
 

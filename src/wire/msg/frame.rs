@@ -109,6 +109,17 @@ impl<const N: usize> Frame<N> {
     /// Checks the framing of `bytes` (one pass over `lm_buflens`, in the detected order).
     #[inline]
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
+        match Self::order_of(bytes)? {
+            Endian::Little => Self::parse_in::<LittleEndian>(bytes, Endian::Little),
+            Endian::Big => Self::parse_in::<BigEndian>(bytes, Endian::Big),
+        }
+    }
+
+    /// The byte order of a message, from `lm_magic` (the first check of [`Frame::parse`]): for a
+    /// decoder that calls [`Frame::parse_in`] itself, so that the frame is built in its own
+    /// frame of the stack rather than returned and copied.
+    #[inline]
+    pub(crate) fn order_of(bytes: &[u8]) -> Result<Endian, DecodeError> {
         if bytes.len() < MSG_HEADER_FIXED {
             return Err(DecodeError::new(
                 At::new(S, "", 0),
@@ -120,9 +131,9 @@ impl<const N: usize> Frame<N> {
         }
         let magic = [bytes[8], bytes[9], bytes[10], bytes[11]];
         if u32::from_le_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
-            Self::parse_in::<LittleEndian>(bytes, Endian::Little)
+            Ok(Endian::Little)
         } else if u32::from_be_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
-            Self::parse_in::<BigEndian>(bytes, Endian::Big)
+            Ok(Endian::Big)
         } else {
             Err(DecodeError::new(
                 At::new(S, "lm_magic", 8),
@@ -134,8 +145,8 @@ impl<const N: usize> Frame<N> {
     }
 
     /// The rest of [`Frame::parse`] in byte order `O`, chosen once.
-    #[inline]
-    fn parse_in<O: ByteOrder>(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
+    #[inline(always)]
+    pub(crate) fn parse_in<O: ByteOrder>(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
         let (header, count) = read_header::<O>(bytes);
         if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
             return Err(DecodeError::new(
