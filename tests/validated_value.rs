@@ -4,24 +4,18 @@
 //! the same value; every encoder of the proof writes the same bytes; and a value that breaks a
 //! rule gets no proof, with the error the decoder's rules give.
 
+mod common;
+
+use common::golden_messages;
 use lustre_dne_intent::intent::{PrepareReply, PrepareRequest, ReplyView, RequestView};
 use lustre_dne_intent::wire::{LockMode, PtlrpcMsgType};
 use lustre_dne_intent::{EncodeError, Endian, ErrorKind};
 
 fn vectors(kind: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("testdata")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "bin")
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().contains(kind))
-        })
-        .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
-        .collect();
-    v.sort();
-    v
+    golden_messages()
+        .into_iter()
+        .filter(|(name, _)| name.contains(kind))
+        .collect()
 }
 
 /// Every encoder of one proof, in one order: `encode_into` (checked against the size and

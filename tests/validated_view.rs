@@ -2,24 +2,18 @@
 //! the validating encoder of the owned value writes, for every golden reply in both orders, and
 //! `def_acl` gives the view `AclView::parse` gives.
 
+mod common;
+
+use common::golden_messages;
 use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView};
 use lustre_dne_intent::xattr::AclView;
 use lustre_dne_intent::{EncodeError, Endian};
 
 fn replies() -> Vec<(String, Vec<u8>)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .expect("testdata")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "bin")
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().contains("_reply"))
-        })
-        .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
-        .collect();
-    v.sort();
-    v
+    golden_messages()
+        .into_iter()
+        .filter(|(name, _)| name.contains("_reply"))
+        .collect()
 }
 
 #[test]

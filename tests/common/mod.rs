@@ -230,19 +230,25 @@ pub fn messages() -> Vec<(String, Vec<u8>)> {
         rep.order = order;
         out.push((format!("built mkdir reply {order}"), rep.encode()));
     }
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for p in paths {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if name.ends_with(".bin") && !name.starts_with("xattr_") {
-                out.push((name, std::fs::read(&p).expect("readable vector")));
-            }
-        }
-    }
+    out.extend(golden_messages());
     out
+}
+
+/// The golden message vectors of `testdata/` (`*.bin` but the xattr payloads), written by
+/// `gen_vectors.py` and not by this crate: (file name, bytes), sorted by name.
+pub fn golden_messages() -> Vec<(String, Vec<u8>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .expect("testdata/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            (name.ends_with(".bin") && !name.starts_with("xattr_"))
+                .then(|| (name, std::fs::read(&p).expect("readable vector")))
+        })
+        .collect()
 }
