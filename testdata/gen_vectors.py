@@ -824,7 +824,7 @@ def write_md(name, what, notes, data, rows, layout):
              "Written by `testdata/gen_vectors.py` (Python 3 standard library, `struct.pack`), "
              "an implementation of the layouts of docs/spec/WIRE.md independent of the Rust crate. "
              "Regenerate with `python3 testdata/gen_vectors.py`; the output is deterministic. "
-             "`tests/golden.rs` decodes this file with the crate, asserts the values below "
+             "`tests/golden/` decodes this file with the crate, asserts the values below "
              "(hard-coded there), re-encodes it byte for byte and sweeps its truncations.", "",
              "## Layout", "",
              "%d bytes, %s, %d buffers (header %d bytes)." % (
