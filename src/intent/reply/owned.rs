@@ -170,9 +170,7 @@ impl PrepareReply {
         order: Endian,
         out: &mut B,
     ) -> Result<(), EncodeError> {
-        let w = self.wire();
-        w.validate(None)?;
-        w.put(order, out);
+        self.validated(None)?.put(order, out);
         Ok(())
     }
 
