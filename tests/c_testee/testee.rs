@@ -30,10 +30,14 @@ pub(crate) fn build_testee() -> PathBuf {
             if let Some(path) = std::env::var_os("DNE_C_TESTEE") {
                 return PathBuf::from(path);
             }
+            // Built under a name of this process's own, then renamed into place: test runners
+            // that start a process per test (nextest) build it several times at once, and one
+            // of them could otherwise start the program while another was writing it.
             let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testee");
+            let building = out.with_file_name(format!("testee.{}", std::process::id()));
             let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
                 .args(["-O2", "-Wall", "-Werror", "-Wextra", "-Iinclude", "-o"])
-                .arg(&out)
+                .arg(&building)
                 .args(testee_sources())
                 .current_dir(ROOT)
                 .status()
@@ -42,6 +46,8 @@ pub(crate) fn build_testee() -> PathBuf {
                 status.success(),
                 "conformance/testee/ does not build cleanly"
             );
+            std::fs::rename(&building, &out)
+                .unwrap_or_else(|e| panic!("{} to {}: {e}", building.display(), out.display()));
             out
         })
         .clone()
