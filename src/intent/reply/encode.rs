@@ -4,7 +4,7 @@
 #[cfg(feature = "alloc")]
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::rules::{Facts, check};
+use super::rules::{Apart, Facts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
@@ -56,8 +56,10 @@ impl Wire<'_> {
                 ptlrpc: PtlrpcHead::of(self.ptlrpc),
                 ldlm: self.ldlm,
                 body: self.body,
-                results: self.results,
-                off,
+                bufs: Apart {
+                    results: self.results,
+                    off,
+                },
                 wire_len,
                 past_last: None,
             },

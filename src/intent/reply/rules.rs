@@ -10,20 +10,75 @@ use crate::intent::request::{check_lock, past_last_error};
 use crate::intent::{McppFlags, McprFlags, MdCreatePrepareRep, MliBuf, Operation, ResultMask};
 use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, XATTR_SIZE_MAX};
 use crate::mode;
+use crate::wire::msg::Span;
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcMsgType};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
 
-pub(super) struct Facts<'x> {
+pub(super) struct Facts<'x, B> {
     pub(super) ptlrpc: PtlrpcHead,
     pub(super) ldlm: &'x LdlmReply,
     pub(super) body: Option<&'x MdCreatePrepareRep>,
-    /// Buffers 3..=8.
-    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
-    pub(super) off: [usize; REPLY_BUFCOUNT],
+    /// Where the buffers lie, and results 0..6 (buffers 3..=8).
+    pub(super) bufs: B,
     pub(super) wire_len: usize,
     /// The first non-empty buffer past buffer 8, with its length (W2.2).
     pub(super) past_last: Option<(usize, usize)>,
+}
+
+/// Where a reply's buffers lie and what its results hold, as the rules read them: from the
+/// framed input for the decoder ([`Framed`]: nothing is sliced that a rule does not look
+/// inside), from the canonical layout for the encoder ([`Apart`]).
+pub(super) trait Buffers<'x> {
+    /// Offset of buffer `i` (0..=8) in the message.
+    fn off(&self, i: usize) -> usize;
+    /// Length of result `i` (0..6, buffer 3 + i).
+    fn result_len(&self, i: usize) -> usize;
+    /// The bytes of result `i`.
+    fn result(&self, i: usize) -> &'x [u8];
+}
+
+/// The buffers of a framed input: its spans, which the framing proved lie inside `bytes`.
+#[derive(Clone, Copy)]
+pub(super) struct Framed<'x> {
+    pub(super) bytes: &'x [u8],
+    pub(super) spans: &'x [Span; REPLY_BUFCOUNT],
+}
+
+impl<'x> Buffers<'x> for Framed<'x> {
+    #[inline(always)]
+    fn off(&self, i: usize) -> usize {
+        self.spans[i].start as usize
+    }
+    #[inline(always)]
+    fn result_len(&self, i: usize) -> usize {
+        self.spans[3 + i].len as usize
+    }
+    #[inline(always)]
+    fn result(&self, i: usize) -> &'x [u8] {
+        self.spans[3 + i].in_bytes(self.bytes)
+    }
+}
+
+/// The buffers of a value to encode: results where they live, offsets of the canonical layout.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy)]
+pub(super) struct Apart<'x> {
+    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
+    pub(super) off: [usize; REPLY_BUFCOUNT],
+}
+
+#[cfg(feature = "alloc")]
+impl<'x> Buffers<'x> for Apart<'x> {
+    fn off(&self, i: usize) -> usize {
+        self.off[i]
+    }
+    fn result_len(&self, i: usize) -> usize {
+        self.results[i].len()
+    }
+    fn result(&self, i: usize) -> &'x [u8] {
+        self.results[i]
+    }
 }
 
 fn err(at: At, kind: ErrorKind) -> DecodeError {
@@ -74,29 +129,32 @@ impl Disp {
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
 /// when `ctx` is given. The order of the checks is the order of the reported errors.
 #[cfg(feature = "alloc")]
-pub(super) fn check(f: &Facts<'_>, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
-    check_type_and_status(&f.ptlrpc, f.off[0])?;
+pub(super) fn check<'x>(
+    f: &Facts<'x, impl Buffers<'x>>,
+    ctx: Option<&ReplyContext>,
+) -> Result<(), DecodeError> {
+    check_type_and_status(&f.ptlrpc, f.bufs.off(0))?;
     check_after_status(f, ctx)
 }
 
 /// [`check`] but `pb_type` and `pb_status`, which a decoder checks first of all, before it
 /// looks at `lm_bufcount` (checked twice, they cost a decode 16 instructions).
-pub(super) fn check_after_status(
-    f: &Facts<'_>,
+pub(super) fn check_after_status<'x>(
+    f: &Facts<'x, impl Buffers<'x>>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
     }
-    check_version_and_opc(&f.ptlrpc, f.off[0])?;
-    let disp = check_ldlm(f.ldlm, f.off[1])?;
+    check_version_and_opc(&f.ptlrpc, f.bufs.off(0))?;
+    let disp = check_ldlm(f.ldlm, f.bufs.off(1))?;
     if let Some(ctx) = ctx {
         check_granted_for(f, ctx, &disp)?;
     }
     let Some(b) = f.body else {
         return check_empty_result(f);
     };
-    let o2 = f.off[2];
+    let o2 = f.bufs.off(2);
     if let Some(ctx) = ctx {
         check_flags_for(b, o2, ctx)?;
     }
@@ -210,8 +268,12 @@ fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
 }
 
 /// The lock against the request: its resource and mode, the reply space, object mode.
-fn check_granted_for(f: &Facts<'_>, ctx: &ReplyContext, d: &Disp) -> Result<(), DecodeError> {
-    let (l, o1, disp_at, execd) = (f.ldlm, f.off[1], d.at, d.execd);
+fn check_granted_for<'x>(
+    f: &Facts<'x, impl Buffers<'x>>,
+    ctx: &ReplyContext,
+    d: &Disp,
+) -> Result<(), DecodeError> {
+    let (l, o1, disp_at, execd) = (f.ldlm, f.bufs.off(1), d.at, d.execd);
     let (got, want) = (&l.lock_desc, &ctx.lock);
     if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
         const NAMES: [&str; 4] = [
@@ -253,14 +315,14 @@ fn check_granted_for(f: &Facts<'_>, ctx: &ReplyContext, d: &Disp) -> Result<(), 
 }
 
 /// The empty result: no result buffer may carry anything.
-fn check_empty_result(f: &Facts<'_>) -> Result<(), DecodeError> {
-    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
+fn check_empty_result<'x>(f: &Facts<'x, impl Buffers<'x>>) -> Result<(), DecodeError> {
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
     // The empty result: no result buffer may carry anything.
-    if let Some(i) = f.results.iter().position(|r| !r.is_empty()) {
+    if let Some(i) = (0..MLI_BUF_MAX).find(|&i| f.bufs.result_len(i) != 0) {
         return Err(err(
             result_at(i),
             ErrorKind::BufferWithoutValid {
-                len: f.results[i].len(),
+                len: f.bufs.result_len(i),
             },
         ));
     }
@@ -422,16 +484,16 @@ fn check_requested(
 }
 
 /// Each result buffer against its bits, its size field and its limit.
-fn check_results(
-    f: &Facts<'_>,
+fn check_results<'x>(
+    f: &Facts<'x, impl Buffers<'x>>,
     b: &MdCreatePrepareRep,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
-    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.off[3 + i]);
-    let at = |field, rel| At::new(REP, field, f.off[2] + rel);
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
+    let at = |field, rel| At::new(REP, field, f.bufs.off(2) + rel);
     for buf in MliBuf::ALL {
         let i = buf.index();
-        let len = f.results[i].len();
+        let len = f.bufs.result_len(i);
         let size = b.buf_size[i];
         let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
         let limit = ctx.map(|c| c.limits[i]);
@@ -473,7 +535,10 @@ fn check_results(
 }
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
-fn check_payloads(f: &Facts<'_>, valid: ResultMask) -> Result<(), DecodeError> {
+fn check_payloads<'x>(
+    f: &Facts<'x, impl Buffers<'x>>,
+    valid: ResultMask,
+) -> Result<(), DecodeError> {
     // The kinds with a payload rule; a reply with none of them valid (an error, a lookup only)
     // is done at once (callgrind: 30 instructions).
     const CHECKED: ResultMask = ResultMask::EMPTY
@@ -487,10 +552,10 @@ fn check_payloads(f: &Facts<'_>, valid: ResultMask) -> Result<(), DecodeError> {
     // One direct call per kind (PATTR is checked by its length, the pin is opaque): a loop over
     // the kinds with a match inside cost more than the smaller validators themselves.
     let present = |buf: MliBuf| {
-        let bytes = f.results[buf.index()];
+        let bytes = f.bufs.result(buf.index());
         (valid.has(buf) && !bytes.is_empty()).then_some(bytes)
     };
-    let at = |buf: MliBuf| move |e: DecodeError| e.shifted(f.off[3 + buf.index()]);
+    let at = |buf: MliBuf| move |e: DecodeError| e.shifted(f.bufs.off(3 + buf.index()));
     if let Some(b) = present(MliBuf::DefAcl) {
         AclView::parse(b).map_err(at(MliBuf::DefAcl))?;
     }

@@ -4,7 +4,7 @@
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
 use super::encode::{Copied, Wire};
-use super::rules::{Facts, check_after_status, check_type_and_status};
+use super::rules::{Facts, Framed, check_after_status, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
@@ -73,7 +73,8 @@ fn parts_in<O: ByteOrder>(
     f: &Frame<REPLY_BUFCOUNT>,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    let ptlrpc = PtlrpcHead::check_in::<O>(Span::of(f, 0).in_bytes(bytes), f.off[0] as usize)?;
+    let p0 = f.spans[0];
+    let ptlrpc = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start as usize)?;
     rest_in::<O>(bytes, f, ptlrpc, ctx)
 }
 
@@ -84,14 +85,14 @@ fn rest_in<O: ByteOrder>(
     ptlrpc: PtlrpcHead,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    check_type_and_status(&ptlrpc, f.off[0] as usize)?;
+    let off = |i: usize| f.spans[i].start as usize;
+    check_type_and_status(&ptlrpc, off(0))?;
     f.require_count(REPLY_EMPTY_BUFCOUNT)?;
-    let off: [usize; REPLY_BUFCOUNT] = f.off.map(|o| o as usize);
     let lbuf = Span::of(f, 1).in_bytes(bytes);
     let Some(ldlm) = decode_in::<LdlmReply, O>(lbuf) else {
         return Err(DecodeError::too_short(
             "ldlm_reply",
-            off[1],
+            off(1),
             lbuf.len(),
             LDLM_REPLY_SIZE,
         ));
@@ -101,18 +102,18 @@ fn rest_in<O: ByteOrder>(
         0 => None,
         n => match decode_in::<MdCreatePrepareRep, O>(bbuf) {
             Some(b) => Some(b),
-            None => return Err(DecodeError::too_short(REP, off[2], n, PREPARE_REP_SIZE)),
+            None => return Err(DecodeError::too_short(REP, off(2), n, PREPARE_REP_SIZE)),
         },
     };
-    let result_bufs: [&[u8]; MLI_BUF_MAX] =
-        core::array::from_fn(|i| Span::of(f, 3 + i).in_bytes(bytes));
     check_after_status(
         &Facts {
             ptlrpc,
             ldlm: &ldlm,
             body: body.as_ref(),
-            results: result_bufs,
-            off,
+            bufs: Framed {
+                bytes,
+                spans: &f.spans,
+            },
             wire_len: f.wire_len,
             past_last: f.past_last,
         },
@@ -123,7 +124,7 @@ fn rest_in<O: ByteOrder>(
         // Frame::parse bounds it by MSG_MAX_BUFCOUNT.
         bufcount: f.count as u8,
         header: f.header,
-        spans: core::array::from_fn(|i| Span::of(f, i)),
+        spans: f.spans,
         masks: body.map(|b| (b.valid, b.truncated)),
     })
 }

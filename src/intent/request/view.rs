@@ -116,9 +116,9 @@ impl<'a> RequestView<'a> {
         f: &Frame<REQUEST_BUFCOUNT>,
         ptlrpc: PtlrpcHead,
     ) -> Result<Self, DecodeError> {
-        check_type(ptlrpc.msg_type, f.off[0] as usize, Expect::Request)?;
+        check_type(ptlrpc.msg_type, f.spans[0].start as usize, Expect::Request)?;
         f.require_count(REQUEST_MIN_BUFCOUNT)?;
-        let off: [usize; REQUEST_BUFCOUNT] = f.off.map(|o| o as usize);
+        let off: [usize; REQUEST_BUFCOUNT] = f.spans.map(|s| s.start as usize);
         let buf = |i| Span::of(f, i).in_bytes(bytes);
         let lock = LdlmRequestHead::check_in::<O>(buf(1), off[1])?;
         let it_buf = buf(2);
@@ -164,7 +164,7 @@ impl<'a> RequestView<'a> {
             op,
             ptlrpc: Span::of(f, 0),
             ldlm: Span::of(f, 1),
-            body: f.off[3],
+            body: f.spans[3].start,
             name,
             groups,
         })

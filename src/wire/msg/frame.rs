@@ -19,8 +19,8 @@ pub(crate) struct Frame<const N: usize> {
     pub(crate) header: MsgHeader,
     /// `lm_bufcount` (1..=32).
     pub(crate) count: usize,
-    pub(crate) off: [u32; N],
-    pub(crate) len: [u32; N],
+    /// Where buffers 0..N lie: kept as the views keep them, so a view takes them as they are.
+    pub(crate) spans: [Span; N],
     /// The size with the last buffer padded: where buffers past `lm_bufcount` start.
     pub(crate) wire_len: usize,
     /// The first non-empty buffer at index `N` or later: its index and length.
@@ -39,10 +39,7 @@ impl Span {
     /// Buffer `i` of a frame.
     #[inline(always)]
     pub(crate) fn of<const N: usize>(f: &Frame<N>, i: usize) -> Self {
-        Span {
-            start: f.off[i],
-            len: f.len[i],
-        }
+        f.spans[i]
     }
 
     /// The buffer in `bytes`, which the framing proved holds it (empty otherwise).
@@ -78,29 +75,29 @@ impl<const N: usize> Frame<N> {
 
     /// The framing of an already parsed view.
     pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {
-        let mut off = [0u32; N];
-        let mut len = [0u32; N];
+        let mut spans = [Span::default(); N];
         let mut past_last = None;
         let mut cursor = msg.first_offset();
         for (i, l) in msg.buflens().enumerate() {
             if i < N {
                 // Offsets fit in u32: parse() bounded the message by MSG_MAX_LEN.
-                off[i] = cursor as u32;
-                len[i] = l;
+                spans[i] = Span {
+                    start: cursor as u32,
+                    len: l,
+                };
             } else if l != 0 && past_last.is_none() {
                 past_last = Some((i, l as usize));
             }
             cursor += round8(l as usize);
         }
-        for o in off.iter_mut().skip(msg.bufcount()) {
-            *o = cursor as u32;
+        for s in spans.iter_mut().skip(msg.bufcount()) {
+            s.start = cursor as u32;
         }
         Frame {
             order: msg.order,
             header: msg.header(),
             count: msg.bufcount(),
-            off,
-            len,
+            spans,
             wire_len: cursor,
             past_last,
         }
@@ -168,8 +165,7 @@ impl<const N: usize> Frame<N> {
                 },
             ));
         };
-        let mut off = [0u32; N];
-        let mut len = [0u32; N];
+        let mut spans = [Span::default(); N];
         let mut past_last = None;
         let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
         // One pass that only notes whether some buffer is too long or runs past the input; only
@@ -191,8 +187,10 @@ impl<const N: usize> Frame<N> {
             over |= l > MSG_MAX_BUFLEN;
             let l = l.min(MSG_MAX_BUFLEN);
             // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
-            off[i] = cursor as u32;
-            len[i] = l as u32;
+            spans[i] = Span {
+                start: cursor as u32,
+                len: l as u32,
+            };
             last_end = cursor + l;
             cursor += round8(l);
         }
@@ -222,15 +220,14 @@ impl<const N: usize> Frame<N> {
                 },
             ));
         }
-        for o in off.iter_mut().skip(count) {
-            *o = cursor as u32;
+        for s in spans.iter_mut().skip(count) {
+            s.start = cursor as u32;
         }
         Ok(Frame {
             order,
             header,
             count,
-            off,
-            len,
+            spans,
             wire_len: cursor,
             past_last,
         })
