@@ -167,16 +167,17 @@ impl<const N: usize> Frame<N> {
         };
         let mut spans = [Span::default(); N];
         let mut past_last = None;
-        let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
-        // One pass that only notes whether some buffer is too long or runs past the input; only
-        // a bad message pays for the walk that names the first such buffer. The end of each
-        // buffer is at most the start of the next, so only the last one is compared with the
-        // input's length.
-        let mut over = false;
+        // One pass that only sums: u64 holds 32 lengths of up to 2^32 − 1 on any target. Only a
+        // bad message pays for the walk that names its first bad buffer. No length needs its
+        // own check against MSG_MAX_BUFLEN: a buffer ends at most where the next starts, so
+        // when the padded total is within MSG_MAX_LEN (which equals MSG_MAX_BUFLEN) every
+        // buffer is, and when the last end is inside the input every buffer is.
+        let first = round8(MSG_HEADER_FIXED + 4 * count) as u64;
+        let mut cursor = first;
         let mut last_end = cursor;
         let read = |i: usize| {
             let w = &lens_bytes[4 * i..4 * i + 4];
-            U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get() as usize
+            U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get()
         };
         let kept = count.min(N);
         // Indexed, not `iter_mut().enumerate().take(kept)`: that form costs a reply decode 12
@@ -184,45 +185,30 @@ impl<const N: usize> Frame<N> {
         #[allow(clippy::needless_range_loop)]
         for i in 0..kept {
             let l = read(i);
-            // The padded length against the bound, as Lustre does; 1,024,000 is a multiple of
-            // 8, so this is the same as the length itself. Past the bound the length is
-            // clamped, so the cursor cannot overflow.
-            over |= l > MSG_MAX_BUFLEN;
-            let l = l.min(MSG_MAX_BUFLEN);
-            // Offsets fit in u32: 32 buffers of at most 1,024,000 bytes each.
+            // Truncated only in a message refused below.
             spans[i] = Span {
                 start: cursor as u32,
-                len: l as u32,
+                len: l,
             };
-            last_end = cursor + l;
-            cursor += round8(l);
+            last_end = cursor + u64::from(l);
+            cursor += (u64::from(l) + 7) & !7;
         }
         for i in kept..count {
             let l = read(i);
-            over |= l > MSG_MAX_BUFLEN;
-            let l = l.min(MSG_MAX_BUFLEN);
             if l != 0 && past_last.is_none() {
-                past_last = Some((i, l));
+                past_last = Some((i, l as usize));
             }
-            last_end = cursor + l;
-            cursor += round8(l);
+            last_end = cursor + u64::from(l);
+            cursor += (u64::from(l) + 7) & !7;
         }
         // Every buffer, an empty one included, must start inside the input: only the *last*
         // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
         // requires all of it). Skipping empty buffers here accepted a message that lacked the
         // padding of a buffer followed only by empty ones.
-        if over || last_end > bytes.len() {
-            return Err(buffer_error::<O>(bytes, lens_bytes, count));
+        if last_end > bytes.len() as u64 || cursor > MSG_MAX_LEN as u64 {
+            return Err(frame_error::<O>(bytes, lens_bytes, count));
         }
-        if cursor > MSG_MAX_LEN {
-            return Err(DecodeError::new(
-                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
-                ErrorKind::MsgTooLong {
-                    len: cursor,
-                    max: MSG_MAX_LEN,
-                },
-            ));
-        }
+        let cursor = cursor as usize;
         for s in spans.iter_mut().skip(count) {
             s.start = cursor as u32;
         }
@@ -235,6 +221,33 @@ impl<const N: usize> Frame<N> {
             past_last,
         })
     }
+}
+
+/// Why [`Frame::parse_in`] refused a message whose buffers run past the input or past
+/// [`MSG_MAX_LEN`], in the order of the rules: a buffer over [`MSG_MAX_BUFLEN`] or past the
+/// input first, then the total.
+#[cold]
+fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> DecodeError {
+    let mut cursor = round8(MSG_HEADER_FIXED + 4 * count) as u64;
+    let mut last_end = cursor;
+    let mut over = false;
+    for w in lens_bytes.chunks_exact(4) {
+        let l = u64::from(U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get());
+        over |= l > MSG_MAX_BUFLEN as u64;
+        last_end = cursor + l;
+        cursor += (l + 7) & !7;
+    }
+    if over || last_end > bytes.len() as u64 {
+        return buffer_error::<O>(bytes, lens_bytes, count);
+    }
+    DecodeError::new(
+        At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+        ErrorKind::MsgTooLong {
+            // At most 32 buffers of at most MSG_MAX_BUFLEN each here: fits any usize.
+            len: cursor as usize,
+            max: MSG_MAX_LEN,
+        },
+    )
 }
 
 /// The error of the first buffer of a message that is over [`MSG_MAX_BUFLEN`] or runs past the

@@ -1,0 +1,314 @@
+//! The framing of `lustre_msg_v2` (WIRE.md §2) against a reference walk written here from the
+//! spec's words, buffer by buffer: every decoder (the message view, the request and reply
+//! decoders, which frame 6 and 9 buffers their own way) accepts exactly what the walk accepts,
+//! and refuses the rest with the walk's error: the same rule, field and offset.
+//!
+//! The decoders sum the lengths in one pass and look for the buffer to blame only when the sum
+//! is wrong; the walk checks each buffer as it goes. Lengths are drawn near the bounds, at the
+//! type's maximum and small, and inputs are cut short anywhere.
+
+use lustre_dne_intent::error::{At, DecodeError, ErrorKind};
+use lustre_dne_intent::intent::{ReplyView, RequestView};
+use lustre_dne_intent::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
+use lustre_dne_intent::wire::MsgView;
+use proptest::prelude::*;
+
+const S: &str = "lustre_msg_v2";
+const MAGIC: u32 = 0x0bd0_0bd3;
+
+fn round8(n: u64) -> u64 {
+    (n + 7) & !7
+}
+
+/// What WIRE.md §2 says of a message: `Ok(count)`, or the first rule it breaks. The header and
+/// the magic come first, then `lm_bufcount`, `lm_buflens`, each buffer in order (its padded
+/// length, then whether it lies inside the input), and last the whole message's size.
+fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'static str, usize)> {
+    let word = |at: usize| {
+        let w = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+        if big_endian {
+            u32::from_be_bytes(w)
+        } else {
+            u32::from_le_bytes(w)
+        }
+    };
+    if bytes.len() < MSG_HEADER_FIXED {
+        let kind = ErrorKind::Truncated {
+            need: MSG_HEADER_FIXED,
+            have: bytes.len(),
+        };
+        return Err((kind, "", 0));
+    }
+    let count = word(0);
+    if count == 0 || count as usize > MSG_MAX_BUFCOUNT {
+        let kind = ErrorKind::OutOfRange {
+            value: count.into(),
+            min: 1,
+            max: MSG_MAX_BUFCOUNT as u64,
+        };
+        return Err((kind, "lm_bufcount", 0));
+    }
+    let count = count as usize;
+    if bytes.len() < MSG_HEADER_FIXED + 4 * count {
+        let kind = ErrorKind::Truncated {
+            need: 4 * count,
+            have: bytes.len() - MSG_HEADER_FIXED,
+        };
+        return Err((kind, "lm_buflens", MSG_HEADER_FIXED));
+    }
+    let mut cursor = round8((MSG_HEADER_FIXED + 4 * count) as u64);
+    for i in 0..count {
+        let len = u64::from(word(MSG_HEADER_FIXED + 4 * i));
+        if round8(len) > MSG_MAX_BUFLEN as u64 {
+            let kind = ErrorKind::OverLimit {
+                value: len,
+                max: MSG_MAX_BUFLEN as u64,
+            };
+            return Err((kind, BUFLENS[i], MSG_HEADER_FIXED + 4 * i));
+        }
+        if (bytes.len() as u64) < cursor + len {
+            let kind = ErrorKind::Truncated {
+                need: len as usize,
+                have: bytes.len().saturating_sub(cursor as usize),
+            };
+            return Err((kind, BUFFERS[i], cursor as usize));
+        }
+        cursor += round8(len);
+    }
+    if cursor > MSG_MAX_LEN as u64 {
+        let kind = ErrorKind::MsgTooLong {
+            len: cursor as usize,
+            max: MSG_MAX_LEN,
+        };
+        return Err((kind, "lm_buflens", MSG_HEADER_FIXED));
+    }
+    Ok(count)
+}
+
+const BUFLENS: [&str; 32] = [
+    "lm_buflens[0]",
+    "lm_buflens[1]",
+    "lm_buflens[2]",
+    "lm_buflens[3]",
+    "lm_buflens[4]",
+    "lm_buflens[5]",
+    "lm_buflens[6]",
+    "lm_buflens[7]",
+    "lm_buflens[8]",
+    "lm_buflens[9]",
+    "lm_buflens[10]",
+    "lm_buflens[11]",
+    "lm_buflens[12]",
+    "lm_buflens[13]",
+    "lm_buflens[14]",
+    "lm_buflens[15]",
+    "lm_buflens[16]",
+    "lm_buflens[17]",
+    "lm_buflens[18]",
+    "lm_buflens[19]",
+    "lm_buflens[20]",
+    "lm_buflens[21]",
+    "lm_buflens[22]",
+    "lm_buflens[23]",
+    "lm_buflens[24]",
+    "lm_buflens[25]",
+    "lm_buflens[26]",
+    "lm_buflens[27]",
+    "lm_buflens[28]",
+    "lm_buflens[29]",
+    "lm_buflens[30]",
+    "lm_buflens[31]",
+];
+
+const BUFFERS: [&str; 32] = [
+    "buffer[0]",
+    "buffer[1]",
+    "buffer[2]",
+    "buffer[3]",
+    "buffer[4]",
+    "buffer[5]",
+    "buffer[6]",
+    "buffer[7]",
+    "buffer[8]",
+    "buffer[9]",
+    "buffer[10]",
+    "buffer[11]",
+    "buffer[12]",
+    "buffer[13]",
+    "buffer[14]",
+    "buffer[15]",
+    "buffer[16]",
+    "buffer[17]",
+    "buffer[18]",
+    "buffer[19]",
+    "buffer[20]",
+    "buffer[21]",
+    "buffer[22]",
+    "buffer[23]",
+    "buffer[24]",
+    "buffer[25]",
+    "buffer[26]",
+    "buffer[27]",
+    "buffer[28]",
+    "buffer[29]",
+    "buffer[30]",
+    "buffer[31]",
+];
+
+/// A buffer length: small, around the bounds (one buffer at the bound, half of it, so that two
+/// sum past the whole-message bound), or anywhere up to the type's maximum.
+fn buflen() -> impl Strategy<Value = u32> {
+    let bound = MSG_MAX_BUFLEN as u32;
+    prop_oneof![
+        4 => 0u32..300,
+        1 => (bound - 64)..(bound + 16),
+        1 => (bound / 2 - 64)..(bound / 2 + 64),
+        1 => Just(u32::MAX),
+        1 => any::<u32>(),
+    ]
+}
+
+/// A message header with `count` in `lm_bufcount` (up to one over the bound) and up to that many
+/// lengths, its buffers filled with a byte pattern, cut at `cut` per mille of its size or a few
+/// bytes from its end. Inputs are kept to [`INPUT_MAX`], so huge lengths make truncated inputs.
+fn message() -> impl Strategy<Value = (Vec<u8>, bool)> {
+    (
+        1usize..=MSG_MAX_BUFCOUNT + 1,
+        proptest::collection::vec(buflen(), 0..=MSG_MAX_BUFCOUNT + 1),
+        any::<bool>(),
+        prop_oneof![Just(None), (0u32..=1000).prop_map(Some)],
+        0usize..16,
+    )
+        .prop_map(|(count, mut lens, big_endian, cut, short)| {
+            lens.resize(count, 0);
+            let put = |v: u32| {
+                if big_endian {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                }
+            };
+            let mut head = Vec::new();
+            for v in [count as u32, 0, MAGIC, 0, 0, 0, 0, 0] {
+                head.extend_from_slice(&put(v));
+            }
+            for &l in &lens {
+                head.extend_from_slice(&put(l));
+            }
+            let header = (MSG_HEADER_FIXED + 4 * count).next_multiple_of(8) as u64;
+            let body: u64 = lens.iter().map(|&l| round8(l.into())).sum();
+            let full = (header + body).min(INPUT_MAX) as usize;
+            let len = match cut {
+                Some(per_mille) => full * per_mille as usize / 1000,
+                None => full.saturating_sub(short),
+            };
+            // Zeroed in one allocation: the buffers' contents do not matter to the framing.
+            let mut b = vec![0u8; len];
+            let n = head.len().min(len);
+            b[..n].copy_from_slice(&head[..n]);
+            (b, big_endian)
+        })
+}
+
+/// The largest input drawn: room for one buffer at the bound, with its header, and a little.
+const INPUT_MAX: u64 = MSG_MAX_BUFLEN as u64 + 4096;
+
+#[track_caller]
+fn same_error(e: &DecodeError, want: &(ErrorKind, &'static str, usize), who: &str) {
+    let (kind, field, offset) = want;
+    assert_eq!(&e.kind, kind, "{who}: {e}");
+    assert_eq!(e.at, At::new(S, field, *offset), "{who}: {e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn every_decoder_frames_as_the_reference_walk((bytes, big_endian) in message()) {
+        let want = reference(&bytes, big_endian);
+        match (&want, MsgView::parse(&bytes)) {
+            (Ok(count), Ok(v)) => {
+                prop_assert_eq!(v.bufcount(), *count);
+                prop_assert_eq!(v.as_bytes().len(), bytes.len());
+            }
+            (Err(w), Err(e)) => same_error(&e, w, "MsgView::parse"),
+            (w, got) => prop_assert!(false, "reference {:?}, MsgView::parse {:?}", w, got),
+        }
+        // The typed decoders frame first; a message the walk refuses fails there the same way.
+        // (One the walk accepts fails later, on its empty buffer 0.)
+        if let Err(w) = &want {
+            same_error(&RequestView::parse(&bytes).unwrap_err(), w, "RequestView::parse");
+            same_error(&ReplyView::parse(&bytes).unwrap_err(), w, "ReplyView::parse");
+        }
+    }
+}
+
+/// The cases the strategy reaches by chance, each once: the walk's verdict is what the spec
+/// says for it, so the walk itself is checked too.
+#[test]
+fn the_reference_walk_follows_the_spec() {
+    let msg = |lens: &[u32], len: usize| {
+        let mut b = Vec::new();
+        for v in [lens.len() as u32, 0, MAGIC, 0, 0, 0, 0, 0] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for l in lens {
+            b.extend_from_slice(&l.to_le_bytes());
+        }
+        b.resize(len, 0);
+        b
+    };
+    let bound = MSG_MAX_BUFLEN as u32;
+    // Buffers of 8 and 5 bytes after a 40-byte header: 56 bytes, the last padding optional.
+    assert_eq!(reference(&msg(&[8, 5], 56), false), Ok(2));
+    assert_eq!(reference(&msg(&[8, 5], 53), false), Ok(2));
+    assert_eq!(
+        reference(&msg(&[8, 5], 52), false),
+        Err((ErrorKind::Truncated { need: 5, have: 4 }, "buffer[1]", 48))
+    );
+    // An empty buffer must still start inside the input.
+    assert_eq!(
+        reference(&msg(&[3, 0], 47), false),
+        Err((ErrorKind::Truncated { need: 0, have: 0 }, "buffer[1]", 48))
+    );
+    // Over the bound is named before the truncation it implies.
+    assert_eq!(
+        reference(&msg(&[bound + 1], 64), false),
+        Err((
+            ErrorKind::OverLimit {
+                value: u64::from(bound) + 1,
+                max: bound.into()
+            },
+            "lm_buflens[0]",
+            32
+        ))
+    );
+    // Two halves that fit one by one but not together.
+    let half = bound / 2;
+    let whole = 40 + 2 * half as usize;
+    assert_eq!(
+        reference(&msg(&[half, half], whole), false),
+        Err((
+            ErrorKind::MsgTooLong {
+                len: whole,
+                max: MSG_MAX_LEN
+            },
+            "lm_buflens",
+            32
+        ))
+    );
+    for (lens, len) in [
+        (vec![8, 5], 53),
+        (vec![3, 0], 47),
+        (vec![bound + 1], 64),
+        (vec![half, half], whole),
+    ] {
+        let b = msg(&lens, len);
+        let (want, got) = (reference(&b, false), MsgView::parse(&b));
+        match (want, got) {
+            (Ok(n), Ok(v)) => assert_eq!(v.bufcount(), n),
+            (Err(w), Err(e)) => same_error(&e, &w, "MsgView::parse"),
+            (w, g) => panic!("reference {w:?}, MsgView::parse {g:?}"),
+        }
+    }
+}
