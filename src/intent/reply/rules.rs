@@ -109,15 +109,20 @@ fn check_status(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
 #[derive(Clone, Copy)]
 struct Disp {
     bits: DispFlags,
-    at: At,
+    /// Offset of buffer 1 (the field's place is built only for an error).
+    o1: usize,
     pos: bool,
     execd: bool,
 }
 
 impl Disp {
+    fn at(&self) -> At {
+        disp_at(self.o1)
+    }
+
     fn mismatch(&self, why: &'static str) -> DecodeError {
         err(
-            self.at,
+            self.at(),
             ErrorKind::DispositionMismatch {
                 disp: self.bits.0,
                 why,
@@ -189,6 +194,11 @@ fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     Ok(())
 }
 
+/// Where `lock_policy_res1` lies in a reply whose buffer 1 is at `o1`.
+fn disp_at(o1: usize) -> At {
+    At::new("ldlm_reply", "lock_policy_res1", o1 + 96)
+}
+
 /// `ldlm_reply`: an inodebits lock granted as requested, with the dispositions of a prepare.
 fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
     if l.lock_desc.lr_type != LockType::IBITS {
@@ -201,7 +211,7 @@ fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
         ));
     }
     let disp = l.policy_res1;
-    let disp_at = At::new("ldlm_reply", "lock_policy_res1", o1 + 96);
+    let disp_at = disp_at(o1);
     if !disp.contains(DispFlags::IT_EXECD) {
         return Err(err(
             disp_at,
@@ -261,7 +271,7 @@ fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
     }
     Ok(Disp {
         bits: disp,
-        at: disp_at,
+        o1,
         pos,
         execd,
     })
@@ -273,7 +283,7 @@ fn check_granted_for<'x>(
     ctx: &ReplyContext,
     d: &Disp,
 ) -> Result<(), DecodeError> {
-    let (l, o1, disp_at, execd) = (f.ldlm, f.bufs.off(1), d.at, d.execd);
+    let (l, o1, disp_at, execd) = (f.ldlm, f.bufs.off(1), d.at(), d.execd);
     let (got, want) = (&l.lock_desc, &ctx.lock);
     if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
         const NAMES: [&str; 4] = [

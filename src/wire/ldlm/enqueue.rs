@@ -188,7 +188,7 @@ impl LdlmRequestHead {
     /// Checks buffer 1 of a request at offset `base` in byte order `O`: its size (88 + 8 per
     /// handle, at least 2 and at most [`LDLM_REQUEST_MAX_HANDLES`] handles) and `lock_count`
     /// within the handles carried.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
         const S: &str = "ldlm_request";
         if buf.len() < LDLM_REQUEST_MIN {
