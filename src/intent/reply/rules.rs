@@ -48,11 +48,11 @@ pub(super) struct Framed<'x> {
 impl<'x> Buffers<'x> for Framed<'x> {
     #[inline(always)]
     fn off(&self, i: usize) -> usize {
-        self.spans[i].start as usize
+        self.spans[i].start() as usize
     }
     #[inline(always)]
     fn result_len(&self, i: usize) -> usize {
-        self.spans[3 + i].len as usize
+        self.spans[3 + i].len() as usize
     }
     #[inline(always)]
     fn result(&self, i: usize) -> &'x [u8] {

@@ -74,7 +74,7 @@ fn parts_in<O: ByteOrder>(
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
     let p0 = f.spans[0];
-    let ptlrpc = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start as usize)?;
+    let ptlrpc = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
     rest_in::<O>(bytes, f, ptlrpc, ctx)
 }
 
@@ -85,7 +85,7 @@ fn rest_in<O: ByteOrder>(
     ptlrpc: PtlrpcHead,
     ctx: Option<&ReplyContext>,
 ) -> Result<Parts, DecodeError> {
-    let off = |i: usize| f.spans[i].start as usize;
+    let off = |i: usize| f.spans[i].start() as usize;
     check_type_and_status(&ptlrpc, off(0))?;
     f.require_count(REPLY_EMPTY_BUFCOUNT)?;
     let lbuf = Span::of(f, 1).in_bytes(bytes);
@@ -152,7 +152,7 @@ impl Parts {
 
     fn ptlrpc(&self, bytes: &[u8]) -> PtlrpcBody {
         let s = self.spans[0];
-        PtlrpcBody::decode_buffer(self.buffer(bytes, 0), self.order, s.start as usize)
+        PtlrpcBody::decode_buffer(self.buffer(bytes, 0), self.order, s.start() as usize)
             .unwrap_or_default()
     }
 
@@ -186,7 +186,7 @@ impl Parts {
         let i = buf.index();
         if valid.has(buf) {
             let span = self.spans[3 + i];
-            if span.len == 0 {
+            if span.len() == 0 {
                 PrepResult::Absent
             } else {
                 PrepResult::Present(span)
@@ -315,7 +315,7 @@ impl<'a> ReplyView<'a> {
     }
     /// Offset of result `buf`'s buffer in the message, for tools that point at bytes.
     pub fn result_offset(&self, buf: MliBuf) -> usize {
-        self.parts.spans[3 + buf.index()].start as usize
+        self.parts.spans[3 + buf.index()].start() as usize
     }
     /// Writes this message's canonical form (WIRE.md §11) in `order` at the start of `out`;
     /// returns its size. The view is validated already, so nothing is checked again: this is

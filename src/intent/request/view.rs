@@ -96,7 +96,7 @@ impl<'a> RequestView<'a> {
         f: &Frame<REQUEST_BUFCOUNT>,
     ) -> Result<Self, DecodeError> {
         let p0 = Span::of(f, 0);
-        let head = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start as usize)?;
+        let head = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
         Self::rest_in::<O>(bytes, f, head)
     }
 
@@ -116,9 +116,13 @@ impl<'a> RequestView<'a> {
         f: &Frame<REQUEST_BUFCOUNT>,
         ptlrpc: PtlrpcHead,
     ) -> Result<Self, DecodeError> {
-        check_type(ptlrpc.msg_type, f.spans[0].start as usize, Expect::Request)?;
+        check_type(
+            ptlrpc.msg_type,
+            f.spans[0].start() as usize,
+            Expect::Request,
+        )?;
         f.require_count(REQUEST_MIN_BUFCOUNT)?;
-        let off: [usize; REQUEST_BUFCOUNT] = f.spans.map(|s| s.start as usize);
+        let off: [usize; REQUEST_BUFCOUNT] = f.spans.map(|s| s.start() as usize);
         let buf = |i| Span::of(f, i).in_bytes(bytes);
         let lock = LdlmRequestHead::check_in::<O>(buf(1), off[1])?;
         let it_buf = buf(2);
@@ -164,7 +168,7 @@ impl<'a> RequestView<'a> {
             op,
             ptlrpc: Span::of(f, 0),
             ldlm: Span::of(f, 1),
-            body: f.spans[3].start,
+            body: f.spans[3].start(),
             name,
             groups,
         })
@@ -182,19 +186,19 @@ impl<'a> RequestView<'a> {
     pub fn ptlrpc(&self) -> PtlrpcBody {
         let b = self.ptlrpc;
         // parse() checked the buffer: decoding it again cannot fail.
-        PtlrpcBody::decode_buffer(b.in_bytes(self.bytes), self.order, b.start as usize)
+        PtlrpcBody::decode_buffer(b.in_bytes(self.bytes), self.order, b.start() as usize)
             .unwrap_or_default()
     }
     /// Buffer 1, its handles included, decoded from the validated bytes.
     pub fn ldlm(&self) -> LdlmRequest {
         let b = self.ldlm;
         // parse() checked the buffer: decoding it again cannot fail.
-        LdlmRequest::decode_buffer(b.in_bytes(self.bytes), self.order, b.start as usize)
+        LdlmRequest::decode_buffer(b.in_bytes(self.bytes), self.order, b.start() as usize)
             .unwrap_or_default()
     }
     /// The lock asked for (`ldlm_request.lock_desc`), without the handles.
     fn lock_desc(&self) -> LdlmLockDesc {
-        let at = self.ldlm.start as usize + 8;
+        let at = self.ldlm.start() as usize + 8;
         self.bytes
             .get(at..)
             .and_then(|b| LdlmLockDesc::decode(b, self.order).ok())
