@@ -7,7 +7,7 @@
 //! is wrong; the walk checks each buffer as it goes. Lengths are drawn near the bounds, at the
 //! type's maximum and small, and inputs are cut short anywhere.
 
-use lustre_dne_intent::error::{At, DecodeError, ErrorKind};
+use lustre_dne_intent::error::{DecodeError, ErrorKind};
 use lustre_dne_intent::intent::{ReplyView, RequestView};
 use lustre_dne_intent::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
 use lustre_dne_intent::wire::MsgView;
@@ -20,10 +20,13 @@ fn round8(n: u64) -> u64 {
     (n + 7) & !7
 }
 
+/// A rule broken: its kind, the field named, its offset.
+type Refusal = (ErrorKind, String, usize);
+
 /// What WIRE.md §2 says of a message: `Ok(count)`, or the first rule it breaks. The header and
 /// the magic come first, then `lm_bufcount`, `lm_buflens`, each buffer in order (its padded
 /// length, then whether it lies inside the input), and last the whole message's size.
-fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'static str, usize)> {
+fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, Refusal> {
     let word = |at: usize| {
         let w = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
         if big_endian {
@@ -37,7 +40,7 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'stat
             need: MSG_HEADER_FIXED,
             have: bytes.len(),
         };
-        return Err((kind, "", 0));
+        return Err((kind, String::new(), 0));
     }
     let count = word(0);
     if count == 0 || count as usize > MSG_MAX_BUFCOUNT {
@@ -46,7 +49,7 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'stat
             min: 1,
             max: MSG_MAX_BUFCOUNT as u64,
         };
-        return Err((kind, "lm_bufcount", 0));
+        return Err((kind, "lm_bufcount".into(), 0));
     }
     let count = count as usize;
     if bytes.len() < MSG_HEADER_FIXED + 4 * count {
@@ -54,7 +57,7 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'stat
             need: 4 * count,
             have: bytes.len() - MSG_HEADER_FIXED,
         };
-        return Err((kind, "lm_buflens", MSG_HEADER_FIXED));
+        return Err((kind, "lm_buflens".into(), MSG_HEADER_FIXED));
     }
     let mut cursor = round8((MSG_HEADER_FIXED + 4 * count) as u64);
     for i in 0..count {
@@ -64,14 +67,14 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'stat
                 value: len,
                 max: MSG_MAX_BUFLEN as u64,
             };
-            return Err((kind, BUFLENS[i], MSG_HEADER_FIXED + 4 * i));
+            return Err((kind, format!("lm_buflens[{i}]"), MSG_HEADER_FIXED + 4 * i));
         }
         if (bytes.len() as u64) < cursor + len {
             let kind = ErrorKind::Truncated {
                 need: len as usize,
                 have: bytes.len().saturating_sub(cursor as usize),
             };
-            return Err((kind, BUFFERS[i], cursor as usize));
+            return Err((kind, format!("buffer[{i}]"), cursor as usize));
         }
         cursor += round8(len);
     }
@@ -80,80 +83,10 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, (ErrorKind, &'stat
             len: cursor as usize,
             max: MSG_MAX_LEN,
         };
-        return Err((kind, "lm_buflens", MSG_HEADER_FIXED));
+        return Err((kind, "lm_buflens".into(), MSG_HEADER_FIXED));
     }
     Ok(count)
 }
-
-const BUFLENS: [&str; 32] = [
-    "lm_buflens[0]",
-    "lm_buflens[1]",
-    "lm_buflens[2]",
-    "lm_buflens[3]",
-    "lm_buflens[4]",
-    "lm_buflens[5]",
-    "lm_buflens[6]",
-    "lm_buflens[7]",
-    "lm_buflens[8]",
-    "lm_buflens[9]",
-    "lm_buflens[10]",
-    "lm_buflens[11]",
-    "lm_buflens[12]",
-    "lm_buflens[13]",
-    "lm_buflens[14]",
-    "lm_buflens[15]",
-    "lm_buflens[16]",
-    "lm_buflens[17]",
-    "lm_buflens[18]",
-    "lm_buflens[19]",
-    "lm_buflens[20]",
-    "lm_buflens[21]",
-    "lm_buflens[22]",
-    "lm_buflens[23]",
-    "lm_buflens[24]",
-    "lm_buflens[25]",
-    "lm_buflens[26]",
-    "lm_buflens[27]",
-    "lm_buflens[28]",
-    "lm_buflens[29]",
-    "lm_buflens[30]",
-    "lm_buflens[31]",
-];
-
-const BUFFERS: [&str; 32] = [
-    "buffer[0]",
-    "buffer[1]",
-    "buffer[2]",
-    "buffer[3]",
-    "buffer[4]",
-    "buffer[5]",
-    "buffer[6]",
-    "buffer[7]",
-    "buffer[8]",
-    "buffer[9]",
-    "buffer[10]",
-    "buffer[11]",
-    "buffer[12]",
-    "buffer[13]",
-    "buffer[14]",
-    "buffer[15]",
-    "buffer[16]",
-    "buffer[17]",
-    "buffer[18]",
-    "buffer[19]",
-    "buffer[20]",
-    "buffer[21]",
-    "buffer[22]",
-    "buffer[23]",
-    "buffer[24]",
-    "buffer[25]",
-    "buffer[26]",
-    "buffer[27]",
-    "buffer[28]",
-    "buffer[29]",
-    "buffer[30]",
-    "buffer[31]",
-];
 
 /// A buffer length: small, around the bounds (one buffer at the bound, half of it, so that two
 /// sum past the whole-message bound), or anywhere up to the type's maximum.
@@ -214,10 +147,14 @@ fn message() -> impl Strategy<Value = (Vec<u8>, bool)> {
 const INPUT_MAX: u64 = MSG_MAX_BUFLEN as u64 + 4096;
 
 #[track_caller]
-fn same_error(e: &DecodeError, want: &(ErrorKind, &'static str, usize), who: &str) {
+fn same_error(e: &DecodeError, want: &Refusal, who: &str) {
     let (kind, field, offset) = want;
     assert_eq!(&e.kind, kind, "{who}: {e}");
-    assert_eq!(e.at, At::new(S, field, *offset), "{who}: {e}");
+    assert_eq!(
+        (e.at.structure, e.at.field, e.at.offset),
+        (S, field.as_str(), *offset),
+        "{who}: {e}"
+    );
 }
 
 proptest! {
@@ -264,12 +201,20 @@ fn the_reference_walk_follows_the_spec() {
     assert_eq!(reference(&msg(&[8, 5], 53), false), Ok(2));
     assert_eq!(
         reference(&msg(&[8, 5], 52), false),
-        Err((ErrorKind::Truncated { need: 5, have: 4 }, "buffer[1]", 48))
+        Err((
+            ErrorKind::Truncated { need: 5, have: 4 },
+            "buffer[1]".into(),
+            48
+        ))
     );
     // An empty buffer must still start inside the input.
     assert_eq!(
         reference(&msg(&[3, 0], 47), false),
-        Err((ErrorKind::Truncated { need: 0, have: 0 }, "buffer[1]", 48))
+        Err((
+            ErrorKind::Truncated { need: 0, have: 0 },
+            "buffer[1]".into(),
+            48
+        ))
     );
     // Over the bound is named before the truncation it implies.
     assert_eq!(
@@ -279,7 +224,7 @@ fn the_reference_walk_follows_the_spec() {
                 value: u64::from(bound) + 1,
                 max: bound.into()
             },
-            "lm_buflens[0]",
+            "lm_buflens[0]".into(),
             32
         ))
     );
@@ -293,7 +238,7 @@ fn the_reference_walk_follows_the_spec() {
                 len: whole,
                 max: MSG_MAX_LEN
             },
-            "lm_buflens",
+            "lm_buflens".into(),
             32
         ))
     );
