@@ -76,16 +76,18 @@ impl<'a> RequestView<'a> {
     /// ```
     #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        // The frame is built here, in the chosen order, rather than returned and copied.
+        // The frame is built here, in the chosen order, rather than returned and copied; the
+        // spans stay where the framing wrote them (a copy would wait for those stores).
         type F = Frame<REQUEST_BUFCOUNT>;
+        let mut spans = [Span::default(); REQUEST_BUFCOUNT];
         match F::order_of(bytes)? {
             Endian::Little => {
-                let f = F::parse_in::<LittleEndian>(bytes, Endian::Little)?;
-                Self::parse_in::<LittleEndian>(bytes, &f)
+                let f = F::parse_spans_in::<LittleEndian>(bytes, Endian::Little, &mut spans)?;
+                Self::parse_in::<LittleEndian>(bytes, &f, &spans)
             }
             Endian::Big => {
-                let f = F::parse_in::<BigEndian>(bytes, Endian::Big)?;
-                Self::parse_in::<BigEndian>(bytes, &f)
+                let f = F::parse_spans_in::<BigEndian>(bytes, Endian::Big, &mut spans)?;
+                Self::parse_in::<BigEndian>(bytes, &f, &spans)
             }
         }
     }
@@ -93,19 +95,21 @@ impl<'a> RequestView<'a> {
     #[inline(always)]
     fn parse_in<O: ByteOrder>(
         bytes: &'a [u8],
-        f: &Frame<REQUEST_BUFCOUNT>,
+        f: &Frame<0>,
+        spans: &[Span; REQUEST_BUFCOUNT],
     ) -> Result<Self, DecodeError> {
-        let p0 = Span::of(f, 0);
+        let p0 = spans[0];
         let head = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
-        Self::rest_in::<O>(bytes, f, head)
+        Self::rest_in::<O>(bytes, f, spans, head)
     }
 
     /// The rest of [`RequestView::parse`], once the framing and buffer 0 are checked.
     pub(crate) fn from_head(msg: MsgView<'a>, head: PtlrpcHead) -> Result<Self, DecodeError> {
-        let f = Frame::<REQUEST_BUFCOUNT>::of_view(&msg);
+        let frame = Frame::<REQUEST_BUFCOUNT>::of_view(&msg);
+        let (f, spans) = (frame.without_spans(), &frame.spans);
         match f.order {
-            Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, head),
-            Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, head),
+            Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, spans, head),
+            Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, spans, head),
         }
     }
 
@@ -113,17 +117,14 @@ impl<'a> RequestView<'a> {
     #[inline(always)]
     fn rest_in<O: ByteOrder>(
         bytes: &'a [u8],
-        f: &Frame<REQUEST_BUFCOUNT>,
+        f: &Frame<0>,
+        spans: &[Span; REQUEST_BUFCOUNT],
         ptlrpc: PtlrpcHead,
     ) -> Result<Self, DecodeError> {
-        check_type(
-            ptlrpc.msg_type,
-            f.spans[0].start() as usize,
-            Expect::Request,
-        )?;
+        check_type(ptlrpc.msg_type, spans[0].start() as usize, Expect::Request)?;
         f.require_count(REQUEST_MIN_BUFCOUNT)?;
-        let off: [usize; REQUEST_BUFCOUNT] = f.spans.map(|s| s.start() as usize);
-        let buf = |i| Span::of(f, i).in_bytes(bytes);
+        let off: [usize; REQUEST_BUFCOUNT] = spans.map(|s| s.start() as usize);
+        let buf = |i: usize| spans[i].in_bytes(bytes);
         let lock = LdlmRequestHead::check_in::<O>(buf(1), off[1])?;
         let it_buf = buf(2);
         let Some(intent) = decode_in::<LdlmIntent, O>(it_buf) else {
@@ -166,9 +167,9 @@ impl<'a> RequestView<'a> {
             order: f.order,
             count: f.count as u8,
             op,
-            ptlrpc: Span::of(f, 0),
-            ldlm: Span::of(f, 1),
-            body: f.spans[3].start(),
+            ptlrpc: spans[0],
+            ldlm: spans[1],
+            body: spans[3].start(),
             name,
             groups,
         })

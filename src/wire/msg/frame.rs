@@ -76,12 +76,6 @@ impl Span {
         (self.0 >> 32) as u32
     }
 
-    /// Buffer `i` of a frame.
-    #[inline(always)]
-    pub(crate) fn of<const N: usize>(f: &Frame<N>, i: usize) -> Self {
-        f.spans[i]
-    }
-
     /// The buffer in `bytes`, which the framing proved holds it (empty otherwise).
     #[inline(always)]
     pub(crate) fn in_bytes(self, bytes: &[u8]) -> &[u8] {
@@ -181,6 +175,21 @@ impl<const N: usize> Frame<N> {
     /// The rest of [`Frame::parse`] in byte order `O`, chosen once.
     #[inline(always)]
     pub(crate) fn parse_in<O: ByteOrder>(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
+        let mut spans = [Span::default(); N];
+        let rest = Self::parse_spans_in::<O>(bytes, order, &mut spans)?;
+        Ok(rest.with_spans(spans))
+    }
+
+    /// [`Frame::parse_in`] with the spans written to `spans` (every entry), wherever the caller
+    /// keeps them: a view that frames into its own field need not copy the spans just stored,
+    /// which a copy would load before the stores are done with (the loads wait). The frame
+    /// returned holds the rest; its `past_last` is the first non-empty buffer from `N` on.
+    #[inline(always)]
+    pub(crate) fn parse_spans_in<O: ByteOrder>(
+        bytes: &[u8],
+        order: Endian,
+        spans: &mut [Span; N],
+    ) -> Result<Frame<0>, DecodeError> {
         let (header, count) = read_header::<O>(bytes);
         if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
             return Err(DecodeError::new(
@@ -202,7 +211,6 @@ impl<const N: usize> Frame<N> {
                 },
             ));
         };
-        let mut spans = [Span::default(); N];
         let mut past_last = None;
         // One pass that only sums: u64 holds 32 lengths of up to 2^32 − 1 on any target. Only a
         // bad message pays for the walk that names its first bad buffer. No length needs its
@@ -230,11 +238,11 @@ impl<const N: usize> Frame<N> {
             // The usual case, a message of the decoder's own count: a loop of constant length
             // that the compiler unrolls.
             for i in 0..N {
-                step(i, &mut spans);
+                step(i, spans);
             }
         } else {
             for i in 0..kept {
-                step(i, &mut spans);
+                step(i, spans);
             }
         }
         for i in kept..count {
@@ -260,10 +268,39 @@ impl<const N: usize> Frame<N> {
             order,
             header,
             count,
-            spans,
+            spans: [],
             wire_len: cursor,
             past_last,
         })
+    }
+}
+
+impl<const N: usize> Frame<N> {
+    /// The frame without its spans, as [`Frame::parse_spans_in`] returns it.
+    pub(crate) fn without_spans(&self) -> Frame<0> {
+        Frame {
+            order: self.order,
+            header: self.header,
+            count: self.count,
+            spans: [],
+            wire_len: self.wire_len,
+            past_last: self.past_last,
+        }
+    }
+}
+
+impl Frame<0> {
+    /// The frame of [`Frame::parse_spans_in`] with its spans.
+    #[inline(always)]
+    pub(crate) fn with_spans<const N: usize>(self, spans: [Span; N]) -> Frame<N> {
+        Frame {
+            order: self.order,
+            header: self.header,
+            count: self.count,
+            spans,
+            wire_len: self.wire_len,
+            past_last: self.past_last,
+        }
     }
 }
 
