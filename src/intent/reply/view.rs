@@ -44,7 +44,6 @@ pub(super) struct Parts {
 fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
     // The frame is built here, in the chosen order, rather than returned and copied
     // (callgrind: 47 instructions a reply); its spans go straight into the parts.
-    type F = Frame<REPLY_BUFCOUNT>;
     let mut parts = Parts {
         order: Endian::Little,
         bufcount: 0,
@@ -52,13 +51,14 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
         spans: [Span::default(); REPLY_BUFCOUNT],
         masks: None,
     };
-    match F::order_of(bytes)? {
+    match Frame::order_of(bytes)? {
         Endian::Little => {
-            let f = F::parse_spans_in::<LittleEndian>(bytes, Endian::Little, &mut parts.spans)?;
+            let f =
+                Frame::parse_spans_in::<LittleEndian, _>(bytes, Endian::Little, &mut parts.spans)?;
             parts_in::<LittleEndian>(bytes, &f, &mut parts, ctx)?;
         }
         Endian::Big => {
-            let f = F::parse_spans_in::<BigEndian>(bytes, Endian::Big, &mut parts.spans)?;
+            let f = Frame::parse_spans_in::<BigEndian, _>(bytes, Endian::Big, &mut parts.spans)?;
             parts_in::<BigEndian>(bytes, &f, &mut parts, ctx)?;
         }
     }
@@ -68,15 +68,14 @@ fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, Decode
 /// The rest of a reply decode, once the framing is checked (the path of
 /// [`MessageView::parse`](crate::intent::MessageView::parse)).
 fn parts_of(msg: &MsgView<'_>, ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
-    let frame = Frame::<REPLY_BUFCOUNT>::of_view(msg);
     let mut parts = Parts {
-        order: frame.order,
+        order: msg.order(),
         bufcount: 0,
         header: MsgHeader::default(),
-        spans: frame.spans,
+        spans: [Span::default(); REPLY_BUFCOUNT],
         masks: None,
     };
-    let f = frame.without_spans();
+    let f = Frame::of_view(msg, &mut parts.spans);
     match f.order {
         Endian::Little => parts_in::<LittleEndian>(msg.as_bytes(), &f, &mut parts, ctx)?,
         Endian::Big => parts_in::<BigEndian>(msg.as_bytes(), &f, &mut parts, ctx)?,
@@ -89,7 +88,7 @@ fn parts_of(msg: &MsgView<'_>, ctx: Option<&ReplyContext>) -> Result<Parts, Deco
 #[inline(always)]
 fn parts_in<O: ByteOrder>(
     bytes: &[u8],
-    f: &Frame<0>,
+    f: &Frame,
     parts: &mut Parts,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
@@ -110,7 +109,7 @@ fn parts_in<O: ByteOrder>(
 #[inline(always)]
 fn rest_in<O: ByteOrder>(
     bytes: &[u8],
-    f: &Frame<0>,
+    f: &Frame,
     spans: &[Span; REPLY_BUFCOUNT],
     ptlrpc: PtlrpcHead,
     ctx: Option<&ReplyContext>,

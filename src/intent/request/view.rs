@@ -78,15 +78,15 @@ impl<'a> RequestView<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         // The frame is built here, in the chosen order, rather than returned and copied; the
         // spans stay where the framing wrote them (a copy would wait for those stores).
-        type F = Frame<REQUEST_BUFCOUNT>;
         let mut spans = [Span::default(); REQUEST_BUFCOUNT];
-        match F::order_of(bytes)? {
+        match Frame::order_of(bytes)? {
             Endian::Little => {
-                let f = F::parse_spans_in::<LittleEndian>(bytes, Endian::Little, &mut spans)?;
+                let f =
+                    Frame::parse_spans_in::<LittleEndian, _>(bytes, Endian::Little, &mut spans)?;
                 Self::parse_in::<LittleEndian>(bytes, &f, &spans)
             }
             Endian::Big => {
-                let f = F::parse_spans_in::<BigEndian>(bytes, Endian::Big, &mut spans)?;
+                let f = Frame::parse_spans_in::<BigEndian, _>(bytes, Endian::Big, &mut spans)?;
                 Self::parse_in::<BigEndian>(bytes, &f, &spans)
             }
         }
@@ -95,7 +95,7 @@ impl<'a> RequestView<'a> {
     #[inline(always)]
     fn parse_in<O: ByteOrder>(
         bytes: &'a [u8],
-        f: &Frame<0>,
+        f: &Frame,
         spans: &[Span; REQUEST_BUFCOUNT],
     ) -> Result<Self, DecodeError> {
         let p0 = spans[0];
@@ -105,11 +105,11 @@ impl<'a> RequestView<'a> {
 
     /// The rest of [`RequestView::parse`], once the framing and buffer 0 are checked.
     pub(crate) fn from_head(msg: MsgView<'a>, head: PtlrpcHead) -> Result<Self, DecodeError> {
-        let frame = Frame::<REQUEST_BUFCOUNT>::of_view(&msg);
-        let (f, spans) = (frame.without_spans(), &frame.spans);
+        let mut spans = [Span::default(); REQUEST_BUFCOUNT];
+        let f = Frame::of_view(&msg, &mut spans);
         match f.order {
-            Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, spans, head),
-            Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, spans, head),
+            Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, &spans, head),
+            Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, &spans, head),
         }
     }
 
@@ -117,7 +117,7 @@ impl<'a> RequestView<'a> {
     #[inline(always)]
     fn rest_in<O: ByteOrder>(
         bytes: &'a [u8],
-        f: &Frame<0>,
+        f: &Frame,
         spans: &[Span; REQUEST_BUFCOUNT],
         ptlrpc: PtlrpcHead,
     ) -> Result<Self, DecodeError> {

@@ -9,21 +9,20 @@ use crate::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_
 use zerocopy::byteorder::U32;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
-/// The framing of a message as a decoder of `N` buffers needs it: the offsets and lengths of
-/// its first `N` buffers (buffers past `lm_bufcount` are empty and start at the end), the
-/// canonical size, and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every buffer,
-/// those past `N` included, is checked as [`MsgView::parse`] does, with the same errors.
+/// The framing of a message as a decoder of `N` buffers needs it. The spans of its first `N`
+/// buffers (those past `lm_bufcount` empty, at the end) are written where the decoder keeps
+/// them ([`Frame::parse_spans_in`], [`Frame::of_view`]); the frame holds the rest: the header,
+/// the canonical size and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every
+/// buffer, those past `N` included, is checked as [`MsgView::parse`] does, with the same errors.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Frame<const N: usize> {
+pub(crate) struct Frame {
     pub(crate) order: Endian,
     pub(crate) header: MsgHeader,
     /// `lm_bufcount` (1..=32).
     pub(crate) count: usize,
-    /// Where buffers 0..N lie: kept as the views keep them, so a view takes them as they are.
-    pub(crate) spans: [Span; N],
     /// The size with the last buffer padded: where buffers past `lm_bufcount` start.
     pub(crate) wire_len: usize,
-    /// The first non-empty buffer at index `N` or later: its index and length.
+    /// The first non-empty buffer past the `N` whose spans were asked for: its index and length.
     pub(crate) past_last: Option<(usize, usize)>,
 }
 
@@ -33,9 +32,9 @@ pub(crate) struct Frame<const N: usize> {
 /// One `u64` (the start in the low half), not two `u32` fields, so that the framing stores each
 /// span at once: a view then copies a span with one load of what one store wrote. A load of
 /// what two 4-byte stores wrote cannot be forwarded from them and waits for both to reach the
-/// cache. Criterion, paired runs: requests decode in 11 to 15 % less time; replies, whose view
-/// copies its spans 16 bytes at a time (two stores again), neither gain nor lose time, though
-/// packing costs them 40 to 65 instructions (callgrind).
+/// cache. The framing also writes the spans where the view keeps them, so that nothing copies
+/// them (criterion, paired runs: both together took 11 to 15 % off a request's decode and 2 to
+/// 13 % off a reply's).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Span(u64);
 
@@ -90,7 +89,7 @@ impl Span {
     }
 }
 
-impl<const N: usize> Frame<N> {
+impl Frame {
     /// Refuses a message with fewer than `min` buffers, as a decoder of that kind of message
     /// must (`lm_bufcount` itself was checked against 1..=[`MSG_MAX_BUFCOUNT`] by the framing).
     pub(crate) fn require_count(&self, min: usize) -> Result<(), DecodeError> {
@@ -107,9 +106,8 @@ impl<const N: usize> Frame<N> {
         ))
     }
 
-    /// The framing of an already parsed view.
-    pub(crate) fn of_view(msg: &MsgView<'_>) -> Self {
-        let mut spans = [Span::default(); N];
+    /// The framing of an already parsed view, its first `N` spans written to `spans`.
+    pub(crate) fn of_view<const N: usize>(msg: &MsgView<'_>, spans: &mut [Span; N]) -> Self {
         let mut past_last = None;
         let mut cursor = msg.first_offset();
         for (i, l) in msg.buflens().enumerate() {
@@ -128,7 +126,6 @@ impl<const N: usize> Frame<N> {
             order: msg.order,
             header: msg.header(),
             count: msg.bufcount(),
-            spans,
             wire_len: cursor,
             past_last,
         }
@@ -138,14 +135,16 @@ impl<const N: usize> Frame<N> {
     #[inline]
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
         match Self::order_of(bytes)? {
-            Endian::Little => Self::parse_in::<LittleEndian>(bytes, Endian::Little),
-            Endian::Big => Self::parse_in::<BigEndian>(bytes, Endian::Big),
+            Endian::Little => {
+                Self::parse_spans_in::<LittleEndian, 0>(bytes, Endian::Little, &mut [])
+            }
+            Endian::Big => Self::parse_spans_in::<BigEndian, 0>(bytes, Endian::Big, &mut []),
         }
     }
 
     /// The byte order of a message, from `lm_magic` (the first check of [`Frame::parse`]): for a
-    /// decoder that calls [`Frame::parse_in`] itself, so that the frame is built in its own
-    /// frame of the stack rather than returned and copied.
+    /// decoder that calls [`Frame::parse_spans_in`] itself, so that the frame is built in its
+    /// own frame of the stack rather than returned and copied.
     #[inline]
     pub(crate) fn order_of(bytes: &[u8]) -> Result<Endian, DecodeError> {
         if bytes.len() < MSG_HEADER_FIXED {
@@ -172,24 +171,16 @@ impl<const N: usize> Frame<N> {
         }
     }
 
-    /// The rest of [`Frame::parse`] in byte order `O`, chosen once.
+    /// The rest of [`Frame::parse`] in byte order `O`, chosen once, with the spans of buffers
+    /// 0..N written to `spans` (every entry), wherever the caller keeps them: a view that frames
+    /// into its own field need not copy the spans just stored, which a copy would load before
+    /// the stores are done with (the loads wait).
     #[inline(always)]
-    pub(crate) fn parse_in<O: ByteOrder>(bytes: &[u8], order: Endian) -> Result<Self, DecodeError> {
-        let mut spans = [Span::default(); N];
-        let rest = Self::parse_spans_in::<O>(bytes, order, &mut spans)?;
-        Ok(rest.with_spans(spans))
-    }
-
-    /// [`Frame::parse_in`] with the spans written to `spans` (every entry), wherever the caller
-    /// keeps them: a view that frames into its own field need not copy the spans just stored,
-    /// which a copy would load before the stores are done with (the loads wait). The frame
-    /// returned holds the rest; its `past_last` is the first non-empty buffer from `N` on.
-    #[inline(always)]
-    pub(crate) fn parse_spans_in<O: ByteOrder>(
+    pub(crate) fn parse_spans_in<O: ByteOrder, const N: usize>(
         bytes: &[u8],
         order: Endian,
         spans: &mut [Span; N],
-    ) -> Result<Frame<0>, DecodeError> {
+    ) -> Result<Self, DecodeError> {
         let (header, count) = read_header::<O>(bytes);
         if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
             return Err(DecodeError::new(
@@ -268,102 +259,48 @@ impl<const N: usize> Frame<N> {
             order,
             header,
             count,
-            spans: [],
             wire_len: cursor,
             past_last,
         })
     }
 }
 
-impl<const N: usize> Frame<N> {
-    /// The frame without its spans, as [`Frame::parse_spans_in`] returns it.
-    pub(crate) fn without_spans(&self) -> Frame<0> {
-        Frame {
-            order: self.order,
-            header: self.header,
-            count: self.count,
-            spans: [],
-            wire_len: self.wire_len,
-            past_last: self.past_last,
-        }
-    }
-}
-
-impl Frame<0> {
-    /// The frame of [`Frame::parse_spans_in`] with its spans.
-    #[inline(always)]
-    pub(crate) fn with_spans<const N: usize>(self, spans: [Span; N]) -> Frame<N> {
-        Frame {
-            order: self.order,
-            header: self.header,
-            count: self.count,
-            spans,
-            wire_len: self.wire_len,
-            past_last: self.past_last,
-        }
-    }
-}
-
-/// Why [`Frame::parse_in`] refused a message whose buffers run past the input or past
-/// [`MSG_MAX_LEN`], in the order of the rules: a buffer over [`MSG_MAX_BUFLEN`] or past the
-/// input first, then the total.
+/// The error of a message [`Frame::parse_spans_in`] refused (its last buffer ends past the
+/// input, or its total is over [`MSG_MAX_LEN`]), in the order of the rules: the first buffer
+/// over [`MSG_MAX_BUFLEN`] or past the input, else the total. In `u64`, as the framing sums.
 #[cold]
 fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> DecodeError {
+    let have = bytes.len() as u64;
     let mut cursor = round8(MSG_HEADER_FIXED + 4 * count) as u64;
-    let mut last_end = cursor;
-    let mut over = false;
-    for w in lens_bytes.chunks_exact(4) {
-        let l = u64::from(U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get());
-        over |= l > MSG_MAX_BUFLEN as u64;
-        last_end = cursor + l;
-        cursor += (l + 7) & !7;
-    }
-    if over || last_end > bytes.len() as u64 {
-        return buffer_error::<O>(bytes, lens_bytes, count);
-    }
-    DecodeError::new(
-        At::new(S, "lm_buflens", MSG_HEADER_FIXED),
-        ErrorKind::MsgTooLong {
-            // At most 32 buffers of at most MSG_MAX_BUFLEN each here: fits any usize.
-            len: cursor as usize,
-            max: MSG_MAX_LEN,
-        },
-    )
-}
-
-/// The error of the first buffer of a message that is over [`MSG_MAX_BUFLEN`] or runs past the
-/// input ([`Frame::parse`] found one).
-#[cold]
-fn buffer_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> DecodeError {
-    let mut cursor = round8(MSG_HEADER_FIXED + 4 * count);
     for (i, word) in lens_bytes.chunks_exact(4).enumerate() {
-        let len = U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get() as usize;
-        if round8(len) > MSG_MAX_BUFLEN {
+        let len = u64::from(U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get());
+        let padded = (len + 7) & !7;
+        if padded > MSG_MAX_BUFLEN as u64 {
             return DecodeError::new(
                 At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
                 ErrorKind::OverLimit {
-                    value: len as u64,
+                    value: len,
                     max: MSG_MAX_BUFLEN as u64,
                 },
             );
         }
-        if bytes.len() < cursor + len {
+        // Every buffer so far is within MSG_MAX_BUFLEN: the casts below fit any usize.
+        if have < cursor + len {
             return DecodeError::new(
-                At::new(S, BUFFER_FIELDS[i], cursor),
+                At::new(S, BUFFER_FIELDS[i], cursor as usize),
                 ErrorKind::Truncated {
-                    need: len,
-                    have: bytes.len().saturating_sub(cursor),
+                    need: len as usize,
+                    have: have.saturating_sub(cursor) as usize,
                 },
             );
         }
-        cursor += round8(len);
+        cursor += padded;
     }
-    // Unreachable when called as documented; a framing error all the same.
     DecodeError::new(
         At::new(S, "lm_buflens", MSG_HEADER_FIXED),
-        ErrorKind::Truncated {
-            need: cursor,
-            have: bytes.len(),
+        ErrorKind::MsgTooLong {
+            len: cursor as usize,
+            max: MSG_MAX_LEN,
         },
     )
 }

@@ -161,7 +161,7 @@ impl<'a> MsgView<'a> {
     /// Checks the framing of `bytes` and detects the byte order from `lm_magic`.
     #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let f = Frame::<0>::parse(bytes)?;
+        let f = Frame::parse(bytes)?;
         Ok(MsgView::framed(bytes, f.order, f.count))
     }
 
