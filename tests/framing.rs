@@ -1,7 +1,10 @@
 //! The framing of `lustre_msg_v2` (WIRE.md §2) against a reference walk written here from the
 //! spec's words, buffer by buffer: every decoder (the message view, the request and reply
 //! decoders, which frame 6 and 9 buffers their own way) accepts exactly what the walk accepts,
-//! and refuses the rest with the walk's error: the same rule, field and offset.
+//! and refuses the rest with the walk's error: the same rule, field and offset. What is
+//! accepted lies where the walk put it: every buffer of the message view at the walk's offset
+//! and length, and buffer 0 of the typed decoders, whose first error (the drawn buffers are
+//! zeros) names its place.
 //!
 //! The decoders sum the lengths in one pass and look for the buffer to blame only when the sum
 //! is wrong; the walk checks each buffer as it goes. Lengths are drawn near the bounds, at the
@@ -9,7 +12,9 @@
 
 use lustre_dne_intent::error::{DecodeError, ErrorKind};
 use lustre_dne_intent::intent::{ReplyView, RequestView};
-use lustre_dne_intent::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
+use lustre_dne_intent::limits::{
+    MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN, PTLRPC_BODY_V2_SIZE,
+};
 use lustre_dne_intent::wire::MsgView;
 use proptest::prelude::*;
 
@@ -23,10 +28,17 @@ fn round8(n: u64) -> u64 {
 /// A rule broken: its kind, the field named, its offset.
 type Refusal = (ErrorKind, String, usize);
 
-/// What WIRE.md §2 says of a message: `Ok(count)`, or the first rule it breaks. The header and
+/// Where an accepted message's buffers lie: (start, length) of each, and the canonical size.
+#[derive(Debug, PartialEq)]
+struct Layout {
+    buffers: Vec<(usize, usize)>,
+    wire_len: usize,
+}
+
+/// What WIRE.md §2 says of a message: its [`Layout`], or the first rule it breaks. The header and
 /// the magic come first, then `lm_bufcount`, `lm_buflens`, each buffer in order (its padded
 /// length, then whether it lies inside the input), and last the whole message's size.
-fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, Refusal> {
+fn reference(bytes: &[u8], big_endian: bool) -> Result<Layout, Refusal> {
     let word = |at: usize| {
         let w = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
         if big_endian {
@@ -60,6 +72,7 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, Refusal> {
         return Err((kind, "lm_buflens".into(), MSG_HEADER_FIXED));
     }
     let mut cursor = round8((MSG_HEADER_FIXED + 4 * count) as u64);
+    let mut buffers = Vec::new();
     for i in 0..count {
         let len = u64::from(word(MSG_HEADER_FIXED + 4 * i));
         if round8(len) > MSG_MAX_BUFLEN as u64 {
@@ -76,6 +89,7 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, Refusal> {
             };
             return Err((kind, format!("buffer[{i}]"), cursor as usize));
         }
+        buffers.push((cursor as usize, len as usize));
         cursor += round8(len);
     }
     if cursor > MSG_MAX_LEN as u64 {
@@ -85,7 +99,10 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<usize, Refusal> {
         };
         return Err((kind, "lm_buflens".into(), MSG_HEADER_FIXED));
     }
-    Ok(count)
+    Ok(Layout {
+        buffers,
+        wire_len: cursor as usize,
+    })
 }
 
 /// A buffer length: small, around the bounds (one buffer at the bound, half of it, so that two
@@ -146,6 +163,27 @@ fn message() -> impl Strategy<Value = (Vec<u8>, bool)> {
 /// The largest input drawn: room for one buffer at the bound, with its header, and a little.
 const INPUT_MAX: u64 = MSG_MAX_BUFLEN as u64 + 4096;
 
+/// The layout a view reports: each buffer's start (as a place in `bytes`, and as the offset it
+/// names) and length, and the canonical size.
+fn layout_of(v: &MsgView<'_>, bytes: &[u8]) -> Layout {
+    let buffers = (0..v.bufcount())
+        .map(|i| {
+            let buf = v.buffer(i).expect("a buffer below lm_bufcount");
+            let start = buf.as_ptr() as usize - bytes.as_ptr() as usize;
+            assert_eq!(
+                v.buffer_offset(i),
+                start,
+                "buffer {i}: its offset and its place"
+            );
+            (start, buf.len())
+        })
+        .collect();
+    Layout {
+        buffers,
+        wire_len: v.wire_len(),
+    }
+}
+
 #[track_caller]
 fn same_error(e: &DecodeError, want: &Refusal, who: &str) {
     let (kind, field, offset) = want;
@@ -170,18 +208,27 @@ proptest! {
     fn every_decoder_frames_as_the_reference_walk((bytes, big_endian) in message()) {
         let want = reference(&bytes, big_endian);
         match (&want, MsgView::parse(&bytes)) {
-            (Ok(count), Ok(v)) => {
-                prop_assert_eq!(v.bufcount(), *count);
-                prop_assert_eq!(v.as_bytes().len(), bytes.len());
-            }
+            (Ok(layout), Ok(v)) => prop_assert_eq!(&layout_of(&v, &bytes), layout),
             (Err(w), Err(e)) => same_error(&e, w, "MsgView::parse"),
             (w, got) => prop_assert!(false, "reference {:?}, MsgView::parse {:?}", w, got),
         }
         // The typed decoders frame first; a message the walk refuses fails there the same way.
-        // (One the walk accepts fails later, on its empty buffer 0.)
-        if let Err(w) = &want {
-            same_error(&RequestView::parse(&bytes).unwrap_err(), w, "RequestView::parse");
-            same_error(&ReplyView::parse(&bytes).unwrap_err(), w, "ReplyView::parse");
+        // One the walk accepts fails next, on its zeroed buffer 0, where the walk put it: too
+        // short for a `ptlrpc_body` at its start, or a `pb_type` of 0 eight bytes in.
+        let typed = [
+            ("RequestView::parse", RequestView::parse(&bytes).map(drop)),
+            ("ReplyView::parse", ReplyView::parse(&bytes).map(drop)),
+        ];
+        for (who, got) in typed {
+            let e = got.expect_err("no message drawn here is a valid request or reply");
+            match &want {
+                Err(w) => same_error(&e, w, who),
+                Ok(layout) => {
+                    let (start, len) = layout.buffers[0];
+                    let at = if len < PTLRPC_BODY_V2_SIZE { start } else { start + 8 };
+                    prop_assert_eq!((e.at.structure, e.at.offset), ("ptlrpc_body", at), "{}: {}", who, e);
+                }
+            }
         }
     }
 }
@@ -203,8 +250,15 @@ fn the_reference_walk_follows_the_spec() {
     };
     let bound = MSG_MAX_BUFLEN as u32;
     // Buffers of 8 and 5 bytes after a 40-byte header: 56 bytes, the last padding optional.
-    assert_eq!(reference(&msg(&[8, 5], 56), false), Ok(2));
-    assert_eq!(reference(&msg(&[8, 5], 53), false), Ok(2));
+    let two = Layout {
+        buffers: vec![(40, 8), (48, 5)],
+        wire_len: 56,
+    };
+    assert_eq!(reference(&msg(&[8, 5], 56), false), Ok(two));
+    assert_eq!(
+        reference(&msg(&[8, 5], 53), false).map(|l| l.buffers),
+        Ok(vec![(40, 8), (48, 5)])
+    );
     assert_eq!(
         reference(&msg(&[8, 5], 52), false),
         Err((
@@ -257,7 +311,7 @@ fn the_reference_walk_follows_the_spec() {
         let b = msg(&lens, len);
         let (want, got) = (reference(&b, false), MsgView::parse(&b));
         match (want, got) {
-            (Ok(n), Ok(v)) => assert_eq!(v.bufcount(), n),
+            (Ok(layout), Ok(v)) => assert_eq!(layout_of(&v, &b), layout),
             (Err(w), Err(e)) => same_error(&e, &w, "MsgView::parse"),
             (w, g) => panic!("reference {w:?}, MsgView::parse {g:?}"),
         }
