@@ -210,6 +210,15 @@ fn render(c: &Case, bytes: &[u8], yaml: bool) -> String {
         "trusted.lov" => {
             let v = LovView::parse(bytes).unwrap_or_else(|e| panic!("{}: {e}", c.name));
             let mut t = v.getstripe().yaml(yaml);
+            // The owned copy names its unions by the guess (made in one pass over the
+            // components for a composite layout). `LovMd`'s `==` leaves the union's name
+            // out, and `Debug` shows it.
+            assert_eq!(
+                format!("{:?}", v.to_value()),
+                format!("{:?}", v.to_value_of(v.layout_of_guess())),
+                "{}",
+                c.name
+            );
             if let Some(of) = c.layout_of {
                 // The guess agrees with the case's kind.
                 assert_eq!(v.layout_of_guess(), of, "{}", c.name);

@@ -4,7 +4,7 @@ use super::{COMP_S, ENTRY_S, FOREIGN_S, KNOWN, LOV_S};
 use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC};
 use super::{LOV_MAGIC_V1, LOV_MAGIC_V3};
 #[cfg(feature = "alloc")]
-use super::{LayoutOf, LmmMember, LovBlob, LovComp, LovComponent, LovView};
+use super::{LayoutOf, LmmMember, LovBlob, LovComp, LovComponent};
 use super::{LcmFlags, LcmeFlags, LovCompMdEntryV1Raw, LovCompMdV1Raw, LovMdView};
 use crate::error::{DecodeError, ErrorKind};
 use crate::xattr::{ForeignView, bad_magic, err, truncated};
@@ -148,6 +148,17 @@ pub struct LovComponentView<'a> {
     pub entry: LovCompEntry,
     /// The blob.
     pub blob: LovBlobView<'a>,
+}
+
+impl LovComponentView<'_> {
+    /// True when the component can only be part of a file's layout (see
+    /// [`LovView::layout_of_guess`](super::LovView::layout_of_guess)).
+    pub(super) fn is_file_like(&self) -> bool {
+        match &self.blob {
+            LovBlobView::Md(m) => m.is_file_layout(),
+            LovBlobView::Foreign(_) => true,
+        }
+    }
 }
 
 /// A validated composite layout, borrowing the input.
@@ -309,15 +320,31 @@ impl<'a> LovCompView<'a> {
         })
     }
 
-    /// An owned copy, its unions named as [`LovView::layout_of_guess`] says.
+    /// An owned copy, its unions named as [`LovView::layout_of_guess`](super::LovView::layout_of_guess) says. Each component's
+    /// blob is framed once, for the guess and the copy both.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LovComp {
-        self.to_value_of(LovView::Comp(*self).layout_of_guess())
+        let components: alloc::vec::Vec<_> = self.components().collect();
+        let of = if components.iter().any(LovComponentView::is_file_like) {
+            LayoutOf::File
+        } else {
+            LayoutOf::Dir
+        };
+        self.owned_from(components.into_iter(), of)
     }
 
     /// An owned copy, its unions named as lfs reads a layout `of` a file or a directory.
     #[cfg(feature = "alloc")]
     pub fn to_value_of(&self, of: LayoutOf) -> LovComp {
+        self.owned_from(self.components(), of)
+    }
+
+    #[cfg(feature = "alloc")]
+    fn owned_from(
+        &self,
+        components: impl Iterator<Item = LovComponentView<'a>>,
+        of: LayoutOf,
+    ) -> LovComp {
         LovComp {
             sel: self.magic() == LOV_MAGIC_SEL,
             padding: self.padding(),
@@ -325,8 +352,7 @@ impl<'a> LovCompView<'a> {
             flags: self.flags(),
             mirror_count: self.mirror_count(),
             ec_count: self.ec_count(),
-            components: self
-                .components()
+            components: components
                 .map(|c| LovComponent {
                     id: c.entry.id,
                     flags: c.entry.flags,

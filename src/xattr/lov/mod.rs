@@ -383,7 +383,11 @@ impl<'a> LovView<'a> {
     /// ([`LovView::to_value_of`] when the caller knows).
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> Lov {
-        self.to_value_of(self.layout_of_guess())
+        match self {
+            // One pass over the components, for the guess and the copy both.
+            LovView::Comp(c) => Lov::Comp(c.to_value()),
+            _ => self.to_value_of(self.layout_of_guess()),
+        }
     }
 
     /// An owned copy of the layout `of` a file or a directory: each plain layout's union at
@@ -417,11 +421,11 @@ impl<'a> LovView<'a> {
                 }
             }
             LovView::Comp(c) => {
-                let any = c.components().any(|comp| match &comp.blob {
-                    LovBlobView::Md(m) => file_md(m),
-                    LovBlobView::Foreign(_) => true,
-                });
-                if any { LayoutOf::File } else { LayoutOf::Dir }
+                if c.components().any(|comp| comp.is_file_like()) {
+                    LayoutOf::File
+                } else {
+                    LayoutOf::Dir
+                }
             }
             LovView::Foreign(_) => LayoutOf::File,
         }
