@@ -16,6 +16,8 @@
 //! - `reencode`, `reencode_copy` on a reply vector (`ReplyView::encode_into`: a validated view
 //!   written again without a second validation);
 //! - `acl`, `acl_copy`, `acl_owned` on an ACL of PARAM entries;
+//! - `lov`, `lov_copy`, `lov_owned` on a composite layout of PARAM components, and `lov_value`,
+//!   its owned value as `xattr --json` builds it (`LovView::parse`, then `to_value`);
 //! - `whole`, `whole_copy`, `whole_owned` on `mkdir_reply_complete` or `max`: a reply and every
 //!   present result decoded and validated.
 #![forbid(unsafe_code)]
@@ -27,7 +29,7 @@ mod owned_baseline;
 
 use fixtures::Kind;
 use lustre_dne_intent::intent::{ReplyView, RequestView};
-use lustre_dne_intent::xattr::AclView;
+use lustre_dne_intent::xattr::{AclView, LovView};
 use std::hint::black_box;
 
 /// Every (operation, parameter) pair the driver measures, in report order.
@@ -52,6 +54,11 @@ fn cases() -> Vec<(&'static str, String)> {
     }
     for n in ["32", "1024", "8191"] {
         for op in ["acl", "acl_copy", "acl_owned"] {
+            v.push((op, n.to_string()));
+        }
+    }
+    for n in ["1", "16", "64"] {
+        for op in ["lov", "lov_value", "lov_copy", "lov_owned"] {
             v.push((op, n.to_string()));
         }
     }
@@ -95,6 +102,9 @@ fn copy_loop(bytes: &[u8], iters: u64) {
 fn run(op: &str, param: &str, iters: u64) {
     let input = match op {
         "acl" | "acl_copy" | "acl_owned" => fixtures::acl_payload(param.parse().expect("entries")),
+        "lov" | "lov_value" | "lov_copy" | "lov_owned" => {
+            fixtures::lov_comp_payload(param.parse().expect("components"))
+        }
         "whole" | "whole_copy" | "whole_owned" if param == "max" => fixtures::max_reply(),
         _ => fixtures::vector(param),
     };
@@ -186,9 +196,23 @@ fn run(op: &str, param: &str, iters: u64) {
                 black_box(owned_baseline::decode_reply_whole(black_box(&input)).expect("valid"));
             }
         }
-        "decode_copy" | "encode_copy" | "reencode_copy" | "acl_copy" | "whole_copy" => {
-            copy_loop(&input, iters)
+        "lov" => {
+            for _ in 0..iters {
+                black_box(LovView::parse(black_box(&input)).expect("valid"));
+            }
         }
+        "lov_value" => {
+            for _ in 0..iters {
+                black_box(LovView::parse(black_box(&input)).expect("valid").to_value());
+            }
+        }
+        "lov_owned" => {
+            for _ in 0..iters {
+                black_box(owned_baseline::decode_lov(black_box(&input)).expect("valid"));
+            }
+        }
+        "decode_copy" | "encode_copy" | "reencode_copy" | "acl_copy" | "lov_copy"
+        | "whole_copy" => copy_loop(&input, iters),
         other => panic!("unknown operation {other}"),
     }
 }

@@ -22,6 +22,7 @@ pub struct LovMdView<'a> {
 impl<'a> LovMdView<'a> {
     /// Parses a plain layout whose magic is V1, V3 or SPECIFIC. `uninit` marks a component
     /// without `LCME_FL_INIT`, which may also hold the one placeholder entry Lustre writes.
+    #[inline]
     pub(super) fn parse(bytes: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
         let Ok((v1, _)) = LovUserMdV1Raw::ref_from_prefix(bytes) else {
             return Err(truncated(LOV_V1_S, 32, bytes.len()));
