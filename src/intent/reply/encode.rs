@@ -53,7 +53,7 @@ impl Wire<'_> {
         let (off, wire_len) = buffer_offsets(&self.lens());
         check(
             &Facts {
-                ptlrpc: PtlrpcHead::of(self.ptlrpc),
+                ptlrpc: &PtlrpcHead::of(self.ptlrpc),
                 ldlm: self.ldlm,
                 body: self.body,
                 bufs: Apart {

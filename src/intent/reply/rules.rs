@@ -16,7 +16,9 @@ use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcMsgType};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
 
 pub(super) struct Facts<'x, B> {
-    pub(super) ptlrpc: PtlrpcHead,
+    /// By reference: a copy of these four `u32`s, written one by one, would be read back with
+    /// one 16-byte load that waits for the stores (a store-forwarding stall).
+    pub(super) ptlrpc: &'x PtlrpcHead,
     pub(super) ldlm: &'x LdlmReply,
     pub(super) body: Option<&'x MdCreatePrepareRep>,
     /// Where the buffers lie, and results 0..6 (buffers 3..=8).
@@ -138,7 +140,7 @@ pub(super) fn check<'x>(
     f: &Facts<'x, impl Buffers<'x>>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
-    check_type_and_status(&f.ptlrpc, f.bufs.off(0))?;
+    check_type_and_status(f.ptlrpc, f.bufs.off(0))?;
     check_after_status(f, ctx)
 }
 
@@ -151,7 +153,7 @@ pub(super) fn check_after_status<'x>(
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
     }
-    check_version_and_opc(&f.ptlrpc, f.bufs.off(0))?;
+    check_version_and_opc(f.ptlrpc, f.bufs.off(0))?;
     let disp = check_ldlm(f.ldlm, f.bufs.off(1))?;
     if let Some(ctx) = ctx {
         check_granted_for(f, ctx, &disp)?;

@@ -124,7 +124,7 @@ fn rest_in<O: ByteOrder>(
     };
     check_after_status(
         &Facts {
-            ptlrpc,
+            ptlrpc: &ptlrpc,
             ldlm: &ldlm,
             body: body.as_ref(),
             bufs: Framed { bytes, spans },
