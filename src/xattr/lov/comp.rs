@@ -1,11 +1,12 @@
 //! A composite layout, `lov_comp_md_v1`: its entries and their blobs.
 
+use super::LayoutOf;
 use super::{COMP_S, ENTRY_S, FOREIGN_S, KNOWN, LOV_S};
 use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC};
 use super::{LOV_MAGIC_V1, LOV_MAGIC_V3};
-#[cfg(feature = "alloc")]
-use super::{LayoutOf, LmmMember, LovBlob, LovComp, LovComponent};
 use super::{LcmFlags, LcmeFlags, LovCompMdEntryV1Raw, LovCompMdV1Raw, LovMdView};
+#[cfg(feature = "alloc")]
+use super::{LmmMember, LovBlob, LovComp, LovComponent};
 use crate::error::{DecodeError, ErrorKind};
 use crate::xattr::{ForeignView, bad_magic, err, truncated};
 use zerocopy::{FromBytes, IntoBytes};
@@ -150,13 +151,22 @@ pub struct LovComponentView<'a> {
     pub blob: LovBlobView<'a>,
 }
 
-impl LovComponentView<'_> {
-    /// True when the component can only be part of a file's layout (see
-    /// [`LovView::layout_of_guess`](super::LovView::layout_of_guess)).
-    pub(super) fn is_file_like(&self) -> bool {
+impl<'a> LovComponentView<'a> {
+    /// True when the component can only be part of a file's layout.
+    fn is_file_like(&self) -> bool {
         match &self.blob {
             LovBlobView::Md(m) => m.is_file_layout(),
             LovBlobView::Foreign(_) => true,
+        }
+    }
+
+    /// Whose layout these components most likely make up (the composite case of
+    /// [`LovView::layout_of_guess`](super::LovView::layout_of_guess)).
+    pub(super) fn layout_of_guess(mut components: impl Iterator<Item = Self>) -> LayoutOf {
+        if components.any(|c| c.is_file_like()) {
+            LayoutOf::File
+        } else {
+            LayoutOf::Dir
         }
     }
 }
@@ -320,16 +330,13 @@ impl<'a> LovCompView<'a> {
         })
     }
 
-    /// An owned copy, its unions named as [`LovView::layout_of_guess`](super::LovView::layout_of_guess) says. Each component's
-    /// blob is framed once, for the guess and the copy both.
+    /// An owned copy, its unions named as
+    /// [`LovView::layout_of_guess`](super::LovView::layout_of_guess) says. Each component's blob
+    /// is framed once, for the guess and the copy both.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LovComp {
         let components: alloc::vec::Vec<_> = self.components().collect();
-        let of = if components.iter().any(LovComponentView::is_file_like) {
-            LayoutOf::File
-        } else {
-            LayoutOf::Dir
-        };
+        let of = LovComponentView::layout_of_guess(components.iter().copied());
         self.owned_from(components.into_iter(), of)
     }
 

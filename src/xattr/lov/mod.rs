@@ -420,13 +420,7 @@ impl<'a> LovView<'a> {
                     LayoutOf::Dir
                 }
             }
-            LovView::Comp(c) => {
-                if c.components().any(|comp| comp.is_file_like()) {
-                    LayoutOf::File
-                } else {
-                    LayoutOf::Dir
-                }
-            }
+            LovView::Comp(c) => LovComponentView::layout_of_guess(c.components()),
             LovView::Foreign(_) => LayoutOf::File,
         }
     }
