@@ -70,12 +70,18 @@ def main():
         print(f"  {op:13} {param:26} {counts[(op, param)]:12.1f}", file=sys.stderr)
     groups = {}
     for (op, param), v in counts.items():
-        base, _, variant = op.partition("_")
-        groups.setdefault((base, param), {})[variant or "crate"] = v
+        # `acl_copy` and `acl_owned` are baselines of `acl`; `encode_validated` and `lov_value`
+        # are operations of their own, compared with the copy floor of their input.
+        base, _, variant = op.rpartition("_")
+        if variant not in ("copy", "owned"):
+            base, variant = op, "crate"
+        groups.setdefault((base, param), {})[variant] = v
     print("| operation | input | crate | copy floor | owned | crate / copy | owned / crate |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for (base, param), g in groups.items():
         crate, copy, owned = g.get("crate"), g.get("copy"), g.get("owned")
+        if copy is None:
+            copy = groups.get((base.split("_")[0], param), {}).get("copy")
         cells = [f"{crate:.0f}" if crate is not None else "",
                  f"{copy:.0f}" if copy is not None else "",
                  f"{owned:.0f}" if owned is not None else "",

@@ -54,7 +54,8 @@ def main():
         return f"{v / 1000:.2f} µs" if v >= 10_000 else f"{v:.1f} ns"
 
     # criterion group → probe operation (benches/probe.rs)
-    probe_op = {"decode": "decode", "encode": "encode", "acl": "acl", "whole_reply": "whole"}
+    probe_op = {"decode": "decode", "encode": "encode", "acl": "acl", "lov_comp": "lov",
+                "whole_reply": "whole"}
 
     def icount(op, param, variant=""):
         v = instr.get(f"{op}{variant} {param}")
@@ -94,6 +95,12 @@ def main():
                 if v is not None:
                     print(f"| encode (view, no revalidation) | {p} | {ns(v)} | {ns(cp)} | | "
                           f"{v / cp:.1f}× | | {icell(icount('reencode', p))} | {icell(icp)} | |")
+            if group == "lov_comp":
+                v = median(group, "crate_value", p)
+                if v is not None:
+                    print(f"| lov_comp (owned value, `to_value`) | {p} | {ns(v)} | {ns(cp)} | "
+                          f"{ns(ow)} | {v / cp:.1f}× | {ow / v:.1f}× | "
+                          f"{icell(icount('lov_value', p))} | {icell(icp)} | {icell(iow)} |")
             if group == "decode" and p == "mkdir_reply_complete":
                 verdicts.append(("complete mkdir reply decode: crate / copy ≤ 5 (time)",
                                  c / cp, c / cp <= 5))
@@ -129,10 +136,10 @@ def main():
             if c is None or ow is None:
                 continue
             n = int(p)
-            ic = icount("acl", p) if group == "acl" else None
+            ic = icount(probe_op[group], p)
             per_i = f"{ic / n:.1f}" if ic is not None else ""
             print(f"| {label} | {n} | {ns(c / n)} | {ns(ow / n)} | {per_i} |")
-            if ic is not None:
+            if group == "acl" and ic is not None:
                 verdicts.append((f"ACL {n}: ≤ 8 instructions per entry", ic / n, ic / n <= 8))
     print()
     print("| target | measured | met |")
