@@ -106,6 +106,67 @@ pub struct MdCreatePrepareReq {
     pub buf_limit: [u32; MLI_BUF_MAX],
 }
 
+/// The fields of a request body that the rules read, from a value or straight from the
+/// received bytes (see [`LockDescFields`](crate::wire::LockDescFields)).
+pub(crate) trait PrepareReqFields {
+    fn fid(&self) -> LuFid;
+    fn flags(&self) -> McprFlags;
+    fn umask(&self) -> u32;
+    fn child_mode(&self) -> u32;
+    fn buf_limit(&self) -> [u32; MLI_BUF_MAX];
+    /// True in object mode (`MCPR_NO_LOOKUP`).
+    #[inline(always)]
+    fn object_mode(&self) -> bool {
+        self.flags().contains(McprFlags::NO_LOOKUP)
+    }
+}
+
+impl PrepareReqFields for MdCreatePrepareReq {
+    #[inline(always)]
+    fn fid(&self) -> LuFid {
+        self.fid
+    }
+    #[inline(always)]
+    fn flags(&self) -> McprFlags {
+        self.flags
+    }
+    #[inline(always)]
+    fn umask(&self) -> u32 {
+        self.umask
+    }
+    #[inline(always)]
+    fn child_mode(&self) -> u32 {
+        self.child_mode
+    }
+    #[inline(always)]
+    fn buf_limit(&self) -> [u32; MLI_BUF_MAX] {
+        self.buf_limit
+    }
+}
+
+impl<O: ByteOrder> PrepareReqFields for MdCreatePrepareReqRaw<O> {
+    #[inline(always)]
+    fn fid(&self) -> LuFid {
+        LuFid::from_raw(&self.mcpr_fid)
+    }
+    #[inline(always)]
+    fn flags(&self) -> McprFlags {
+        McprFlags(self.mcpr_flags.get())
+    }
+    #[inline(always)]
+    fn umask(&self) -> u32 {
+        self.mcpr_umask.get()
+    }
+    #[inline(always)]
+    fn child_mode(&self) -> u32 {
+        self.mcpr_child_mode.get()
+    }
+    #[inline(always)]
+    fn buf_limit(&self) -> [u32; MLI_BUF_MAX] {
+        self.mcpr_buf_limit.map(|v| v.get())
+    }
+}
+
 impl MdCreatePrepareReq {
     /// The results this request asks for.
     pub fn requested(&self) -> ResultMask {
@@ -227,6 +288,81 @@ pub struct MdCreatePrepareRep {
     pub buf_size: [u32; MLI_BUF_MAX],
 }
 
+/// The fields of a reply body that the rules read, from a value or straight from the received
+/// bytes (see [`LockDescFields`](crate::wire::LockDescFields)).
+pub(crate) trait PrepareRepFields {
+    fn status(&self) -> i32;
+    fn flags(&self) -> McppFlags;
+    fn valid(&self) -> ResultMask;
+    fn truncated(&self) -> ResultMask;
+    fn fid(&self) -> LuFid;
+    fn child_mode(&self) -> u32;
+    /// `mcpp_buf_size[i]`; 0 past the array.
+    fn buf_size(&self, i: usize) -> u32;
+}
+
+impl PrepareRepFields for MdCreatePrepareRep {
+    #[inline(always)]
+    fn status(&self) -> i32 {
+        self.status
+    }
+    #[inline(always)]
+    fn flags(&self) -> McppFlags {
+        self.flags
+    }
+    #[inline(always)]
+    fn valid(&self) -> ResultMask {
+        self.valid
+    }
+    #[inline(always)]
+    fn truncated(&self) -> ResultMask {
+        self.truncated
+    }
+    #[inline(always)]
+    fn fid(&self) -> LuFid {
+        self.fid
+    }
+    #[inline(always)]
+    fn child_mode(&self) -> u32 {
+        self.child_mode
+    }
+    #[inline(always)]
+    fn buf_size(&self, i: usize) -> u32 {
+        self.buf_size.get(i).copied().unwrap_or(0)
+    }
+}
+
+impl<O: ByteOrder> PrepareRepFields for MdCreatePrepareRepRaw<O> {
+    #[inline(always)]
+    fn status(&self) -> i32 {
+        self.mcpp_status.get()
+    }
+    #[inline(always)]
+    fn flags(&self) -> McppFlags {
+        McppFlags(self.mcpp_flags.get())
+    }
+    #[inline(always)]
+    fn valid(&self) -> ResultMask {
+        ResultMask(self.mcpp_valid.get())
+    }
+    #[inline(always)]
+    fn truncated(&self) -> ResultMask {
+        ResultMask(self.mcpp_truncated.get())
+    }
+    #[inline(always)]
+    fn fid(&self) -> LuFid {
+        LuFid::from_raw(&self.mcpp_fid)
+    }
+    #[inline(always)]
+    fn child_mode(&self) -> u32 {
+        self.mcpp_child_mode.get()
+    }
+    #[inline(always)]
+    fn buf_size(&self, i: usize) -> u32 {
+        self.mcpp_buf_size.get(i).map_or(0, |v| v.get())
+    }
+}
+
 impl WireStruct for MdCreatePrepareRep {
     const NAME: &'static str = "md_create_prepare_rep";
     const SIZE: usize = PREPARE_REP_SIZE;
@@ -261,5 +397,110 @@ impl WireStruct for MdCreatePrepareRep {
             mcpp_buf_size: self.buf_size.map(U32::new),
             mcpp_padding: U64::ZERO,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The decoder's rules read the received structs in place; the encoder's read the values.
+    //! Both readings must give every field the same value, in either byte order.
+    use super::*;
+    use crate::wire::raw::{LdlmLockDescRaw, LdlmReplyRaw};
+    use crate::wire::{LdlmLockDesc, LdlmReply, LdlmReplyFields, LockDescFields};
+    use zerocopy::BigEndian;
+
+    /// Distinct, deterministic bytes (xorshift), so that a field read from the wrong place
+    /// differs from the right one.
+    fn noise(seed: u64) -> [u8; 112] {
+        let mut x = seed | 1;
+        core::array::from_fn(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+    }
+
+    fn desc_fields(d: &impl LockDescFields) -> (u32, [u64; 4], u32, u32, u64) {
+        (
+            d.lr_type().0,
+            d.resource().name,
+            d.req_mode().0,
+            d.granted_mode().0,
+            d.bits().0,
+        )
+    }
+
+    fn req_fields(b: &impl PrepareReqFields) -> (LuFid, u32, u32, u32, [u32; 6], bool) {
+        let f = b.flags();
+        (
+            b.fid(),
+            f.0,
+            b.umask(),
+            b.child_mode(),
+            b.buf_limit(),
+            b.object_mode(),
+        )
+    }
+
+    fn rep_fields(b: &impl PrepareRepFields) -> (i32, u32, u32, u32, LuFid, u32, [u32; 7]) {
+        (
+            b.status(),
+            b.flags().0,
+            b.valid().0,
+            b.truncated().0,
+            b.fid(),
+            b.child_mode(),
+            core::array::from_fn(|i| b.buf_size(i)),
+        )
+    }
+
+    fn in_place_is_converted<O: ByteOrder>(bytes: &[u8; 112]) {
+        let req = MdCreatePrepareReqRaw::<O>::ref_from_prefix(bytes)
+            .unwrap()
+            .0;
+        assert_eq!(
+            req_fields(req),
+            req_fields(&MdCreatePrepareReq::from_raw(req))
+        );
+        let rep = MdCreatePrepareRepRaw::<O>::ref_from_prefix(bytes)
+            .unwrap()
+            .0;
+        let value = MdCreatePrepareRep::from_raw(rep);
+        assert_eq!(rep_fields(rep), rep_fields(&value));
+        // Past the array, both read 0.
+        assert_eq!(rep.buf_size(MLI_BUF_MAX), 0);
+        assert_eq!(rep.buf_size(0), value.buf_size[0]);
+        let desc = LdlmLockDescRaw::<O>::ref_from_prefix(bytes).unwrap().0;
+        assert_eq!(
+            desc_fields(desc),
+            desc_fields(&LdlmLockDesc::from_raw(desc))
+        );
+        let ldlm = LdlmReplyRaw::<O>::ref_from_prefix(bytes).unwrap().0;
+        let value = LdlmReply::from_raw(ldlm);
+        assert_eq!(
+            (ldlm.policy_res1().0, ldlm.policy_res2()),
+            (value.policy_res1.0, value.policy_res2)
+        );
+        assert_eq!(
+            desc_fields(ldlm.lock_desc()),
+            desc_fields(value.lock_desc())
+        );
+    }
+
+    #[test]
+    fn fields_in_place_match_the_converted_value() {
+        for seed in 1..200 {
+            let bytes = noise(seed);
+            in_place_is_converted::<LittleEndian>(&bytes);
+            in_place_is_converted::<BigEndian>(&bytes);
+        }
+        // A known field at a known place: mcpp_status is the first four bytes.
+        let mut b = [0u8; 112];
+        b[..4].copy_from_slice(&(-17i32).to_le_bytes());
+        let rep = MdCreatePrepareRepRaw::<LittleEndian>::ref_from_prefix(&b[..])
+            .unwrap()
+            .0;
+        assert_eq!(rep.status(), -17);
     }
 }

@@ -116,8 +116,10 @@ fn tail_word(rest: &[u8]) -> u64 {
 /// Reads the entry name out of a non-empty name buffer at offset `base`: the bytes before its
 /// NUL, which must be the buffer's last byte, as Lustre's MDT requires of `RMF_NAME`
 /// (`lustre_msg_string` with no maximum length; WIRE.md W5.8, W5.15). The errors are those of
-/// the NUL, then those of [`check_name`].
-#[inline]
+/// the NUL, then those of [`check_name`]. Always inlined: called from the request decode it
+/// cost 13 instructions more (saved registers, a `Result` through memory) and 3 to 4 % of the
+/// decode's time in paired runs.
+#[inline(always)]
 pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
     // The usual case in one scan: the NUL last, no NUL or '/' before it, a length in range, not
     // a dot name. Anything else is an error, which the walk below names.

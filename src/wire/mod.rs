@@ -15,11 +15,11 @@ pub(crate) mod out;
 pub(crate) mod ptlrpc;
 
 pub use fid::{FidParseError, LuFid};
-pub(crate) use ldlm::LdlmRequestHead;
 pub use ldlm::{
     DispFlags, InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
     LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LustreHandle,
 };
+pub(crate) use ldlm::{LdlmReplyFields, LdlmRequestHead, LockDescFields};
 pub use mdt_body::{MdtBody, MdtValid};
 pub use msg::{
     BufLens, LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MsgBuilder, MsgHeader, MsgView,

@@ -4,7 +4,7 @@
 use super::{BUF_SIZE_FIELDS, DISPOSITIONS, REP, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::rep_off;
+use crate::intent::body::{PrepareRepFields, rep_off};
 use crate::intent::message::{Expect, PtlrpcHead, check_type};
 use crate::intent::request::{check_lock, past_last_error};
 use crate::intent::{McppFlags, McprFlags, MdCreatePrepareRep, MliBuf, Operation, ResultMask};
@@ -12,15 +12,17 @@ use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, XATTR_SIZE_MAX};
 use crate::mode;
 use crate::wire::msg::Span;
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
-use crate::wire::{DispFlags, LdlmReply, LockType, PtlrpcMsgType};
+use crate::wire::{DispFlags, LdlmReply, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
 
-pub(super) struct Facts<'x, B> {
+/// What the reply rules look at. `L` and `P` are `ldlm_reply` and `md_create_prepare_rep`: the
+/// received structs, read in place, for the decoder; the values for the encoder.
+pub(super) struct Facts<'x, B, L = LdlmReply, P = MdCreatePrepareRep> {
     /// By reference: a copy of these four `u32`s, written one by one, would be read back with
     /// one 16-byte load that waits for the stores (a store-forwarding stall).
     pub(super) ptlrpc: &'x PtlrpcHead,
-    pub(super) ldlm: &'x LdlmReply,
-    pub(super) body: Option<&'x MdCreatePrepareRep>,
+    pub(super) ldlm: &'x L,
+    pub(super) body: Option<&'x P>,
     /// Where the buffers lie, and results 0..6 (buffers 3..=8).
     pub(super) bufs: B,
     pub(super) wire_len: usize,
@@ -136,8 +138,8 @@ impl Disp {
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
 /// when `ctx` is given. The order of the checks is the order of the reported errors.
 #[cfg(feature = "alloc")]
-pub(super) fn check<'x>(
-    f: &Facts<'x, impl Buffers<'x>>,
+pub(super) fn check<'x, L: LdlmReplyFields, P: PrepareRepFields>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     check_type_and_status(f.ptlrpc, f.bufs.off(0))?;
@@ -146,8 +148,8 @@ pub(super) fn check<'x>(
 
 /// [`check`] but `pb_type` and `pb_status`, which a decoder checks first of all, before it
 /// looks at `lm_bufcount` (checked twice, they cost a decode 16 instructions).
-pub(super) fn check_after_status<'x>(
-    f: &Facts<'x, impl Buffers<'x>>,
+pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     if let Some((index, len)) = f.past_last {
@@ -170,7 +172,7 @@ pub(super) fn check_after_status<'x>(
         check_requested(b, o2, ctx)?;
     }
     check_results(f, b, ctx)?;
-    check_payloads(f, b.valid)
+    check_payloads(f, b.valid())
 }
 
 /// `ptlrpc_body`, after its type and status: a reply of an LDLM enqueue.
@@ -206,17 +208,19 @@ fn disp_at(o1: usize) -> At {
 /// of the `Result` could not forward (a stall of about 11 % of a reply decode in a
 /// `perf record -e cpu-clock` profile); inlined, it costs 5 instructions more.
 #[inline(always)]
-fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
-    if l.lock_desc.lr_type != LockType::IBITS {
+fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> {
+    let desc = l.lock_desc();
+    let lr_type = desc.lr_type();
+    if lr_type != LockType::IBITS {
         return Err(err(
             At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
             ErrorKind::WrongValue {
-                got: l.lock_desc.lr_type.0.into(),
+                got: lr_type.0.into(),
                 expected: 13,
             },
         ));
     }
-    let disp = l.policy_res1;
+    let disp = l.policy_res1();
     let disp_at = disp_at(o1);
     if !disp.contains(DispFlags::IT_EXECD) {
         return Err(err(
@@ -237,11 +241,12 @@ fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
             },
         ));
     }
-    if l.policy_res2 != 0 {
+    let res2 = l.policy_res2();
+    if res2 != 0 {
         return Err(err(
             At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
             ErrorKind::WrongValue {
-                got: l.policy_res2,
+                got: res2,
                 expected: 0,
             },
         ));
@@ -265,13 +270,14 @@ fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
             "DISP_LOOKUP_EXECD goes with exactly one of DISP_LOOKUP_POS/NEG",
         ));
     }
-    check_lock("ldlm_reply", &l.lock_desc, o1 + 8, true)?;
-    if l.lock_desc.granted_mode != l.lock_desc.req_mode {
+    check_lock("ldlm_reply", desc, o1 + 8, true)?;
+    let (granted, req) = (desc.granted_mode(), desc.req_mode());
+    if granted != req {
         return Err(err(
             At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
             ErrorKind::LockNotAsRequested {
-                got: l.lock_desc.granted_mode.0.into(),
-                expected: l.lock_desc.req_mode.0.into(),
+                got: granted.0.into(),
+                expected: req.0.into(),
             },
         ));
     }
@@ -284,14 +290,15 @@ fn check_ldlm(l: &LdlmReply, o1: usize) -> Result<Disp, DecodeError> {
 }
 
 /// The lock against the request: its resource and mode, the reply space, object mode.
-fn check_granted_for<'x>(
-    f: &Facts<'x, impl Buffers<'x>>,
+fn check_granted_for<'x, L: LdlmReplyFields, P>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
     ctx: &ReplyContext,
     d: &Disp,
 ) -> Result<(), DecodeError> {
     let (l, o1, disp_at, execd) = (f.ldlm, f.bufs.off(1), d.at(), d.execd);
-    let (got, want) = (&l.lock_desc, &ctx.lock);
-    if let Some(k) = (0..4).find(|&k| got.resource.name[k] != want.resource.name[k]) {
+    let (got, want) = (l.lock_desc(), &ctx.lock);
+    let resource = got.resource();
+    if let Some(k) = (0..4).find(|&k| resource.name[k] != want.resource.name[k]) {
         const NAMES: [&str; 4] = [
             "lock_desc.l_resource.lr_name.name[0]",
             "lock_desc.l_resource.lr_name.name[1]",
@@ -301,16 +308,17 @@ fn check_granted_for<'x>(
         return Err(err(
             At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
             ErrorKind::LockNotAsRequested {
-                got: got.resource.name[k],
+                got: resource.name[k],
                 expected: want.resource.name[k],
             },
         ));
     }
-    if got.granted_mode != want.req_mode {
+    let granted = got.granted_mode();
+    if granted != want.req_mode {
         return Err(err(
             At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
             ErrorKind::LockNotAsRequested {
-                got: got.granted_mode.0.into(),
+                got: granted.0.into(),
                 expected: want.req_mode.0.into(),
             },
         ));
@@ -331,7 +339,7 @@ fn check_granted_for<'x>(
 }
 
 /// The empty result: no result buffer may carry anything.
-fn check_empty_result<'x>(f: &Facts<'x, impl Buffers<'x>>) -> Result<(), DecodeError> {
+fn check_empty_result<'x, L, P>(f: &Facts<'x, impl Buffers<'x>, L, P>) -> Result<(), DecodeError> {
     let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
     // The empty result: no result buffer may carry anything.
     if let Some(i) = (0..MLI_BUF_MAX).find(|&i| f.bufs.result_len(i) != 0) {
@@ -347,7 +355,7 @@ fn check_empty_result<'x>(f: &Facts<'x, impl Buffers<'x>>) -> Result<(), DecodeE
 
 /// The request's flags: known ones only, and no lookup in object mode.
 fn check_flags_for(
-    b: &MdCreatePrepareRep,
+    b: &impl PrepareRepFields,
     o2: usize,
     ctx: &ReplyContext,
 ) -> Result<(), DecodeError> {
@@ -358,7 +366,7 @@ fn check_flags_for(
             ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
         ));
     }
-    if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags.contains(McppFlags::LOOKUP_DONE) {
+    if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags().contains(McppFlags::LOOKUP_DONE) {
         return Err(err(
             At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
             ErrorKind::LookupInObjectMode,
@@ -369,7 +377,7 @@ fn check_flags_for(
 
 /// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
 fn check_body(
-    b: &MdCreatePrepareRep,
+    b: &impl PrepareRepFields,
     o2: usize,
     ctx: Option<&ReplyContext>,
     d: &Disp,
@@ -377,25 +385,27 @@ fn check_body(
     let (pos, execd) = (d.pos, d.execd);
     let mismatch = |why| d.mismatch(why);
     let at = |field, rel| At::new(REP, field, o2 + rel);
-    if b.status > 0 {
+    let (status, flags) = (b.status(), b.flags());
+    if status > 0 {
         return Err(err(
             at("mcpp_status", rep_off::STATUS),
-            ErrorKind::PositiveStatus { got: b.status },
+            ErrorKind::PositiveStatus { got: status },
         ));
     }
-    let done = b.flags.contains(McppFlags::LOOKUP_DONE);
-    let found = b.flags.contains(McppFlags::LOOKUP_POS);
+    let done = flags.contains(McppFlags::LOOKUP_DONE);
+    let found = flags.contains(McppFlags::LOOKUP_POS);
     if found && !done {
         return Err(err(
             at("mcpp_flags", rep_off::FLAGS),
             ErrorKind::LookupPosWithoutDone,
         ));
     }
-    if b.fid.is_zero() == found {
+    let fid = b.fid();
+    if fid.is_zero() == found {
         let state = if found { "positive" } else { "not positive" };
         return Err(err(
             at("mcpp_fid", rep_off::FID),
-            ErrorKind::FidLookupMismatch { fid: b.fid, state },
+            ErrorKind::FidLookupMismatch { fid, state },
         ));
     }
     if done != execd {
@@ -405,8 +415,8 @@ fn check_body(
         return Err(mismatch("DISP_LOOKUP_POS must match MCPP_LOOKUP_POS"));
     }
     check_masks(b, o2)?;
-    let derived = b.flags.contains(McppFlags::CHILD_DERIVED);
-    if derived && b.status != 0 {
+    let derived = flags.contains(McppFlags::CHILD_DERIVED);
+    if derived && status != 0 {
         return Err(err(
             at("mcpp_flags", rep_off::FLAGS),
             ErrorKind::DerivedNotCreate {
@@ -422,25 +432,27 @@ fn check_body(
             },
         ));
     }
+    let child_mode = b.child_mode();
     if found
         && !derived
-        && b.child_mode != 0
-        && (b.child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(b.child_mode))
+        && child_mode != 0
+        && (child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(child_mode))
     {
         return Err(err(
             at("mcpp_child_mode", rep_off::CHILD_MODE),
-            ErrorKind::ChildModeNotType { got: b.child_mode },
+            ErrorKind::ChildModeNotType { got: child_mode },
         ));
     }
     Ok(())
 }
 
 /// `mcpp_valid` and `mcpp_truncated`: no reserved bit, never both, the attributes never truncated.
-fn check_masks(b: &MdCreatePrepareRep, o2: usize) -> Result<(), DecodeError> {
+fn check_masks(b: &impl PrepareRepFields, o2: usize) -> Result<(), DecodeError> {
     let at = |field, rel| At::new(REP, field, o2 + rel);
+    let (valid, truncated) = (b.valid(), b.truncated());
     for (mask, field, rel) in [
-        (b.valid, "mcpp_valid", rep_off::VALID),
-        (b.truncated, "mcpp_truncated", rep_off::TRUNCATED),
+        (valid, "mcpp_valid", rep_off::VALID),
+        (truncated, "mcpp_truncated", rep_off::TRUNCATED),
     ] {
         if mask.reserved() != 0 {
             return Err(err(
@@ -451,18 +463,18 @@ fn check_masks(b: &MdCreatePrepareRep, o2: usize) -> Result<(), DecodeError> {
             ));
         }
     }
-    let both = ResultMask(b.valid.0 & b.truncated.0);
+    let both = ResultMask(valid.0 & truncated.0);
     if !both.is_empty() {
         return Err(err(
             at("mcpp_valid", rep_off::VALID),
             ErrorKind::ValidAndTruncated { both },
         ));
     }
-    if b.truncated.has(MliBuf::Pattr) {
+    if truncated.has(MliBuf::Pattr) {
         return Err(err(
             at("mcpp_truncated", rep_off::TRUNCATED),
             ErrorKind::PattrTruncated {
-                size: b.buf_size[MliBuf::Pattr.index()],
+                size: b.buf_size(MliBuf::Pattr.index()),
             },
         ));
     }
@@ -471,14 +483,15 @@ fn check_masks(b: &MdCreatePrepareRep, o2: usize) -> Result<(), DecodeError> {
 
 /// Only the results the request asked for, with sizes only where asked.
 fn check_requested(
-    b: &MdCreatePrepareRep,
+    b: &impl PrepareRepFields,
     o2: usize,
     ctx: &ReplyContext,
 ) -> Result<(), DecodeError> {
     let at = |field, rel| At::new(REP, field, o2 + rel);
-    let extra = b.valid.union(b.truncated).difference(ctx.requested());
+    let valid = b.valid();
+    let extra = valid.union(b.truncated()).difference(ctx.requested());
     if !extra.is_empty() {
-        let (field, rel) = if b.valid.intersects(extra) {
+        let (field, rel) = if valid.intersects(extra) {
             ("mcpp_valid", rep_off::VALID)
         } else {
             ("mcpp_truncated", rep_off::TRUNCATED)
@@ -488,7 +501,7 @@ fn check_requested(
     let requested = ctx.requested();
     if let Some(buf) = MliBuf::ALL
         .into_iter()
-        .find(|&buf| !requested.has(buf) && b.buf_size[buf.index()] != 0)
+        .find(|&buf| !requested.has(buf) && b.buf_size(buf.index()) != 0)
     {
         let i = buf.index();
         return Err(err(
@@ -500,20 +513,21 @@ fn check_requested(
 }
 
 /// Each result buffer against its bits, its size field and its limit.
-fn check_results<'x>(
-    f: &Facts<'x, impl Buffers<'x>>,
-    b: &MdCreatePrepareRep,
+fn check_results<'x, L, P: PrepareRepFields>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
+    b: &P,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
+    let (valid, truncated) = (b.valid(), b.truncated());
     let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
     let at = |field, rel| At::new(REP, field, f.bufs.off(2) + rel);
     for buf in MliBuf::ALL {
         let i = buf.index();
         let len = f.bufs.result_len(i);
-        let size = b.buf_size[i];
+        let size = b.buf_size(i);
         let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
         let limit = ctx.map(|c| c.limits[i]);
-        if b.valid.has(buf) {
+        if valid.has(buf) {
             if len != size as usize {
                 return Err(err(size_at, ErrorKind::ResultSizeMismatch { len, size }));
             }
@@ -536,7 +550,7 @@ fn check_results<'x>(
             if len != 0 {
                 return Err(err(result_at(i), ErrorKind::BufferWithoutValid { len }));
             }
-            if b.truncated.has(buf) && size <= limit.unwrap_or(0) {
+            if truncated.has(buf) && size <= limit.unwrap_or(0) {
                 return Err(err(
                     size_at,
                     ErrorKind::TruncatedButFits {
@@ -551,8 +565,8 @@ fn check_results<'x>(
 }
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
-fn check_payloads<'x>(
-    f: &Facts<'x, impl Buffers<'x>>,
+fn check_payloads<'x, L, P>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
     valid: ResultMask,
 ) -> Result<(), DecodeError> {
     // The kinds with a payload rule; a reply with none of them valid (an error, a lookup only)

@@ -10,6 +10,7 @@ use super::{PrepareOutcome, PrepareReply};
 use super::{REP, ReplyContext};
 use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
+use crate::intent::body::{MdCreatePrepareRepRaw, PrepareRepFields};
 use crate::intent::message::PtlrpcHead;
 #[cfg(feature = "alloc")]
 use crate::intent::request::v3_body;
@@ -18,10 +19,11 @@ use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT,
 };
 use crate::wire::msg::{Frame, Span, encode_into_slice};
+use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
+use zerocopy::{BigEndian, ByteOrder, FromBytes, LittleEndian};
 
 /// Everything a reply view knows besides the bytes (all `Copy`, about 100 bytes): shared by the
 /// borrowing view and the `Bytes`-backed message. The fixed structures are not kept: the
@@ -105,8 +107,9 @@ fn rest_in<O: ByteOrder>(
     let off = |i: usize| spans[i].start() as usize;
     check_type_and_status(&ptlrpc, off(0))?;
     f.require_count(REPLY_EMPTY_BUFCOUNT)?;
+    // The fixed structures are checked where they lie, not converted into values first.
     let lbuf = spans[1].in_bytes(bytes);
-    let Some(ldlm) = decode_in::<LdlmReply, O>(lbuf) else {
+    let Ok((ldlm, _)) = LdlmReplyRaw::<O>::ref_from_prefix(lbuf) else {
         return Err(DecodeError::too_short(
             "ldlm_reply",
             off(1),
@@ -117,23 +120,23 @@ fn rest_in<O: ByteOrder>(
     let bbuf = spans[2].in_bytes(bytes);
     let body = match bbuf.len() {
         0 => None,
-        n => match decode_in::<MdCreatePrepareRep, O>(bbuf) {
-            Some(b) => Some(b),
-            None => return Err(DecodeError::too_short(REP, off(2), n, PREPARE_REP_SIZE)),
+        n => match MdCreatePrepareRepRaw::<O>::ref_from_prefix(bbuf) {
+            Ok((b, _)) => Some(b),
+            Err(_) => return Err(DecodeError::too_short(REP, off(2), n, PREPARE_REP_SIZE)),
         },
     };
     check_after_status(
         &Facts {
             ptlrpc: &ptlrpc,
-            ldlm: &ldlm,
-            body: body.as_ref(),
+            ldlm,
+            body,
             bufs: Framed { bytes, spans },
             wire_len: f.wire_len,
             past_last: f.past_last,
         },
         ctx,
     )?;
-    Ok(body.map(|b| (b.valid, b.truncated)))
+    Ok(body.map(|b| (b.valid(), b.truncated())))
 }
 
 /// A validated reply's `ptlrpc_body`, `ldlm_reply` and body (`None` for the empty result).

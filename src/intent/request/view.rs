@@ -3,6 +3,7 @@
 use super::{Facts, REQ, check_out_of_line, v3_body};
 use crate::endian::Endian;
 use crate::error::DecodeError;
+use crate::intent::body::MdCreatePrepareReqRaw;
 use crate::intent::message::{Expect, PtlrpcHead, check_type};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
@@ -15,7 +16,7 @@ use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
     decode_in,
 };
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
+use zerocopy::{BigEndian, ByteOrder, FromBytes, LittleEndian};
 
 /// A received prepare request, validated against every rule of WIRE.md §5 and §8.
 ///
@@ -125,7 +126,7 @@ impl<'a> RequestView<'a> {
         f.require_count(REQUEST_MIN_BUFCOUNT)?;
         let off: [usize; REQUEST_BUFCOUNT] = spans.map(|s| s.start() as usize);
         let buf = |i: usize| spans[i].in_bytes(bytes);
-        let lock = LdlmRequestHead::check_in::<O>(buf(1), off[1])?;
+        let lock = LdlmRequestHead::<O>::check_in(buf(1), off[1])?;
         let it_buf = buf(2);
         let Some(intent) = decode_in::<LdlmIntent, O>(it_buf) else {
             return Err(DecodeError::too_short(
@@ -136,7 +137,7 @@ impl<'a> RequestView<'a> {
             ));
         };
         let body_buf = buf(3);
-        let Some(body) = decode_in::<MdCreatePrepareReq, O>(body_buf) else {
+        let Ok((body, _)) = MdCreatePrepareReqRaw::<O>::ref_from_prefix(body_buf) else {
             return Err(DecodeError::too_short(
                 REQ,
                 off[3],
@@ -149,11 +150,11 @@ impl<'a> RequestView<'a> {
             repsize: f.header.repsize,
             ptlrpc,
             lock_flags: lock.lock_flags,
-            lock_desc: &lock.lock_desc,
+            lock_desc: lock.lock_desc,
             opc: intent.opc,
-            body: &body,
+            body,
             name_len: name_buf.len(),
-            off,
+            spans,
             past_last: f.past_last,
         })?;
         let name = if name_buf.is_empty() {

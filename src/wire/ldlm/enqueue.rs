@@ -1,6 +1,6 @@
 //! The structures of an LDLM enqueue: `ldlm_request`, `ldlm_reply` and `ldlm_intent`.
 
-use super::{DispFlags, LdlmFlags, LdlmLockDesc, LdlmLockDescRaw, LustreHandle};
+use super::{DispFlags, LdlmFlags, LdlmLockDesc, LdlmLockDescRaw, LockDescFields, LustreHandle};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{
@@ -117,9 +117,9 @@ impl LdlmRequest {
 
     /// Decodes buffer 1 of a request at offset `base` of the message.
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        let head = match order {
-            Endian::Little => LdlmRequestHead::check_in::<LittleEndian>(buf, base)?,
-            Endian::Big => LdlmRequestHead::check_in::<zerocopy::BigEndian>(buf, base)?,
+        let (lock_flags, lock_count, lock_desc, nhandles) = match order {
+            Endian::Little => LdlmRequestHead::<LittleEndian>::check_in(buf, base)?.to_value(),
+            Endian::Big => LdlmRequestHead::<zerocopy::BigEndian>::check_in(buf, base)?.to_value(),
         };
         let mut handles = LockHandles::new();
         for (slot, chunk) in handles
@@ -131,11 +131,11 @@ impl LdlmRequest {
             b.copy_from_slice(chunk);
             *slot = LustreHandle::from_bytes(b);
         }
-        handles.len = head.nhandles as u8;
+        handles.len = nhandles as u8;
         Ok(LdlmRequest {
-            lock_flags: head.lock_flags,
-            lock_count: head.lock_count,
-            lock_desc: head.lock_desc,
+            lock_flags,
+            lock_count,
+            lock_desc,
             handles,
         })
     }
@@ -176,20 +176,21 @@ impl LdlmRequest {
 /// The fixed part of a checked `ldlm_request` buffer and its number of handles: what the
 /// request rules read, without copying the handles (a request view decodes those on demand).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LdlmRequestHead {
+pub(crate) struct LdlmRequestHead<'a, O: ByteOrder> {
     pub(crate) lock_flags: LdlmFlags,
     pub(crate) lock_count: u32,
-    pub(crate) lock_desc: LdlmLockDesc,
+    /// In place in the received buffer: the rules read it there.
+    pub(crate) lock_desc: &'a LdlmLockDescRaw<O>,
     /// Handles in the buffer, 2..=[`LDLM_REQUEST_MAX_HANDLES`].
     pub(crate) nhandles: usize,
 }
 
-impl LdlmRequestHead {
+impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
     /// Checks buffer 1 of a request at offset `base` in byte order `O`: its size (88 + 8 per
     /// handle, at least 2 and at most [`LDLM_REQUEST_MAX_HANDLES`] handles) and `lock_count`
     /// within the handles carried.
     #[inline(always)]
-    pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
+    pub(crate) fn check_in(buf: &'a [u8], base: usize) -> Result<Self, DecodeError> {
         const S: &str = "ldlm_request";
         if buf.len() < LDLM_REQUEST_MIN {
             return Err(DecodeError::too_short(S, base, buf.len(), LDLM_REQUEST_MIN));
@@ -237,9 +238,19 @@ impl LdlmRequestHead {
         Ok(LdlmRequestHead {
             lock_flags: LdlmFlags(r.lock_flags.get()),
             lock_count,
-            lock_desc: LdlmLockDesc::from_raw(&r.lock_desc),
+            lock_desc: &r.lock_desc,
             nhandles,
         })
+    }
+
+    /// The fixed fields as values, and the number of handles.
+    fn to_value(self) -> (LdlmFlags, u32, LdlmLockDesc, usize) {
+        (
+            self.lock_flags,
+            self.lock_count,
+            LdlmLockDesc::from_raw(self.lock_desc),
+            self.nhandles,
+        )
     }
 }
 
@@ -286,6 +297,48 @@ pub struct LdlmReply {
         serde(rename = "lock_policy_res2", with = "crate::json::ints::hex")
     )]
     pub policy_res2: u64,
+}
+
+/// The fields of an `ldlm_reply` that the rules read, from a value or straight from the
+/// received bytes (see [`LockDescFields`]).
+pub(crate) trait LdlmReplyFields {
+    /// The lock description, in the same form.
+    type Desc: LockDescFields;
+    fn lock_desc(&self) -> &Self::Desc;
+    fn policy_res1(&self) -> DispFlags;
+    fn policy_res2(&self) -> u64;
+}
+
+impl LdlmReplyFields for LdlmReply {
+    type Desc = LdlmLockDesc;
+    #[inline(always)]
+    fn lock_desc(&self) -> &LdlmLockDesc {
+        &self.lock_desc
+    }
+    #[inline(always)]
+    fn policy_res1(&self) -> DispFlags {
+        self.policy_res1
+    }
+    #[inline(always)]
+    fn policy_res2(&self) -> u64 {
+        self.policy_res2
+    }
+}
+
+impl<O: ByteOrder> LdlmReplyFields for LdlmReplyRaw<O> {
+    type Desc = LdlmLockDescRaw<O>;
+    #[inline(always)]
+    fn lock_desc(&self) -> &LdlmLockDescRaw<O> {
+        &self.lock_desc
+    }
+    #[inline(always)]
+    fn policy_res1(&self) -> DispFlags {
+        DispFlags(self.lock_policy_res1.get())
+    }
+    #[inline(always)]
+    fn policy_res2(&self) -> u64 {
+        self.lock_policy_res2.get()
+    }
 }
 
 impl WireStruct for LdlmReply {

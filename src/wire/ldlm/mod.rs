@@ -4,8 +4,8 @@
 
 mod enqueue;
 
-pub(crate) use enqueue::LdlmRequestHead;
 pub use enqueue::{LdlmIntent, LdlmIntentRaw, LdlmReply, LdlmReplyRaw, LdlmRequest};
+pub(crate) use enqueue::{LdlmReplyFields, LdlmRequestHead};
 pub use enqueue::{LdlmRequestRaw, LockHandles};
 
 use super::{LuFid, WireStruct, check_layout};
@@ -351,6 +351,62 @@ pub struct LdlmLockDesc {
     /// `l_policy_data`, read as inodebits (the union's three members share this layout).
     #[cfg_attr(feature = "serde", serde(rename = "l_policy_data"))]
     pub policy: LdlmInodebits,
+}
+
+/// The fields of a lock description that the rules read, from a value or straight from the
+/// received bytes: a decoder checks the wire struct in place instead of converting it first.
+pub(crate) trait LockDescFields {
+    fn lr_type(&self) -> LockType;
+    fn resource(&self) -> LdlmResId;
+    fn req_mode(&self) -> LockMode;
+    fn granted_mode(&self) -> LockMode;
+    fn bits(&self) -> InodeBits;
+}
+
+impl LockDescFields for LdlmLockDesc {
+    #[inline(always)]
+    fn lr_type(&self) -> LockType {
+        self.lr_type
+    }
+    #[inline(always)]
+    fn resource(&self) -> LdlmResId {
+        self.resource
+    }
+    #[inline(always)]
+    fn req_mode(&self) -> LockMode {
+        self.req_mode
+    }
+    #[inline(always)]
+    fn granted_mode(&self) -> LockMode {
+        self.granted_mode
+    }
+    #[inline(always)]
+    fn bits(&self) -> InodeBits {
+        self.policy.bits
+    }
+}
+
+impl<O: ByteOrder> LockDescFields for LdlmLockDescRaw<O> {
+    #[inline(always)]
+    fn lr_type(&self) -> LockType {
+        LockType(self.lr_type.get())
+    }
+    #[inline(always)]
+    fn resource(&self) -> LdlmResId {
+        LdlmResId::from_raw(&self.lr_name)
+    }
+    #[inline(always)]
+    fn req_mode(&self) -> LockMode {
+        LockMode(self.l_req_mode.get())
+    }
+    #[inline(always)]
+    fn granted_mode(&self) -> LockMode {
+        LockMode(self.l_granted_mode.get())
+    }
+    #[inline(always)]
+    fn bits(&self) -> InodeBits {
+        InodeBits(self.l_policy_data.bits.get())
+    }
 }
 
 impl WireStruct for LdlmLockDesc {
