@@ -7,17 +7,17 @@ use crate::error::{At, DecodeError, ErrorKind};
 use crate::intent::body::{PrepareRepFields, rep_off};
 use crate::intent::message::{Expect, PtlrpcHead, check_type};
 use crate::intent::request::{check_lock, past_last_error};
-use crate::intent::{McppFlags, McprFlags, MdCreatePrepareRep, MliBuf, Operation, ResultMask};
+use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, XATTR_SIZE_MAX};
 use crate::mode;
 use crate::wire::msg::Span;
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
-use crate::wire::{DispFlags, LdlmReply, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
+use crate::wire::{DispFlags, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
 
 /// What the reply rules look at. `L` and `P` are `ldlm_reply` and `md_create_prepare_rep`: the
 /// received structs, read in place, for the decoder; the values for the encoder.
-pub(super) struct Facts<'x, B, L = LdlmReply, P = MdCreatePrepareRep> {
+pub(super) struct Facts<'x, B, L, P> {
     /// By reference: a copy of these four `u32`s, written one by one, would be read back with
     /// one 16-byte load that waits for the stores (a store-forwarding stall).
     pub(super) ptlrpc: &'x PtlrpcHead,

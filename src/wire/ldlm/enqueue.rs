@@ -117,26 +117,11 @@ impl LdlmRequest {
 
     /// Decodes buffer 1 of a request at offset `base` of the message.
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        let (lock_flags, lock_count, lock_desc, nhandles) = match order {
-            Endian::Little => LdlmRequestHead::<LittleEndian>::check_in(buf, base)?.to_value(),
-            Endian::Big => LdlmRequestHead::<zerocopy::BigEndian>::check_in(buf, base)?.to_value(),
-        };
-        let mut handles = LockHandles::new();
-        for (slot, chunk) in handles
-            .items
-            .iter_mut()
-            .zip(buf[LDLM_REQUEST_FIXED..].chunks_exact(8))
-        {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(chunk);
-            *slot = LustreHandle::from_bytes(b);
-        }
-        handles.len = nhandles as u8;
-        Ok(LdlmRequest {
-            lock_flags,
-            lock_count,
-            lock_desc,
-            handles,
+        Ok(match order {
+            Endian::Little => LdlmRequestHead::<LittleEndian>::check_in(buf, base)?.to_request(buf),
+            Endian::Big => {
+                LdlmRequestHead::<zerocopy::BigEndian>::check_in(buf, base)?.to_request(buf)
+            }
         })
     }
 
@@ -243,14 +228,23 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
         })
     }
 
-    /// The fixed fields as values, and the number of handles.
-    fn to_value(self) -> (LdlmFlags, u32, LdlmLockDesc, usize) {
-        (
-            self.lock_flags,
-            self.lock_count,
-            LdlmLockDesc::from_raw(self.lock_desc),
-            self.nhandles,
-        )
+    /// The whole request as a value: the fixed fields, and the handles of `buf`, the buffer
+    /// this head was checked from.
+    fn to_request(self, buf: &[u8]) -> LdlmRequest {
+        let mut handles = LockHandles::new();
+        let carried = buf.get(LDLM_REQUEST_FIXED..).unwrap_or(&[]);
+        for (slot, chunk) in handles.items.iter_mut().zip(carried.chunks_exact(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            *slot = LustreHandle::from_bytes(b);
+        }
+        handles.len = self.nhandles as u8;
+        LdlmRequest {
+            lock_flags: self.lock_flags,
+            lock_count: self.lock_count,
+            lock_desc: LdlmLockDesc::from_raw(self.lock_desc),
+            handles,
+        }
     }
 }
 
