@@ -8,7 +8,12 @@ input building cancelled out. Beside each crate figure it prints the copy floor 
 decoder of the same input, and their ratios.
 
 Usage: python3 benches/instructions.py [--iters N] [--json FILE] [--only SUBSTRING]
+       python3 benches/instructions.py --check benches/budget.json [--slack 0.03]
 Needs valgrind (apt-get install valgrind).
+
+With --check, only the cases of the budget file run, and the script fails when one of them takes
+more than its budget plus the slack (3 % by default): an exact count, so CI can hold the decoders
+to the figures of the README without timing anything.
 """
 
 import argparse
@@ -21,10 +26,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def build_probe():
+def build_probe(cwd=ROOT, env=None):
+    """Builds the probe of the tree at `cwd` and returns its path."""
     out = subprocess.run(
         ["cargo", "bench", "--bench", "probe", "--no-run", "--message-format=json"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
+        cwd=cwd, env=env, check=True, capture_output=True, text=True,
     ).stdout
     for line in out.splitlines():
         msg = json.loads(line)
@@ -53,20 +59,48 @@ def per_op(probe, op, param, n):
     return (collected(probe, op, param, 1 + n) - collected(probe, op, param, 1)) / n
 
 
+def iters_for(param, iters):
+    """Large inputs (an 8191-entry ACL, the largest reply) are slow under valgrind: fewer runs."""
+    return iters if param not in ("8191", "max") else max(iters // 20, 5)
+
+
+def check_budget(probe, path, iters, slack):
+    """Counts every case of the budget file; 0 when each is within its budget plus `slack`."""
+    with open(path) as f:
+        budget = json.load(f)["budget"]
+    over = []
+    print("| case | budget | counted | change |")
+    print("|---|---:|---:|---:|")
+    for case, allowed in budget.items():
+        op, param = case.split()
+        n = per_op(probe, op, param, iters_for(param, iters))
+        print(f"| {case} | {allowed} | {n:.0f} | {(n - allowed) / allowed * 100:+.1f} % |")
+        if n > allowed * (1 + slack):
+            over.append(case)
+    if over:
+        print(f"instructions.py: over budget (+{slack:.0%}): {', '.join(over)}; if the cost is "
+              f"meant, raise the figure in {path} and say why in the commit", file=sys.stderr)
+        return 1
+    print(f"every case within its budget (+{slack:.0%} slack)")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iters", type=int, default=200, help="N, the extra iterations (200)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--only", default="", help="only cases whose 'op param' contains this")
+    ap.add_argument("--check", help="fail when a case of this budget file exceeds its budget")
+    ap.add_argument("--slack", type=float, default=0.03, help="allowed excess with --check (0.03)")
     args = ap.parse_args()
     probe = build_probe()
+    if args.check:
+        sys.exit(check_budget(probe, args.check, args.iters, args.slack))
     listing = subprocess.run([probe, "--list"], check=True, capture_output=True, text=True)
     cases = [tuple(l.split()) for l in listing.stdout.splitlines() if args.only in l]
     counts = {}
     for op, param in cases:
-        # ACL and whole-reply cases of large inputs are slower under valgrind: fewer iterations.
-        n = args.iters if param not in ("8191", "max") else max(args.iters // 20, 5)
-        counts[(op, param)] = per_op(probe, op, param, n)
+        counts[(op, param)] = per_op(probe, op, param, iters_for(param, args.iters))
         print(f"  {op:13} {param:26} {counts[(op, param)]:12.1f}", file=sys.stderr)
     groups = {}
     for (op, param), v in counts.items():

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""A/B of two builds of the codec: paired times and exact instruction counts, case by case.
+
+Builds `benches/probe.rs` from the working tree and from a git revision (in a worktree under
+target/paired/, kept between runs), then for each case (`OP PARAM` of the probe, as
+`benches/instructions.py` lists them):
+- **time**: runs the two probes in turn, ROUNDS times each, ITERS operations a run, and keeps
+  each side's fastest run. Alternating the builds and keeping minima is what makes a 5 %
+  difference visible on a shared two-core machine, where one criterion run after another moves
+  by more than that. A run of 1 iteration is timed too and subtracted: process start and input
+  building cancel out.
+- **instructions** (with --instructions, needs valgrind): (I(1 + N) - I(1)) / N under
+  callgrind, for each build, as instructions.py counts them.
+
+Usage:
+    python3 benches/paired.py --base main [--rounds 5] [--iters 20000000] \
+        [--instructions] decode:mkdir_reply_complete decode:mkdir_request ...
+    python3 benches/paired.py --base-bin OLD_PROBE --head-bin NEW_PROBE decode:mkdir_request
+
+A case is OP:PARAM; with no case given, every decode of testdata/ is compared.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from instructions import ROOT, build_probe, per_op  # noqa: E402
+
+DECODES = [
+    "mkdir_request", "mkdir_request_be", "mkdir_request_partial", "rename_object_request",
+    "unlink_request", "mkdir_reply_empty", "mkdir_reply_complete", "mkdir_reply_absent",
+    "mkdir_reply_advisory", "mkdir_reply_be", "mkdir_reply_eexist", "mkdir_reply_lov_truncated",
+    "rename_object_reply", "unlink_reply",
+]
+
+
+def probe_at(rev):
+    """The probe built from `rev`, in a worktree of its own (target/paired/<commit>)."""
+    sha = subprocess.run(["git", "rev-parse", "--verify", rev + "^{commit}"], cwd=ROOT,
+                         check=True, capture_output=True, text=True).stdout.strip()
+    tree = os.path.join(ROOT, "target", "paired", sha[:12])
+    if not os.path.isdir(tree):
+        subprocess.run(["git", "worktree", "add", "--detach", tree, sha], cwd=ROOT, check=True,
+                       capture_output=True)
+    # Its own target directory, so the two builds never overwrite each other.
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(tree, "target"))
+    return build_probe(cwd=tree, env=env)
+
+
+def run_ns(probe, op, param, iters):
+    start = time.perf_counter_ns()
+    subprocess.run([probe, op, param, str(iters)], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter_ns() - start
+
+
+def paired_times(base, head, op, param, iters, rounds):
+    """ns per operation for each build: the fastest of `rounds` runs, less a 1-iteration run."""
+    best = {base: None, head: None}
+    start = {base: None, head: None}
+    for r in range(rounds):
+        # Alternate which build goes first, so that neither always runs on a warmer machine.
+        order = (base, head) if r % 2 == 0 else (head, base)
+        for p in order:
+            t = run_ns(p, op, param, iters)
+            s = run_ns(p, op, param, 1)
+            best[p] = t if best[p] is None else min(best[p], t)
+            start[p] = s if start[p] is None else min(start[p], s)
+    return [(best[p] - start[p]) / (iters - 1) for p in (base, head)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases", nargs="*", help="OP:PARAM (default: every decode)")
+    ap.add_argument("--base", help="git revision to compare the working tree against")
+    ap.add_argument("--base-bin", help="a probe binary to use as the base instead")
+    ap.add_argument("--head-bin", help="a probe binary to use as the head instead")
+    ap.add_argument("--rounds", type=int, default=5, help="runs of each build (5)")
+    ap.add_argument("--iters", type=int, default=20_000_000, help="operations a run (20 M)")
+    ap.add_argument("--instructions", action="store_true", help="also count under callgrind")
+    args = ap.parse_args()
+    if args.rounds < 1 or args.iters < 2:
+        sys.exit("paired.py: --rounds must be at least 1 and --iters at least 2")
+    if not (args.base or args.base_bin):
+        sys.exit("paired.py: give --base REV or --base-bin PROBE")
+    base = args.base_bin or probe_at(args.base)
+    head = args.head_bin or build_probe()
+    cases = [c.split(":", 1) for c in args.cases] or [["decode", d] for d in DECODES]
+    for c in cases:
+        if len(c) != 2:
+            sys.exit(f"paired.py: a case is OP:PARAM, not {':'.join(c)!r}")
+
+    cols = "case", "base ns", "head ns", "change"
+    if args.instructions:
+        cols += "base instr.", "head instr.", "change"
+    print("| " + " | ".join(cols) + " |")
+    print("|---|" + "---:|" * (len(cols) - 1))
+    for op, param in cases:
+        b, h = paired_times(base, head, op, param, args.iters, args.rounds)
+        row = [f"{op} {param}", f"{b:.2f}", f"{h:.2f}", f"{(h - b) / b * 100:+.1f} %"]
+        if args.instructions:
+            ib, ih = per_op(base, op, param, 200), per_op(head, op, param, 200)
+            row += [f"{ib:,.0f}", f"{ih:,.0f}", f"{ih - ib:+,.0f}"]
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

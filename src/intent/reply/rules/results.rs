@@ -1,0 +1,131 @@
+//! The rules of WIRE.md §7 on the six result buffers: only what the request asked for, each
+//! buffer against its valid and truncated bits, its size field and its limit, and every present
+//! payload valid of its kind.
+
+use super::super::{BUF_SIZE_FIELDS, REP, ReplyContext};
+use super::{Buffers, Facts, err};
+use crate::error::{At, DecodeError, ErrorKind};
+use crate::intent::body::{PrepareRepFields, rep_off};
+use crate::intent::{MliBuf, ResultMask};
+use crate::limits::{MDT_BODY_SIZE, XATTR_SIZE_MAX};
+use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
+
+/// Only the results the request asked for, with sizes only where asked.
+pub(super) fn check_requested(
+    b: &impl PrepareRepFields,
+    o2: usize,
+    ctx: &ReplyContext,
+) -> Result<(), DecodeError> {
+    let at = |field, rel| At::new(REP, field, o2 + rel);
+    let valid = b.valid();
+    let extra = valid.union(b.truncated()).difference(ctx.requested());
+    if !extra.is_empty() {
+        let (field, rel) = if valid.intersects(extra) {
+            ("mcpp_valid", rep_off::VALID)
+        } else {
+            ("mcpp_truncated", rep_off::TRUNCATED)
+        };
+        return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
+    }
+    let requested = ctx.requested();
+    if let Some(buf) = MliBuf::ALL
+        .into_iter()
+        .find(|&buf| !requested.has(buf) && b.buf_size(buf.index()) != 0)
+    {
+        let i = buf.index();
+        return Err(err(
+            at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
+            ErrorKind::ResultNotRequested { extra: buf.bit() },
+        ));
+    }
+    Ok(())
+}
+
+/// Each result buffer against its bits, its size field and its limit.
+pub(super) fn check_results<'x, L, P: PrepareRepFields>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
+    b: &P,
+    ctx: Option<&ReplyContext>,
+) -> Result<(), DecodeError> {
+    let (valid, truncated) = (b.valid(), b.truncated());
+    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
+    let at = |field, rel| At::new(REP, field, f.bufs.off(2) + rel);
+    for buf in MliBuf::ALL {
+        let i = buf.index();
+        let len = f.bufs.result_len(i);
+        let size = b.buf_size(i);
+        let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
+        let limit = ctx.map(|c| c.limits[i]);
+        if valid.has(buf) {
+            if len != size as usize {
+                return Err(err(size_at, ErrorKind::ResultSizeMismatch { len, size }));
+            }
+            if buf == MliBuf::Pattr && len != MDT_BODY_SIZE {
+                return Err(err(result_at(i), ErrorKind::PattrNotMdtBody { len }));
+            }
+            if len > XATTR_SIZE_MAX {
+                return Err(err(
+                    result_at(i),
+                    ErrorKind::OverLimit {
+                        value: len as u64,
+                        max: XATTR_SIZE_MAX as u64,
+                    },
+                ));
+            }
+            if let Some(limit) = limit.filter(|&l| size > l) {
+                return Err(err(size_at, ErrorKind::ResultOverLimit { size, limit }));
+            }
+        } else {
+            if len != 0 {
+                return Err(err(result_at(i), ErrorKind::BufferWithoutValid { len }));
+            }
+            if truncated.has(buf) && size <= limit.unwrap_or(0) {
+                return Err(err(
+                    size_at,
+                    ErrorKind::TruncatedButFits {
+                        size,
+                        limit: limit.unwrap_or(0),
+                    },
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+/// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
+/// in the message. The one place a reply decode looks inside its results.
+pub(super) fn check_payloads<'x, L, P>(
+    f: &Facts<'x, impl Buffers<'x>, L, P>,
+    valid: ResultMask,
+) -> Result<(), DecodeError> {
+    // The kinds with a payload rule; a reply with none of them valid (an error, a lookup only)
+    // is done at once (callgrind: 30 instructions).
+    const CHECKED: ResultMask = ResultMask::EMPTY
+        .with(MliBuf::DefAcl)
+        .with(MliBuf::Lmv)
+        .with(MliBuf::Lov)
+        .with(MliBuf::DefLmv);
+    if !valid.intersects(CHECKED) {
+        return Ok(());
+    }
+    // One direct call per kind (PATTR is checked by its length, the pin is opaque): a loop over
+    // the kinds with a match inside cost more than the smaller validators themselves.
+    let present = |buf: MliBuf| {
+        let bytes = f.bufs.result(buf.index());
+        (valid.has(buf) && !bytes.is_empty()).then_some(bytes)
+    };
+    let at = |buf: MliBuf| move |e: DecodeError| e.shifted(f.bufs.off(3 + buf.index()));
+    if let Some(b) = present(MliBuf::DefAcl) {
+        AclView::parse(b).map_err(at(MliBuf::DefAcl))?;
+    }
+    if let Some(b) = present(MliBuf::Lmv) {
+        LmvView::parse(b).map_err(at(MliBuf::Lmv))?;
+    }
+    if let Some(b) = present(MliBuf::Lov) {
+        LovView::parse(b).map_err(at(MliBuf::Lov))?;
+    }
+    if let Some(b) = present(MliBuf::DefLmv) {
+        DefaultLmvView::parse(b).map_err(at(MliBuf::DefLmv))?;
+    }
+    Ok(())
+}
