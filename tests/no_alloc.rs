@@ -11,10 +11,10 @@
 mod common;
 
 use common::*;
+use libtest_mimic::{Arguments, Trial};
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::wire::MsgView;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
-use libtest_mimic::{Arguments, Trial};
 use std::alloc::System;
 
 #[global_allocator]
