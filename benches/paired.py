@@ -18,6 +18,14 @@ Usage:
     python3 benches/paired.py --base-bin OLD_PROBE --head-bin NEW_PROBE decode:mkdir_request
 
 A case is OP:PARAM; with no case given, every decode of testdata/ is compared.
+
+With --floors there is no base build: each case is timed against its own baselines in the
+working tree's probe (OP_copy, the copy floor, and OP_owned, the owned decoder, where the probe
+has them), the three in turn, each keeping its fastest run. On a noisy machine these ratios
+move less than those of criterion's medians, which the three baselines reach at different
+moments of the run.
+
+    python3 benches/paired.py --floors [--rounds 5] [--iters 20000000] [cases]
 """
 
 import argparse
@@ -56,19 +64,40 @@ def run_ns(probe, op, param, iters):
     return time.perf_counter_ns() - start
 
 
-def paired_times(base, head, op, param, iters, rounds):
-    """ns per operation for each build: the fastest of `rounds` runs, less a 1-iteration run."""
-    best = {base: None, head: None}
-    start = {base: None, head: None}
+def interleaved(runs, param, iters, rounds):
+    """ns per operation of each (probe, op) of `runs`, timed in turn: the fastest of `rounds`
+    runs, less the fastest 1-iteration run (process start and input building)."""
+    best = [None] * len(runs)
+    start = [None] * len(runs)
     for r in range(rounds):
-        # Alternate which build goes first, so that neither always runs on a warmer machine.
-        order = (base, head) if r % 2 == 0 else (head, base)
-        for p in order:
-            t = run_ns(p, op, param, iters)
-            s = run_ns(p, op, param, 1)
-            best[p] = t if best[p] is None else min(best[p], t)
-            start[p] = s if start[p] is None else min(start[p], s)
-    return [(best[p] - start[p]) / (iters - 1) for p in (base, head)]
+        # Rotate which one goes first, so that none always runs on a warmer machine.
+        for k in range(len(runs)):
+            i = (k + r) % len(runs)
+            probe, op = runs[i]
+            t, s = run_ns(probe, op, param, iters), run_ns(probe, op, param, 1)
+            best[i] = t if best[i] is None else min(best[i], t)
+            start[i] = s if start[i] is None else min(start[i], s)
+    return [(b - s) / (iters - 1) for b, s in zip(best, start)]
+
+
+def has_case(probe, op, param):
+    listing = subprocess.run([probe, "--list"], check=True, capture_output=True, text=True)
+    return f"{op} {param}" in listing.stdout.splitlines()
+
+
+def floors(head, cases, iters, rounds):
+    print("| case | crate ns | copy ns | owned ns | crate / copy | owned / crate |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for op, param in cases:
+        # A baseline of the operation, or of its family (`encode_validated` has `encode_copy`).
+        base = {b: next((o for o in (f"{op}_{b}", f"{op.split('_')[0]}_{b}")
+                         if has_case(head, o, param)), None) for b in ("copy", "owned")}
+        runs = [(head, o) for o in (op, base["copy"], base["owned"]) if o]
+        t = dict(zip((o for _, o in runs), interleaved(runs, param, iters, rounds)))
+        crate, copy, owned = t[op], t.get(base["copy"]), t.get(base["owned"])
+        cells = [f"{crate:.2f}", f"{copy:.2f}" if copy else "", f"{owned:.2f}" if owned else "",
+                 f"{crate / copy:.2f}×" if copy else "", f"{owned / crate:.2f}×" if owned else ""]
+        print(f"| {op} {param} | " + " | ".join(cells) + " |", flush=True)
 
 
 def main():
@@ -80,17 +109,22 @@ def main():
     ap.add_argument("--rounds", type=int, default=5, help="runs of each build (5)")
     ap.add_argument("--iters", type=int, default=20_000_000, help="operations a run (20 M)")
     ap.add_argument("--instructions", action="store_true", help="also count under callgrind")
+    ap.add_argument("--floors", action="store_true",
+                    help="no base: time each case against its copy floor and owned decoder")
     args = ap.parse_args()
     if args.rounds < 1 or args.iters < 2:
         sys.exit("paired.py: --rounds must be at least 1 and --iters at least 2")
-    if not (args.base or args.base_bin):
-        sys.exit("paired.py: give --base REV or --base-bin PROBE")
-    base = args.base_bin or probe_at(args.base)
-    head = args.head_bin or build_probe()
     cases = [c.split(":", 1) for c in args.cases] or [["decode", d] for d in DECODES]
     for c in cases:
         if len(c) != 2:
             sys.exit(f"paired.py: a case is OP:PARAM, not {':'.join(c)!r}")
+    if args.floors:
+        floors(args.head_bin or build_probe(), cases, args.iters, args.rounds)
+        return
+    if not (args.base or args.base_bin):
+        sys.exit("paired.py: give --base REV or --base-bin PROBE (or --floors)")
+    base = args.base_bin or probe_at(args.base)
+    head = args.head_bin or build_probe()
 
     cols = "case", "base ns", "head ns", "change"
     if args.instructions:
@@ -98,7 +132,7 @@ def main():
     print("| " + " | ".join(cols) + " |")
     print("|---|" + "---:|" * (len(cols) - 1))
     for op, param in cases:
-        b, h = paired_times(base, head, op, param, args.iters, args.rounds)
+        b, h = interleaved([(base, op), (head, op)], param, args.iters, args.rounds)
         row = [f"{op} {param}", f"{b:.2f}", f"{h:.2f}", f"{(h - b) / b * 100:+.1f} %"]
         if args.instructions:
             ib, ih = per_op(base, op, param, 200), per_op(head, op, param, 200)
