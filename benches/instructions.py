@@ -8,16 +8,18 @@ input building cancelled out. Beside each crate figure it prints the copy floor 
 decoder of the same input, and their ratios.
 
 Usage: python3 benches/instructions.py [--iters N] [--json FILE] [--only SUBSTRING]
-       python3 benches/instructions.py --check benches/budget.json [--slack 0.03]
+       python3 benches/instructions.py --check benches/budget.json [--slack 0.03] [--update]
 Needs valgrind (apt-get install valgrind).
 
 With --check, only the cases of the budget file run, and the script fails when one of them takes
 more than its budget plus the slack (3 % by default): an exact count, so CI can hold the decoders
-to the figures of the README without timing anything.
+to the figures of the README without timing anything. With --update as well, the file's figures
+are rewritten to the counts (rounded up): review the diff, and say why in the commit when one rises.
 """
 
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -64,19 +66,29 @@ def iters_for(param, iters):
     return iters if param not in ("8191", "max") else max(iters // 20, 5)
 
 
-def check_budget(probe, path, iters, slack):
-    """Counts every case of the budget file; 0 when each is within its budget plus `slack`."""
+def check_budget(probe, path, iters, slack, update=False):
+    """Counts every case of the budget file; 0 when each is within its budget plus `slack`.
+    With `update`, writes the counts back as the new budget instead of judging them."""
     with open(path) as f:
-        budget = json.load(f)["budget"]
+        doc = json.load(f)
+    budget = doc["budget"]
+    counted = {}
     over = []
     print("| case | budget | counted | change |")
     print("|---|---:|---:|---:|")
     for case, allowed in budget.items():
         op, param = case.split()
         n = per_op(probe, op, param, iters_for(param, iters))
+        counted[case] = math.ceil(n)
         print(f"| {case} | {allowed} | {n:.0f} | {(n - allowed) / allowed * 100:+.1f} % |")
         if n > allowed * (1 + slack):
             over.append(case)
+    if update:
+        doc["budget"] = counted
+        with open(path, "w") as f:
+            f.write(json.dumps(doc, indent=1) + "\n")
+        print(f"wrote the counts to {path}")
+        return 0
     if over:
         print(f"instructions.py: over budget (+{slack:.0%}): {', '.join(over)}; if the cost is "
               f"meant, raise the figure in {path} and say why in the commit", file=sys.stderr)
@@ -92,10 +104,11 @@ def main():
     ap.add_argument("--only", default="", help="only cases whose 'op param' contains this")
     ap.add_argument("--check", help="fail when a case of this budget file exceeds its budget")
     ap.add_argument("--slack", type=float, default=0.03, help="allowed excess with --check (0.03)")
+    ap.add_argument("--update", action="store_true", help="with --check: write the counts back")
     args = ap.parse_args()
     probe = build_probe()
     if args.check:
-        sys.exit(check_budget(probe, args.check, args.iters, args.slack))
+        sys.exit(check_budget(probe, args.check, args.iters, args.slack, args.update))
     listing = subprocess.run([probe, "--list"], check=True, capture_output=True, text=True)
     cases = [tuple(l.split()) for l in listing.stdout.splitlines() if args.only in l]
     counts = {}

@@ -88,6 +88,15 @@ proptest! {
 fn fast_check_on_known_shapes() {
     let ok = [
         alloc::vec![],
+        // Named groups only: GROUP_OBJ first in the middle.
+        alloc::vec![
+            (1, 7, 0),
+            (4, 5, 0),
+            (8, 7, 3),
+            (8, 1, 9),
+            (0x10, 7, 0),
+            (0x20, 5, 0)
+        ],
         alloc::vec![(1, 7, 0), (4, 5, 0), (0x20, 5, 0)],
         alloc::vec![(1, 7, 0), (4, 5, 0), (0x10, 7, 0), (0x20, 5, 0)],
         alloc::vec![
@@ -123,6 +132,20 @@ fn fast_check_on_known_shapes() {
         alloc::vec![(1, 8, 0), (4, 5, 0), (0x20, 5, 0)],
         alloc::vec![(1, 7, 0), (4, 5, 0), (0x20, 5, 0), (0x20, 5, 0)],
         alloc::vec![(1, 7, 0), (0x20, 5, 0)],
+        // GROUP_OBJ at an end of the middle, taken there without a search, with the wrong
+        // entries before or after it: named groups before it; named users after it; a
+        // GROUP_OBJ at both ends; users, then groups, then GROUP_OBJ.
+        alloc::vec![(1, 7, 0), (8, 7, 1), (4, 5, 0), (0x10, 7, 0), (0x20, 5, 0)],
+        alloc::vec![(1, 7, 0), (4, 5, 0), (2, 7, 1), (0x10, 7, 0), (0x20, 5, 0)],
+        alloc::vec![(1, 7, 0), (4, 5, 0), (4, 5, 0), (0x10, 7, 0), (0x20, 5, 0)],
+        alloc::vec![
+            (1, 7, 0),
+            (2, 7, 1),
+            (8, 7, 2),
+            (4, 5, 0),
+            (0x10, 7, 0),
+            (0x20, 5, 0)
+        ],
     ];
     for e in ok.iter().chain(&bad) {
         agree(e).unwrap();
