@@ -74,6 +74,12 @@ def check_budget(probe, path, iters, slack, update=False):
     budget = doc["budget"]
     counted = {}
     over = []
+    known = {tuple(line.split()) for line in subprocess.run(
+        [probe, "--list"], check=True, capture_output=True, text=True).stdout.splitlines()}
+    for case, allowed in budget.items():
+        if tuple(case.split()) not in known or not isinstance(allowed, int):
+            sys.exit(f"instructions.py: {path}: {case!r}: {allowed!r} is not a budget of a "
+                     f"probe case (an 'OP PARAM' that `probe --list` prints, and an integer)")
     print("| case | budget | counted | change |")
     print("|---|---:|---:|---:|")
     for case, allowed in budget.items():
@@ -106,6 +112,8 @@ def main():
     ap.add_argument("--slack", type=float, default=0.03, help="allowed excess with --check (0.03)")
     ap.add_argument("--update", action="store_true", help="with --check: write the counts back")
     args = ap.parse_args()
+    if args.update and not args.check:
+        sys.exit("instructions.py: --update rewrites a budget file: give it with --check FILE")
     probe = build_probe()
     if args.check:
         sys.exit(check_budget(probe, args.check, args.iters, args.slack, args.update))

@@ -17,13 +17,14 @@ Usage:
         [--instructions] decode:mkdir_reply_complete decode:mkdir_request ...
     python3 benches/paired.py --base-bin OLD_PROBE --head-bin NEW_PROBE decode:mkdir_request
 
-A case is OP:PARAM; with no case given, every decode of testdata/ is compared.
+A case is OP:PARAM; with no case given, every decode the probe lists (every
+message of testdata/) is compared.
 
 With --floors there is no base build: each case is timed against its own baselines in the
 working tree's probe (OP_copy, the copy floor, and OP_owned, the owned decoder, where the probe
-has them), the three in turn, each keeping its fastest run. On a noisy machine these ratios
-move less than those of criterion's medians, which the three baselines reach at different
-moments of the run.
+has them), the three in turn, each keeping its fastest run. These ratios move less than
+criterion's medians only when the machine's noise comes in short bursts; on the AMD EPYC of
+2026-12-02 they moved as much (the complete reply 7.2x, then 4.5x its copy).
 
     python3 benches/paired.py --floors [--rounds 5] [--iters 20000000] [cases]
 """
@@ -35,14 +36,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from instructions import ROOT, build_probe, per_op  # noqa: E402
-
-DECODES = [
-    "mkdir_request", "mkdir_request_be", "mkdir_request_partial", "rename_object_request",
-    "unlink_request", "mkdir_reply_empty", "mkdir_reply_complete", "mkdir_reply_absent",
-    "mkdir_reply_advisory", "mkdir_reply_be", "mkdir_reply_eexist", "mkdir_reply_lov_truncated",
-    "rename_object_reply", "unlink_reply",
-]
+from instructions import ROOT, build_probe, iters_for, per_op  # noqa: E402
 
 
 def probe_at(rev):
@@ -51,8 +45,12 @@ def probe_at(rev):
                          check=True, capture_output=True, text=True).stdout.strip()
     tree = os.path.join(ROOT, "target", "paired", sha[:12])
     if not os.path.isdir(tree):
-        subprocess.run(["git", "worktree", "add", "--detach", tree, sha], cwd=ROOT, check=True,
-                       capture_output=True)
+        # A worktree that `cargo clean` removed is still registered: forget it first.
+        subprocess.run(["git", "worktree", "prune"], cwd=ROOT, check=True)
+        res = subprocess.run(["git", "worktree", "add", "--detach", tree, sha], cwd=ROOT,
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            sys.exit(f"paired.py: git worktree add {tree} failed:\n{res.stderr}")
     # Its own target directory, so the two builds never overwrite each other.
     env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(tree, "target"))
     return build_probe(cwd=tree, env=env)
@@ -80,18 +78,20 @@ def interleaved(runs, param, iters, rounds):
     return [(b - s) / (iters - 1) for b, s in zip(best, start)]
 
 
-def has_case(probe, op, param):
-    listing = subprocess.run([probe, "--list"], check=True, capture_output=True, text=True)
-    return f"{op} {param}" in listing.stdout.splitlines()
+def listing(probe):
+    """The (op, param) cases the probe has."""
+    out = subprocess.run([probe, "--list"], check=True, capture_output=True, text=True).stdout
+    return {tuple(line.split()) for line in out.splitlines()}
 
 
 def floors(head, cases, iters, rounds):
     print("| case | crate ns | copy ns | owned ns | crate / copy | owned / crate |")
     print("|---|---:|---:|---:|---:|---:|")
+    known = listing(head)
     for op, param in cases:
         # A baseline of the operation, or of its family (`encode_validated` has `encode_copy`).
         base = {b: next((o for o in (f"{op}_{b}", f"{op.split('_')[0]}_{b}")
-                         if has_case(head, o, param)), None) for b in ("copy", "owned")}
+                         if (o, param) in known), None) for b in ("copy", "owned")}
         runs = [(head, o) for o in (op, base["copy"], base["owned"]) if o]
         t = dict(zip((o for _, o in runs), interleaved(runs, param, iters, rounds)))
         crate, copy, owned = t[op], t.get(base["copy"]), t.get(base["owned"])
@@ -114,17 +114,23 @@ def main():
     args = ap.parse_args()
     if args.rounds < 1 or args.iters < 2:
         sys.exit("paired.py: --rounds must be at least 1 and --iters at least 2")
-    cases = [c.split(":", 1) for c in args.cases] or [["decode", d] for d in DECODES]
-    for c in cases:
-        if len(c) != 2:
-            sys.exit(f"paired.py: a case is OP:PARAM, not {':'.join(c)!r}")
-    if args.floors:
-        floors(args.head_bin or build_probe(), cases, args.iters, args.rounds)
-        return
-    if not (args.base or args.base_bin):
+    if args.floors and (args.base or args.base_bin or args.instructions):
+        sys.exit("paired.py: --floors times one build; it takes no --base, --base-bin or "
+                 "--instructions (instructions.py counts one build)")
+    if not args.floors and not (args.base or args.base_bin):
         sys.exit("paired.py: give --base REV or --base-bin PROBE (or --floors)")
-    base = args.base_bin or probe_at(args.base)
     head = args.head_bin or build_probe()
+    known = listing(head)
+    cases = [tuple(c.split(":", 1)) for c in args.cases]
+    cases = cases or sorted(c for c in known if c[0] == "decode")
+    for c in cases:
+        if c not in known:
+            sys.exit(f"paired.py: the probe has no case {':'.join(c)!r} (OP:PARAM, as "
+                     f"`probe --list` prints them with a space)")
+    if args.floors:
+        floors(head, cases, args.iters, args.rounds)
+        return
+    base = args.base_bin or probe_at(args.base)
 
     cols = "case", "base ns", "head ns", "change"
     if args.instructions:
@@ -135,7 +141,8 @@ def main():
         b, h = interleaved([(base, op), (head, op)], param, args.iters, args.rounds)
         row = [f"{op} {param}", f"{b:.2f}", f"{h:.2f}", f"{(h - b) / b * 100:+.1f} %"]
         if args.instructions:
-            ib, ih = per_op(base, op, param, 200), per_op(head, op, param, 200)
+            n = iters_for(param, 200)
+            ib, ih = per_op(base, op, param, n), per_op(head, op, param, n)
             row += [f"{ib:,.0f}", f"{ih:,.0f}", f"{ih - ib:+,.0f}"]
         print("| " + " | ".join(row) + " |", flush=True)
 

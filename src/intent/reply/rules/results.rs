@@ -2,10 +2,10 @@
 //! buffer against its valid and truncated bits, its size field and its limit, and every present
 //! payload valid of its kind.
 
-use super::super::{BUF_SIZE_FIELDS, REP, ReplyContext};
 use super::{Buffers, Facts, err};
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::intent::body::{PrepareRepFields, rep_off};
+use crate::intent::reply::{BUF_SIZE_FIELDS, REP, ReplyContext};
 use crate::intent::{MliBuf, ResultMask};
 use crate::limits::{MDT_BODY_SIZE, XATTR_SIZE_MAX};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
