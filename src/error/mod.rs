@@ -62,6 +62,11 @@ impl DecodeError {
         DecodeError { at, kind }
     }
 
+    /// A field at `at` that holds `got` where its rule fixes `expected`.
+    pub(crate) const fn wrong_value(at: At, got: u64, expected: u64) -> Self {
+        DecodeError::new(at, ErrorKind::WrongValue { got, expected })
+    }
+
     /// A buffer at offset `base` that is `len` bytes, shorter than the `min` its structure needs.
     pub const fn too_short(structure: &'static str, base: usize, len: usize, min: usize) -> Self {
         DecodeError::new(

@@ -163,14 +163,14 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     }
     let p = f.ptlrpc;
     if p.version != LUSTRE_DLM_MSG_VERSION {
-        return Err(wrong(
+        return Err(DecodeError::wrong_value(
             At::new("ptlrpc_body", "pb_version", o0 + 12),
             p.version.into(),
             LUSTRE_DLM_MSG_VERSION.into(),
         ));
     }
     if p.opc != LDLM_ENQUEUE {
-        return Err(wrong(
+        return Err(DecodeError::wrong_value(
             At::new("ptlrpc_body", "pb_opc", o0 + 16),
             p.opc.into(),
             LDLM_ENQUEUE.into(),
@@ -188,7 +188,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     }
     let lr_type = desc.lr_type();
     if lr_type != LockType::IBITS {
-        return Err(wrong(
+        return Err(DecodeError::wrong_value(
             At::new("ldlm_request", "lock_desc.l_resource.lr_type", o1 + 8),
             lr_type.0.into(),
             13,
@@ -325,10 +325,6 @@ fn limit_error(limits: &[u32; MLI_BUF_MAX], o3: usize) -> DecodeError {
     }
     // Unreachable when called as documented; the PATTR limit's error all the same.
     DecodeError::new(at(0), ErrorKind::PattrLimitTooSmall { got: limits[0] })
-}
-
-fn wrong(at: At, got: u64, expected: u64) -> DecodeError {
-    DecodeError::new(at, ErrorKind::WrongValue { got, expected })
 }
 
 use super::reply::ReplyContext;

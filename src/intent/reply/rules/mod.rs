@@ -180,21 +180,17 @@ pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
 /// `ptlrpc_body`, after its type and status: a reply of an LDLM enqueue.
 fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     if p.version != LUSTRE_DLM_MSG_VERSION {
-        return Err(err(
+        return Err(DecodeError::wrong_value(
             At::new("ptlrpc_body", "pb_version", o0 + 12),
-            ErrorKind::WrongValue {
-                got: p.version.into(),
-                expected: LUSTRE_DLM_MSG_VERSION.into(),
-            },
+            p.version.into(),
+            LUSTRE_DLM_MSG_VERSION.into(),
         ));
     }
     if p.opc != LDLM_ENQUEUE {
-        return Err(err(
+        return Err(DecodeError::wrong_value(
             At::new("ptlrpc_body", "pb_opc", o0 + 16),
-            ErrorKind::WrongValue {
-                got: p.opc.into(),
-                expected: LDLM_ENQUEUE.into(),
-            },
+            p.opc.into(),
+            LDLM_ENQUEUE.into(),
         ));
     }
     Ok(())
@@ -214,12 +210,10 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
     let desc = l.lock_desc();
     let lr_type = desc.lr_type();
     if lr_type != LockType::IBITS {
-        return Err(err(
+        return Err(DecodeError::wrong_value(
             At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
-            ErrorKind::WrongValue {
-                got: lr_type.0.into(),
-                expected: 13,
-            },
+            lr_type.0.into(),
+            LockType::IBITS.0.into(),
         ));
     }
     let disp = l.policy_res1();
@@ -245,12 +239,10 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
     }
     let res2 = l.policy_res2();
     if res2 != 0 {
-        return Err(err(
+        return Err(DecodeError::wrong_value(
             At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
-            ErrorKind::WrongValue {
-                got: res2,
-                expected: 0,
-            },
+            res2,
+            0,
         ));
     }
     let (pos, neg, execd) = (
