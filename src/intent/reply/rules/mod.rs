@@ -92,6 +92,7 @@ fn err(at: At, kind: ErrorKind) -> DecodeError {
 }
 
 /// `pb_type` first (a reply, or the error message a reply can be), then the status.
+#[inline(always)]
 pub(super) fn check_type_and_status(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     check_type(p.msg_type, o0, Expect::Reply)?;
     check_status(p, o0)
@@ -150,6 +151,13 @@ pub(super) fn check<'x, L: LdlmReplyFields, P: PrepareRepFields>(
 
 /// [`check`] but `pb_type` and `pb_status`, which a decoder checks first of all, before it
 /// looks at `lm_bufcount` (checked twice, they cost a decode 16 instructions).
+///
+/// Always inlined, with the rules it calls: the decoder then keeps the framed spans and the
+/// `Facts` in registers instead of passing them through memory, and each rule's prologue and
+/// returned `Result` go away (callgrind: the complete reply 927 → 808 instructions, the empty
+/// result 390 → 323). The price is code: one copy of the rules per decoder entry point and
+/// byte order, about 5 KiB each.
+#[inline(always)]
 pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
     f: &Facts<'x, impl Buffers<'x>, L, P>,
     ctx: Option<&ReplyContext>,
@@ -370,6 +378,7 @@ fn check_flags_for(
 }
 
 /// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
+#[inline(always)]
 fn check_body(
     b: &impl PrepareRepFields,
     o2: usize,

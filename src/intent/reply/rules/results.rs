@@ -42,6 +42,7 @@ pub(super) fn check_requested(
 }
 
 /// Each result buffer against its bits, its size field and its limit.
+#[inline(always)]
 pub(super) fn check_results<'x, L, P: PrepareRepFields>(
     f: &Facts<'x, impl Buffers<'x>, L, P>,
     b: &P,
@@ -94,6 +95,7 @@ pub(super) fn check_results<'x, L, P: PrepareRepFields>(
 }
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
+#[inline(always)]
 pub(super) fn check_payloads<'x, L, P>(
     f: &Facts<'x, impl Buffers<'x>, L, P>,
     valid: ResultMask,
