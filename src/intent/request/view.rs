@@ -1,6 +1,6 @@
 //! The validated, lazy view of a received prepare request ([`RequestView`]).
 
-use super::{Facts, REQ, check_out_of_line, v3_body};
+use super::{Facts, REQ, check_after_type, v3_body};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
@@ -146,7 +146,7 @@ impl<'a> RequestView<'a> {
             ));
         };
         let name_buf = buf(4);
-        let op = check_out_of_line(&Facts {
+        let op = check_after_type(&Facts {
             repsize: f.header.repsize,
             ptlrpc,
             lock_flags: lock.lock_flags,
