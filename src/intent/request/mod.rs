@@ -153,10 +153,10 @@ fn check<D: LockDescFields, B: PrepareReqFields>(
 /// [`check`] but `pb_type`, which a decoder checks first of all (W2.3). The view's decode
 /// calls it with the received lock description and body, which the rules read in place.
 ///
-/// Always inlined, in the decoder too: that now saves the requests 15 to 26 instructions
-/// (callgrind; the mkdir request 503 → 488) and 2 to 8 % of their time in paired runs. (Two
-/// sessions earlier, before the reply rules and the framing changed, inlining it here cost 18
-/// instructions and 13 % of the time: measure again when the code around it changes.)
+/// Always inlined, in the decoder too: that saves the requests 15 to 26 instructions
+/// (callgrind; the mkdir request 503 → 488) and 2 to 8 % of their time in paired runs. Before
+/// the framing and the reply rules last changed, the same inlining cost 18 instructions and
+/// 13 % of the time (`docs/performance.md`): measure again when the code around it changes.
 #[inline(always)]
 fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     f: &Facts<'_, D, B>,
