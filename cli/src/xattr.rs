@@ -52,7 +52,8 @@ pub fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
 }
 
 /// Renders one payload as `lfs getstripe -v`, `lfs getdirstripe -v` (or their `--yaml`),
-/// getfacl.
+/// getfacl; every rendering ends in a newline, as those tools' output does (a pin, a one-line
+/// text of its own, gets one too).
 pub fn render_with(name: &str, bytes: &[u8], o: &TextOpts) -> Result<String, String> {
     let mut out = String::new();
     let err = |e: lustre_dne_intent::DecodeError| format!("{name}: {e}");
@@ -119,6 +120,9 @@ pub fn render_with(name: &str, bytes: &[u8], o: &TextOpts) -> Result<String, Str
                 bytes.len()
             );
         }
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
     }
     Ok(out)
 }

@@ -56,7 +56,29 @@ fn getfattr_text_prints_like_getfacl() {
         out.contains("user::rw-\nuser:1000:rw-\ngroup::r--\ngroup:100:r--\nmask::rw-\nother::r--"),
         "{out}"
     );
-    assert!(out.contains("trusted.pin:"), "{out}");
+    // Each attribute ends in a blank line, the pin (one line of text) as the ACL.
+    assert!(
+        out.ends_with("other::r--\n\ntrusted.pin:\n[hsm: 3,pool: fast]\n\n"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn every_rendering_ends_in_a_newline() {
+    let (code, out, err) = run(&["xattr", "--name", "trusted.pin"], b"[hsm: 3,pool: fast]");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "[hsm: 3,pool: fast]\n");
+    let (code, out, err) = run(&["xattr", "--name", "trusted.link"], b"\xdf\xf1\xea\x11");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "(4 bytes, not a payload this tool decodes)\n");
+    // getfattr input: an attribute this tool does not decode is followed by a blank line too.
+    let input = "# file: d\ntrusted.link=0xdff1ea11\ntrusted.pin=0x5b5d\n";
+    let (code, out, err) = run(&["xattr"], input.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "# file: d\ntrusted.link:\n(4 bytes, not a payload this tool decodes)\n\ntrusted.pin:\n[]\n\n"
+    );
 }
 
 #[test]
