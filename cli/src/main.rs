@@ -41,6 +41,15 @@ impl CliError {
     }
 }
 
+/// A count of at least one, for `pcap --repeat`.
+fn parse_repeat(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0: expected a count of at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{s:?}: {e}")),
+    }
+}
+
 /// `file` or `dir`, for `--layout-of`.
 fn parse_layout_of(s: &str) -> Result<lustre_dne_intent::xattr::LayoutOf, String> {
     use lustre_dne_intent::xattr::LayoutOf;
@@ -204,13 +213,18 @@ enum Command {
         /// results present and their sizes against the limits.
         #[arg(long)]
         stats: bool,
-        /// Write a capture to this file instead of reading one: the inputs are messages
-        /// (requests go client to server on portal 24, each reply answers the request before
-        /// it, on portal 4).
+        /// Write a capture to this file (`-`: standard output) instead of reading one: the
+        /// inputs are messages (requests go client to server on portal 24, each reply answers
+        /// the request before it, on portal 4).
         #[arg(long, value_name = "OUT", conflicts_with_all = ["json", "stats"])]
         write: Option<std::path::PathBuf>,
-        /// With --write: most TCP payload bytes per segment.
-        #[arg(long, default_value_t = 1448, requires = "write")]
+        /// With --write -: write the capture to standard output even when it is a terminal.
+        #[arg(long, requires = "write")]
+        force: bool,
+        /// With --write: most TCP payload bytes per segment (1 to 65000).
+        #[arg(long, default_value_t = 1448, requires = "write",
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+                  .range(1..=lustre_dne_intent::capture::limits::WRITER_MAX_SEGMENT as u64))]
         segment_size: usize,
         /// With --write: the peers' socklnd structures in big-endian order.
         #[arg(long, requires = "write")]
@@ -219,10 +233,12 @@ enum Command {
         #[arg(long, requires = "write")]
         no_handshake: bool,
         /// With --write: socklnd version of the hello (2, 3, or 4 for large NIDs).
-        #[arg(long, default_value_t = 3, requires = "write")]
+        #[arg(long, default_value_t = 3, requires = "write",
+              value_parser = clap::value_parser!(u32).range(2..=4))]
         socklnd_version: u32,
-        /// With --write: write the messages this many times over.
-        #[arg(long, default_value_t = 1, requires = "write")]
+        /// With --write: write the messages this many times over (at least once).
+        #[arg(long, default_value_t = 1, requires = "write",
+              value_parser = parse_repeat)]
         repeat: usize,
         /// The capture (`-`: standard input), or with --write the message files.
         #[arg(default_value = "-")]
@@ -408,6 +424,7 @@ fn run(command: Command) -> Result<(), CliError> {
             json,
             stats,
             write,
+            force,
             segment_size,
             big_endian,
             no_handshake,
@@ -415,18 +432,22 @@ fn run(command: Command) -> Result<(), CliError> {
             repeat,
             inputs,
         } => match write {
-            Some(path) => pcap_cmd::cmd_write(&pcap_cmd::WriteArgs {
-                out: &path,
-                messages: &inputs,
-                segment_size,
-                big_endian,
-                handshake: if no_handshake {
-                    lustre_dne_intent::capture::Handshake::None
-                } else {
-                    lustre_dne_intent::capture::Handshake::Socklnd(socklnd_version)
+            Some(path) => pcap_cmd::cmd_write(
+                &pcap_cmd::WriteArgs {
+                    out: &path,
+                    force,
+                    messages: &inputs,
+                    segment_size,
+                    big_endian,
+                    handshake: if no_handshake {
+                        lustre_dne_intent::capture::Handshake::None
+                    } else {
+                        lustre_dne_intent::capture::Handshake::Socklnd(socklnd_version)
+                    },
+                    repeat,
                 },
-                repeat,
-            }),
+                &mut out,
+            ),
             None => {
                 let [input] = inputs.as_slice() else {
                     return Err(CliError::Usage("give one capture file (or `-`)".into()));

@@ -200,7 +200,10 @@ fn message_line(m: &Message, t0: Duration, s: &mut String) -> std::fmt::Result {
 
 /// Options of `pcap --write`.
 pub struct WriteArgs<'a> {
+    /// The capture file; `-` is standard output.
     pub out: &'a Path,
+    /// Write to standard output even when it is a terminal.
+    pub force: bool,
     pub messages: &'a [Input],
     pub segment_size: usize,
     pub big_endian: bool,
@@ -210,15 +213,29 @@ pub struct WriteArgs<'a> {
 
 /// Writes a capture of the messages: requests from the client, each reply from the server
 /// answering the latest request, `repeat` times over.
-pub fn cmd_write(a: &WriteArgs<'_>) -> Result<(), CliError> {
+pub fn cmd_write(a: &WriteArgs<'_>, stdout: &mut Output) -> Result<(), CliError> {
     let mut msgs = Vec::new();
     for input in a.messages {
         let bytes = input.message_bytes()?;
         let view = MessageView::parse(&bytes).map_err(|e| input.error(e))?;
         msgs.push((view.is_request(), bytes));
     }
+    if a.out == Path::new("-") {
+        let mut buf = Vec::new();
+        write_capture(a, &msgs, &mut buf)?;
+        return stdout.write_binary(&buf, a.force);
+    }
     let file = std::fs::File::create(a.out)
         .map_err(|e| CliError::invalid(format_args!("{}: cannot create: {e}", a.out.display())))?;
+    write_capture(a, &msgs, std::io::BufWriter::new(file))
+}
+
+/// The capture of `msgs` (each with whether it is a request), written to `sink`.
+fn write_capture(
+    a: &WriteArgs<'_>,
+    msgs: &[(bool, Vec<u8>)],
+    sink: impl std::io::Write,
+) -> Result<(), CliError> {
     let opts = WriterOptions {
         segment_size: a.segment_size,
         order: if a.big_endian {
@@ -230,10 +247,10 @@ pub fn cmd_write(a: &WriteArgs<'_>) -> Result<(), CliError> {
         ..WriterOptions::default()
     };
     let werr = |e: WriteError| CliError::invalid(format_args!("{}: {e}", a.out.display()));
-    let mut w = CaptureWriter::new(std::io::BufWriter::new(file), opts).map_err(werr)?;
+    let mut w = CaptureWriter::new(sink, opts).map_err(werr)?;
     let mut xid = 0;
     for _ in 0..a.repeat {
-        for (is_request, bytes) in &msgs {
+        for (is_request, bytes) in msgs {
             if *is_request {
                 xid = w.request(bytes).map_err(werr)?;
             } else {
@@ -241,7 +258,6 @@ pub fn cmd_write(a: &WriteArgs<'_>) -> Result<(), CliError> {
             }
         }
     }
-    use std::io::Write as _;
     w.finish()
         .map_err(werr)?
         .flush()

@@ -79,6 +79,16 @@ pub fn render_with(name: &str, bytes: &[u8], o: &TextOpts) -> Result<String, Str
         }
         Some("lmv") => {
             let v = LmvView::parse(bytes).map_err(err)?;
+            // One MDT a stripe, or the mdtidx column would print `?` for the stripes left out.
+            if let LmvView::Md(m) = &v {
+                let (listed, stripes) = (o.stripe_mdts.len(), m.stripe_fids().len());
+                if listed != 0 && !m.is_stripe() && listed != stripes {
+                    return Err(format!(
+                        "{name}: --stripe-mdts lists {listed} MDTs, but the LMV has {stripes} \
+                         stripes: give one MDT a stripe, in stripe order"
+                    ));
+                }
+            }
             let mut t = v.getdirstripe().yaml(o.yaml).stripe_mdts(&o.stripe_mdts);
             if let Some(fid) = o.fid {
                 t = t.fid(fid);

@@ -323,3 +323,43 @@ fn a_damaged_capture_prints_what_decodes_names_the_frame_and_exits_1() {
         2 * PAIRS.len() - 1
     );
 }
+
+#[test]
+fn write_to_standard_output_and_bad_option_values() {
+    let dir = tmpdir("stdout");
+    // `--write -` writes the same capture to standard output that `--write FILE` writes.
+    let cap = write_capture(&dir.0, &["--segment-size", "300"]);
+    let mut args = vec!["pcap", "--write", "-", "--segment-size", "300"];
+    let paths: Vec<String> = PAIRS
+        .iter()
+        .flat_map(|(q, r)| [vector_path(q), vector_path(r)])
+        .collect();
+    args.extend(paths.iter().map(String::as_str));
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, std::fs::read(&cap).unwrap());
+    assert!(!Path::new("-").exists(), "no file named `-`");
+    // Values outside an option's range are usage errors (exit 2), named by clap before
+    // anything is read or written.
+    let m = vector_path("mkdir_request");
+    for (opt, value, says) in [
+        ("--segment-size", "0", "0 is not in 1..=65000"),
+        ("--segment-size", "65001", "65001 is not in 1..=65000"),
+        ("--socklnd-version", "5", "5 is not in 2..=4"),
+        ("--repeat", "0", "0: expected a count of at least 1"),
+    ] {
+        let out = dir.0.join("bad.pcap");
+        let res = Command::new(BIN)
+            .args(["pcap", "--write", &out.to_string_lossy(), opt, value, &m])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(2), "{opt} {value}: {err}");
+        assert!(err.contains(says), "{opt} {value}: {err}");
+        assert!(!out.exists(), "{opt} {value}: nothing is written");
+    }
+}

@@ -815,3 +815,24 @@ fn bad_payload_json_is_refused_with_the_decoders_words() {
         "not hex",
     );
 }
+
+#[test]
+fn stripe_mdts_must_name_every_stripe() {
+    let lmv = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/xattr_lmv_striped.bin"
+    ))
+    .expect("vector");
+    let (code, out, err) = run(&["xattr", "--stripe-mdts", "1,2"], &lmv);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.contains(
+            "trusted.lmv: --stripe-mdts lists 2 MDTs, but the LMV has 4 stripes: give one MDT a \
+             stripe, in stripe order"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = run(&["xattr", "--stripe-mdts", "1,2,3,0"], &lmv);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains('?'), "{out}");
+}

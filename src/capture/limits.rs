@@ -15,3 +15,6 @@ pub const FLOWS_MAX: usize = 4096;
 pub const PENDING_RPCS_MAX: usize = 65536;
 /// Segment start positions one direction remembers to name the first frame of a message.
 pub const FRAME_MAP_MAX: usize = 1024;
+/// The largest TCP payload `CaptureWriter` puts in one segment (`WriterOptions::segment_size`,
+/// `pcap --write --segment-size`): an IPv4 packet's 65 535 bytes less room for its headers.
+pub const WRITER_MAX_SEGMENT: usize = 65000;

@@ -4,9 +4,10 @@
 //! The output is a byte-exact pcap (little-endian header, Ethernet, IPv4, microsecond
 //! timestamps from a fixed start), so a capture made twice from the same input is the same.
 
+use super::limits::WRITER_MAX_SEGMENT;
 use super::lnet::{LNET_PROTO_ACCEPTOR_MAGIC, LNET_PROTO_MAGIC};
 use super::lnet::{LnetCmd, LnetHdr, LnetMsgType, Nid};
-use super::socklnd::{KSOCK_MSG_LNET, KSOCK_PROTO_V3, KSOCK_PROTO_V4};
+use super::socklnd::{KSOCK_MSG_LNET, KSOCK_PROTO_V2, KSOCK_PROTO_V3, KSOCK_PROTO_V4};
 use crate::Endian;
 use etherparse::PacketBuilder;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
@@ -103,11 +104,13 @@ impl<W: std::io::Write> CaptureWriter<W> {
     /// Starts a capture on `out` and writes the handshake `opts` asks for.
     pub fn new(out: W, opts: WriterOptions) -> Result<Self, WriteError> {
         let mut opts = opts;
-        if opts.segment_size == 0 || opts.segment_size > 65000 {
-            return Err(WriteError("segment size must be 1 to 65000 bytes".into()));
+        if opts.segment_size == 0 || opts.segment_size > WRITER_MAX_SEGMENT {
+            return Err(WriteError(format!(
+                "segment size must be 1 to {WRITER_MAX_SEGMENT} bytes"
+            )));
         }
         if let Handshake::Socklnd(v) = opts.handshake {
-            if !(2..=4).contains(&v) {
+            if !(KSOCK_PROTO_V2..=KSOCK_PROTO_V4).contains(&v) {
                 return Err(WriteError(format!("socklnd version {v} is not 2, 3 or 4")));
             }
             // The hello decides the header form.
