@@ -13,10 +13,20 @@ use lustre_dne_intent::model::survey::{self, TRACES};
 use lustre_dne_intent::model::{Fault, Op, Scenario};
 use std::fmt::Write as _;
 
-/// Parses a `--fault` value (clap reports the error as a usage error).
+/// Parses a `--fault` value (clap reports the error as a usage error). The list of known
+/// faults names `partial-groups-N` once, as `--help` does, not the two that `Fault::all` holds.
 pub fn parse_fault(name: &str) -> Result<Fault, String> {
-    Fault::from_name(name).ok_or_else(|| {
-        let known: Vec<String> = Fault::all().iter().map(Fault::name).collect();
+    use lustre_dne_intent::ParseErrorKind;
+    name.parse::<Fault>().map_err(|e| {
+        if e.kind == ParseErrorKind::BadNumber {
+            return "partial-groups-N takes a group count N from 0 to 255".into();
+        }
+        let mut known: Vec<String> = Fault::all()
+            .iter()
+            .filter(|f| !matches!(f, Fault::PartialGroups(_)))
+            .map(Fault::name)
+            .collect();
+        known.push("partial-groups-N (N from 0 to 255)".into());
         format!("unknown fault; known: {}", known.join(", "))
     })
 }

@@ -93,7 +93,27 @@ fn simulate_prints_the_survey_rows_exactly() {
     );
     let (code, _, err) = run(&["simulate", "--fault", "bogus"], b"");
     assert_eq!(code, 2);
-    assert!(err.contains("unknown fault"), "{err}");
+    assert!(err.contains("unknown fault; known: none, "), "{err}");
+    // The group count is named once, with its range, not as the two counts of Fault::all.
+    assert!(
+        err.contains(", partial-groups-N (N from 0 to 255)\n"),
+        "{err}"
+    );
+    assert!(!err.contains("partial-groups-0"), "{err}");
+    for bad in ["partial-groups-abc", "partial-groups-256"] {
+        let (code, _, err) = run(&["simulate", "--fault", bad], b"");
+        assert_eq!(code, 2, "{bad}");
+        assert!(
+            err.contains(&format!(
+                "invalid value '{bad}' for '--fault <FAULT>': partial-groups-N takes a group \
+                 count N from 0 to 255"
+            )),
+            "{err}"
+        );
+    }
+    let (code, out, err) = run(&["simulate", "--fault", "partial-groups-9"], b"");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(fault: partial-groups-9)"), "{out}");
 }
 
 /// A `simulate --json` line, read with the library's serde forms alone.
