@@ -69,16 +69,56 @@ impl Input {
     }
 
     /// The bytes the input stands for: itself, or what its hex text encodes.
+    ///
+    /// Text that is in none of the hex forms is refused with the place that breaks the plain
+    /// form, rather than decoded as the bytes of its characters: a message always holds bytes
+    /// that are not printable text (`lm_bufcount`'s high bytes are zero), so such an input is
+    /// a damaged hex dump, not a message.
     pub fn message_bytes(&self) -> Result<Vec<u8>, CliError> {
         let raw = self.read()?;
-        if raw.is_empty() {
+        if raw.iter().all(u8::is_ascii_whitespace) {
             return Err(self.error("empty input"));
         }
         match hex_form(&raw) {
             Some(form) => decode_hex_form(&raw, form).map_err(|e| self.error(e)),
+            None if is_text(&raw) => Err(self.error(not_hex(&raw))),
             None => Ok(raw),
         }
     }
+}
+
+/// Printable ASCII and white space only.
+fn is_text(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+}
+
+/// Why `text`, printable, is none of the hex forms: the first character that is neither a
+/// hex digit nor white space (after one leading `0x`), by line and column.
+fn not_hex(text: &[u8]) -> String {
+    let s = String::from_utf8_lossy(text);
+    let start = s.len() - s.trim_start().len();
+    let skip = if s[start..].starts_with("0x") || s[start..].starts_with("0X") {
+        start + 2
+    } else {
+        0
+    };
+    let bad = s
+        .char_indices()
+        .find(|&(i, c)| i >= skip && !c.is_ascii_hexdigit() && !c.is_ascii_whitespace());
+    let place = match bad {
+        Some((i, c)) => {
+            let line = s[..i].matches('\n').count() + 1;
+            let column = i - s[..i].rfind('\n').map_or(0, |n| n + 1) + 1;
+            format!("line {line}, column {column} has {c:?}, not a hex digit")
+        }
+        None => "hex digits that are not whole bytes".into(),
+    };
+    format!(
+        "text, but not hex in a form this tool reads (xxd -p, xxd, hexdump -C, or one leading \
+         0x): {place}"
+    )
 }
 
 /// The hex text forms recognised as input.

@@ -644,12 +644,53 @@ fn truncated_and_garbage_input_fail_cleanly() {
     assert!(err.contains("empty input"), "{err}");
     let err = fails(&["decode"], Some(b"0bd00bd"), 1);
     assert!(err.contains("odd number"), "{err}");
+    // Printable text is a damaged hex dump, never a message (whose lm_bufcount holds zero
+    // bytes): it is named as text that is not hex, where it breaks, not decoded as its
+    // characters' bytes (which failed on lm_magic).
+    let not_hex = "dne-intent decode: standard input: text, but not hex in a form this tool reads \
+                (xxd -p, xxd, hexdump -C, or one leading 0x): ";
     let err = fails(
         &["decode"],
         Some(b"this is not a message at all, just words"),
         1,
     );
-    assert!(err.contains("lm_magic"), "{err}");
+    assert_eq!(
+        err,
+        format!("{not_hex}line 1, column 1 has 't', not a hex digit\n")
+    );
+    let (_, request) = &library_messages()[0];
+    let plain: String = request.iter().map(|b| format!("{b:02x}")).collect();
+    let lines: Vec<&str> = plain
+        .as_bytes()
+        .chunks(60)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    let comment_line = format!("line {}, column 1 has '#'", lines.len() + 1);
+    for (damaged, place) in [
+        // A non-hex digit on line 3; a comment after the dump; `0x` on every line.
+        (
+            format!("{}\n{}\ng{}\n", lines[0], lines[1], &lines[2][1..]),
+            "line 3, column 1 has 'g'",
+        ),
+        (
+            format!("{}\n# comment\n", lines.join("\n")),
+            comment_line.as_str(),
+        ),
+        (
+            format!("0x{}\n0x{}\n", lines[0], lines[1]),
+            "line 2, column 2 has 'x'",
+        ),
+    ] {
+        let err = fails(&["decode", "-"], Some(damaged.as_bytes()), 1);
+        assert_eq!(
+            err,
+            format!("{not_hex}{place}, not a hex digit\n"),
+            "{damaged}"
+        );
+    }
+    // Only white space is empty input.
+    let err = fails(&["decode"], Some(b"\n \n"), 1);
+    assert_eq!(err, "dne-intent decode: standard input: empty input\n");
     let missing = dir.join("does-not-exist.bin");
     let err = fails(&["decode", missing.to_str().unwrap()], None, 1);
     assert!(err.contains("cannot read"), "{err}");
