@@ -545,19 +545,23 @@ fn cmd_decode(input: &Input, json: bool, out: &mut Output) -> Result<(), CliErro
 /// (a 2-buffer empty result, a `ptlrpc_body` tail, bytes after a name's NUL, non-zero padding),
 /// say so on standard error, so that nobody mistakes the round trip for a copy.
 fn note_if_not_canonical(input: &Input, bytes: &[u8], value: &WireMessage) {
-    let Ok(again) = value.to_bytes() else {
-        return;
-    };
-    if again[..] != bytes[..] {
+    if let Ok(again) = value.to_bytes() {
+        note_if_reencodes_otherwise(&format!("decode: {input}"), bytes, &again);
+    }
+}
+
+/// The note of [`note_if_not_canonical`], for any input whose JSON encodes to `again`; `at`
+/// names the command and the input (`decode: FILE`).
+pub fn note_if_reencodes_otherwise(at: &str, bytes: &[u8], again: &[u8]) {
+    if again != bytes {
         let first = again
             .iter()
             .zip(bytes)
             .position(|(a, b)| a != b)
             .unwrap_or(again.len().min(bytes.len()));
         eprintln!(
-            "dne-intent decode: {input}: note: this JSON re-encodes to the canonical form \
-             ({} bytes), not to these {} bytes (they differ from offset {first}; \
-             docs/spec/WIRE.md)",
+            "dne-intent {at}: note: this JSON re-encodes to the canonical form ({} bytes), not \
+             to these {} bytes (they differ from offset {first}; docs/spec/WIRE.md)",
             again.len(),
             bytes.len()
         );

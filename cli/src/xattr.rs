@@ -174,9 +174,11 @@ enum Form {
     JsonLines,
 }
 
-/// One attribute's output in `form`, ending in a newline.
+/// One attribute's output in `form`, ending in a newline. `input` names where it came from,
+/// for the note a JSON form prints when it would not encode back to `bytes`.
 fn show(
     form: Form,
+    input: &Input,
     file: Option<&str>,
     name: &str,
     bytes: &[u8],
@@ -186,21 +188,39 @@ fn show(
         Form::Text => format!("{name}:\n{}\n", render_with(name, bytes, o)?),
         Form::Bare => render_with(name, bytes, o)?,
         Form::Json => {
-            serde_json::to_string_pretty(&doc(file, name, bytes, o)?)
+            serde_json::to_string_pretty(&doc(input, file, name, bytes, o)?)
                 .map_err(|e| format!("{name}: {e}"))?
                 + "\n"
         }
         Form::JsonLines => {
-            serde_json::to_string(&doc(file, name, bytes, o)?)
+            serde_json::to_string(&doc(input, file, name, bytes, o)?)
                 .map_err(|e| format!("{name}: {e}"))?
                 + "\n"
         }
     })
 }
 
-/// The attribute as the document `--json` prints, validated by its decoder.
-fn doc(file: Option<&str>, name: &str, bytes: &[u8], o: &TextOpts) -> Result<XattrDoc, String> {
-    XattrDoc::decode(file, name, bytes, o.layout_of).map_err(|e| format!("{name}: {e}"))
+/// The attribute as the document `--json` prints, validated by its decoder. A payload the
+/// decoder accepts but that is not in its canonical form (WIRE.md §11: a composite layout's
+/// blobs out of order or with gaps, an ACL `e_id` other than 0xFFFFFFFF where it names no
+/// one) encodes back to other bytes: a note on standard error says so, as `decode` does.
+fn doc(
+    input: &Input,
+    file: Option<&str>,
+    name: &str,
+    bytes: &[u8],
+    o: &TextOpts,
+) -> Result<XattrDoc, String> {
+    let doc =
+        XattrDoc::decode(file, name, bytes, o.layout_of).map_err(|e| format!("{name}: {e}"))?;
+    if let Ok(again) = doc.payload.to_bytes() {
+        let at = match file {
+            Some(f) => format!("xattr: {input}: {f}: {name}"),
+            None => format!("xattr: {input}: {name}"),
+        };
+        crate::note_if_reencodes_otherwise(&at, bytes, &again);
+    }
+    Ok(doc)
 }
 
 /// `dne-intent xattr [--json] [--name XATTR] [lfs options] [FILE|-]`
@@ -259,7 +279,7 @@ pub fn cmd_xattr(
                     if o.path.is_none() {
                         o.path.clone_from(&file);
                     }
-                    show(form, file.as_deref(), name, &b, &o)
+                    show(form, input, file.as_deref(), name, &b, &o)
                 }) {
                 Ok(text) => out.push_str(&text),
                 Err(e) => failures.push(e),
@@ -290,9 +310,9 @@ pub fn cmd_xattr(
         };
         // LMV_MAGIC_STRIPE and LMV_USER_MAGIC_SPECIFIC share 0x0CD40CD0: without --name, a
         // payload that is not a stripe LMV is tried as a SPECIFIC default LMV.
-        let shown = match show(form, None, &name, &bytes, opts) {
+        let shown = match show(form, input, None, &name, &bytes, opts) {
             Err(_) if only.is_none() && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) => {
-                show(form, None, "trusted.dmv", &bytes, opts)
+                show(form, input, None, "trusted.dmv", &bytes, opts)
             }
             other => other,
         };

@@ -529,6 +529,8 @@ fn every_payload_survives_xattr_json_through_jq_and_encode() {
     for (name, bytes) in &all {
         let (code, json, err) = run(&["xattr", "--json"], bytes);
         assert_eq!(code, 0, "{name}: {err}");
+        // Canonical payloads: no note that the JSON would encode to other bytes.
+        assert_eq!(err, "", "{name}");
         let through = jq(json.as_bytes());
         let (code, out, err) = run_raw(&["encode"], &through);
         assert_eq!(code, 0, "{name}: {err}");
@@ -835,4 +837,50 @@ fn stripe_mdts_must_name_every_stripe() {
     let (code, out, err) = run(&["xattr", "--stripe-mdts", "1,2,3,0"], &lmv);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains('?'), "{out}");
+}
+
+#[test]
+fn a_payload_that_is_not_canonical_says_so_beside_its_json() {
+    // USER_OBJ's e_id 0x00ffffff where the canonical form writes 0xffffffff (WIRE.md W11.9).
+    let mut acl = ACL.to_vec();
+    acl[8] = 0;
+    // A composite layout whose entry count was lowered: its last component's blob is left
+    // unreferenced inside lcm_size, and the JSON (which holds what the entries name) drops it.
+    let mut lov = vector("xattr_lov_comp3.bin");
+    assert_eq!(lov[14], 3, "lcm_entry_count");
+    lov[14] = 2;
+    for (what, bytes, note) in [
+        (
+            "acl",
+            &acl,
+            "system.posix_acl_access: note: this JSON re-encodes to the canonical form (52 \
+             bytes), not to these 52 bytes (they differ from offset 8; docs/spec/WIRE.md)",
+        ),
+        (
+            "lov",
+            &lov,
+            "trusted.lov: note: this JSON re-encodes to the canonical form (192 bytes), not to \
+             these 288 bytes (they differ from offset 4; docs/spec/WIRE.md)",
+        ),
+    ] {
+        let (code, json, err) = run(&["xattr", "--json"], bytes);
+        assert_eq!(code, 0, "{what}: {err}");
+        assert_eq!(
+            err,
+            format!("dne-intent xattr: standard input: {note}\n"),
+            "{what}"
+        );
+        assert_ne!(&encode(&json), bytes, "{what}: the note is true");
+        // The text form prints no JSON, so no note.
+        let (code, _, err) = run(&["xattr"], bytes);
+        assert_eq!((code, err.as_str()), (0, ""), "{what}");
+    }
+    // getfattr input names the file too.
+    let input = format!("# file: d/f\nsystem.posix_acl_access=0x{}\n", hex(&acl));
+    let (code, _, err) = run(&["xattr", "--json"], input.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("dne-intent xattr: standard input: d/f: system.posix_acl_access: note: "),
+        "{err}"
+    );
 }
