@@ -48,8 +48,9 @@ macro_rules! rule_ids {
     };
 }
 
-/// Every rule a decoder enforces, in the order WIRE.md states them: each is reported by at least
-/// one [`ErrorKind`] (the crate's tests hold this list, the spec and the errors together).
+/// Every rule a decoder enforces, by section of WIRE.md and in number order within one (W5.15
+/// and W9.19 are stated earlier than their numbers): each is reported by at least one
+/// [`ErrorKind`] (the crate's tests hold this list, the spec and the errors together).
 pub const DECODER_RULES: &[RuleId] = rule_ids![
     "W0.1", "W0.2", "W0.3", "W0.4", "W0.5", "W0.6", //
     "W1.1", "W1.2", //

@@ -317,3 +317,56 @@ fn the_reference_walk_follows_the_spec() {
         }
     }
 }
+
+/// WIRE.md §2: bytes after the message are accepted and are not part of it, as Lustre's
+/// `lustre_unpack_msg_v2` only asks that the input covers the message. They change no buffer,
+/// count toward no size (W8.2 compares the message's own size with `lm_repsize`) and make the
+/// input non-canonical.
+#[test]
+fn bytes_after_the_message_are_not_part_of_it() {
+    use lustre_dne_intent::intent::MliBuf;
+    let testdata = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+    let request = std::fs::read(format!("{testdata}/mkdir_request.bin")).unwrap();
+    let reply = std::fs::read(format!("{testdata}/mkdir_reply_complete.bin")).unwrap();
+    let longer = |m: &[u8]| [m, &b"\x0bd\xd0trailing"[..]].concat();
+
+    let q = longer(&request);
+    let (plain, more) = (
+        RequestView::parse(&request).unwrap(),
+        RequestView::parse(&q).unwrap(),
+    );
+    assert!(plain.is_canonical() && !more.is_canonical());
+    assert_eq!(more.name(), plain.name());
+    assert_eq!(more.to_value(), plain.to_value());
+    let request_view = plain;
+
+    let r = longer(&reply);
+    let (plain, more) = (
+        ReplyView::parse(&reply).unwrap(),
+        ReplyView::parse(&r).unwrap(),
+    );
+    assert!(plain.is_canonical() && !more.is_canonical());
+    for buf in MliBuf::ALL {
+        assert_eq!(more.result(buf), plain.result(buf), "{buf:?}");
+    }
+    let msg = MsgView::parse(&r).unwrap();
+    assert_eq!(msg.bufcount(), 9);
+
+    // The reply space the request gave: exactly the message's size is enough, the input's
+    // trailing bytes notwithstanding, and one byte less is not.
+    let mut ctx = request_view.reply_context();
+    ctx.repsize = reply.len() as u32;
+    ReplyView::parse_for(&r, &ctx).unwrap();
+    ctx.repsize -= 1;
+    let e = ReplyView::parse_for(&r, &ctx).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::ReplyOverRepsize {
+                size: 904,
+                repsize: 903
+            }
+        ),
+        "{e}"
+    );
+}

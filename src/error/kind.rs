@@ -453,7 +453,8 @@ pub enum ErrorKind {
         /// The repeated id.
         id: u32,
     },
-    /// A stripe count of a default LMV outside −5..=2000 (or negative with the SPECIFIC magic).
+    /// A stripe count of a default LMV under its lower bound: −5, or 0 with the SPECIFIC magic
+    /// (W9.11). A count over 2000 is [`ErrorKind::OverLimit`] (W0.3).
     #[error("lum_stripe_count {got} is outside {min}..=2000")]
     LmvBadStripeCount {
         /// `lum_stripe_count`.

@@ -97,6 +97,29 @@ fn acl_rejections() {
         kind_of(AclView::parse(&acl(&[(1, 7, U)]))),
         ErrorKind::AclMissingEntry { tag: "GROUP_OBJ" }
     );
+    // W9.6 against W9.7, in entry order (WIRE.md §9): an entry where a missing one was due
+    // first breaks the order; an ACL that ends before GROUP_OBJ or OTHER misses an entry.
+    for (entries, tag) in [
+        (&[(1, 7, U), (0x20, 0, U)][..], "OTHER"),
+        (&[(4, 5, U), (0x20, 0, U)][..], "GROUP_OBJ"),
+        (&[(0x20, 0, U)][..], "OTHER"),
+    ] {
+        let e = AclView::parse(&acl(entries)).unwrap_err();
+        assert!(
+            matches!(e.kind, ErrorKind::AclOrder { tag: t, .. } if t == tag),
+            "{entries:?}: {e}"
+        );
+        assert_eq!(e.rule().as_str(), "W9.6", "{entries:?}");
+    }
+    for (entries, tag) in [
+        (&[(1, 7, U)][..], "GROUP_OBJ"),
+        (&[(1, 7, U), (2, 5, 3)][..], "GROUP_OBJ"),
+        (&[(1, 7, U), (4, 5, U), (0x10, 7, U)][..], "OTHER"),
+    ] {
+        let e = AclView::parse(&acl(entries)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::AclMissingEntry { tag }, "{entries:?}");
+        assert_eq!(e.rule().as_str(), "W9.7", "{entries:?}");
+    }
     assert_eq!(
         kind_of(AclView::parse(&acl(&[
             (1, 7, U),
