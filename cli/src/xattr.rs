@@ -150,6 +150,23 @@ fn guess_name(bytes: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// Why [`guess_name`] found no kind: what the first bytes hold, against the magics it knows.
+fn unknown_kind(bytes: &[u8]) -> String {
+    let known = "an ACL's a_version 2, LMV 0x0cd20cd0, 0x0cd40cd0 or 0x0cd50cd0, default LMV \
+                 0x0cd30cd0, LOV 0x0bd?0bd0, or a pin's `[`";
+    match bytes.get(..4) {
+        Some(b) => format!(
+            "cannot tell the payload kind: the u32 at offset 0 is {:#010x}, none of {known}: \
+             give --name XATTR",
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        ),
+        None => format!(
+            "cannot tell the payload kind: {} bytes, too short for a magic: give --name XATTR",
+            bytes.len()
+        ),
+    }
+}
+
 /// `getfattr -e hex` output: `# file: PATH` lines and `name=0xHEX` pairs.
 fn is_getfattr(text: &[u8]) -> bool {
     let Ok(s) = std::str::from_utf8(text) else {
@@ -305,7 +322,7 @@ pub fn cmd_xattr(
         let name = match only {
             Some(n) => n.to_string(),
             None => guess_name(&bytes)
-                .ok_or_else(|| input.error("cannot tell the payload kind: give --name XATTR"))?
+                .ok_or_else(|| input.error(unknown_kind(&bytes)))?
                 .to_string(),
         };
         // LMV_MAGIC_STRIPE and LMV_USER_MAGIC_SPECIFIC share 0x0CD40CD0: without --name, a

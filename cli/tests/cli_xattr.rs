@@ -884,3 +884,20 @@ fn a_payload_that_is_not_canonical_says_so_beside_its_json() {
         "{err}"
     );
 }
+
+#[test]
+fn a_payload_of_no_known_kind_is_named_by_its_first_word() {
+    let (code, _, err) = run(&["xattr"], b"\x01\x02\x03\x04\x05\x06\x07\x08");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot tell the payload kind: the u32 at offset 0 is 0x04030201, none of "),
+        "{err}"
+    );
+    assert!(err.trim_end().ends_with(": give --name XATTR"), "{err}");
+    let (code, _, err) = run(&["xattr"], b"\x01\x02");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot tell the payload kind: 2 bytes, too short for a magic"),
+        "{err}"
+    );
+}
