@@ -8,7 +8,7 @@ use lustre_dne_intent::intent::{
 };
 use lustre_dne_intent::mode;
 use lustre_dne_intent::wire::{
-    LUSTRE_MSG_MAGIC_V2, LdlmLockDesc, LockHandles, MdtBody, MsgView, PtlrpcBody, WireStruct,
+    LUSTRE_MSG_MAGIC_V2, LdlmLockDesc, LockHandles, LuFid, MdtBody, MsgView, PtlrpcBody, WireStruct,
 };
 use std::fmt::{Display, Write};
 
@@ -375,9 +375,10 @@ fn hexdump(o: &mut Out, data: &[u8]) {
 
 /// A present xattr result, printed as `dne-intent xattr` prints it (getfacl, lfs getstripe,
 /// lfs getdirstripe), indented under its buffer; a payload that does not decode is shown with
-/// its error and a hex dump.
-fn xattr_result(o: &mut Out, name: &str, data: &[u8]) {
-    match crate::xattr::render(name, data) {
+/// its error and a hex dump. `dir` is the directory the results describe (WIRE.md §6: the
+/// lock's resource), which lfs names as `lmv_fid` and a directory default's `lmm_fid`.
+fn xattr_result(o: &mut Out, name: &str, data: &[u8], dir: LuFid) {
+    match crate::xattr::render(name, data, dir) {
         Ok(text) => {
             for line in text.lines() {
                 if line.is_empty() {
@@ -458,7 +459,7 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
                         o.line("  mdt_body:");
                         mdt_body(&mut o, &m);
                     }
-                    (Some(name), _) => xattr_result(&mut o, name, data),
+                    (Some(name), _) => xattr_result(&mut o, name, data, l.lock_desc.resource.fid()),
                     (None, Err(e)) => {
                         o.line(format_args!("  does not decode: {e}"));
                         hexdump(&mut o, data);

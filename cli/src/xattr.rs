@@ -41,11 +41,12 @@ pub struct TextOpts {
     pub yaml: bool,
 }
 
-/// Renders one payload the way the Lustre and ACL tools print it (a reply's results: the LOV
-/// is the parent's default layout).
-pub fn render(name: &str, bytes: &[u8]) -> Result<String, String> {
+/// Renders one result of a reply the way the Lustre and ACL tools print it: every result
+/// describes the directory `dir` (its LOV is that directory's default layout).
+pub fn render(name: &str, bytes: &[u8], dir: LuFid) -> Result<String, String> {
     let opts = TextOpts {
         layout_of: Some(LayoutOf::Dir),
+        fid: Some(dir),
         ..TextOpts::default()
     };
     render_with(name, bytes, &opts)

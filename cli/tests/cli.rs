@@ -341,6 +341,24 @@ fn decode_text_reply_shows_every_result_state() {
     let out = text(&ok(&["decode", &f], None));
     assert!(out.contains("the empty result"), "{out}");
     assert!(out.contains("DISP_IT_EXECD (0x1)"), "{out}");
+    // The results describe the directory the lock names (WIRE.md §6): lfs prints its FID as
+    // the LMV's lmv_fid and the directory default layout's lmm_fid.
+    let complete = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/mkdir_reply_complete.bin"
+    );
+    let out = text(&ok(&["decode", complete], None));
+    for want in [
+        "      FID                [0x200000401:0x1:0x0]\n",
+        "buffer 6: MLI_BUF_LMV (trusted.lmv): present, 88 bytes @ 736\n    lmv_fid: \
+         0x200000401:0x1:0x0 lmv_magic: 0xcd20cd0 lmv_stripe_count: 2 ",
+        "buffer 7: MLI_BUF_LOV (trusted.lov): present, 32 bytes @ 824\n    lmm_fid:           \
+         [0x200000401:0x1:0x0]\n    stripe_count:  2 ",
+        "buffer 8: MLI_BUF_DEF_LMV (trusted.dmv): present, 48 bytes @ 856\n    lmv_fid: \
+         0x200000401:0x1:0x0 lmv_magic: 0xcd30cd0 ",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
 }
 
 #[test]
