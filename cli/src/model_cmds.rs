@@ -125,21 +125,18 @@ pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), 
         let mut s = String::new();
         match (&p.child, p.status) {
             (Some(c), 0) => {
+                // As `decode` prints a mode and `xattr` an ACL (getfacl's text).
                 let _ = writeln!(s, "status       0");
-                let _ = writeln!(s, "mode         {:#o}", c.mode);
+                let _ = writeln!(s, "mode         {}", crate::text::file_mode(c.mode));
                 let _ = writeln!(s, "gid          {}", c.gid);
                 let _ = writeln!(s, "projid       {}", c.projid);
                 let _ = writeln!(s, "flags        {:#x}", c.flags);
-                let _ = writeln!(
-                    s,
-                    "access_acl   {}",
-                    c.access_acl.as_deref().map_or("none".into(), to_hex)
-                );
-                let _ = writeln!(
-                    s,
-                    "default_acl  {}",
-                    c.default_acl.as_deref().map_or("none".into(), to_hex)
-                );
+                for (label, acl, name) in [
+                    ("access_acl", &c.access_acl, "system.posix_acl_access"),
+                    ("default_acl", &c.default_acl, "system.posix_acl_default"),
+                ] {
+                    acl_text(&mut s, label, acl.as_deref(), name);
+                }
             }
             (_, st) => {
                 let _ = writeln!(s, "status       {st} ({})", ErrnoName::of_status(st));
@@ -154,6 +151,26 @@ pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), 
         s
     };
     output.write(out.as_bytes())
+}
+
+/// One of the child's ACLs under its label: getfacl's lines, indented, or `none`; bytes the
+/// ACL decoder refuses (the helper never writes any) are shown in hex with the reason.
+fn acl_text(s: &mut String, label: &str, acl: Option<&[u8]>, name: &str) {
+    let Some(bytes) = acl else {
+        let _ = writeln!(s, "{label:<12} none");
+        return;
+    };
+    match crate::xattr::render_with(name, bytes, &crate::xattr::TextOpts::default()) {
+        Ok(text) => {
+            let _ = writeln!(s, "{label}:");
+            for line in text.lines() {
+                let _ = writeln!(s, "    {line}");
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(s, "{label:<12} {} ({e})", to_hex(bytes));
+        }
+    }
 }
 
 /// `dne-intent check REQUEST REPLY`

@@ -99,7 +99,7 @@ fn ls_mode(m: u32) -> String {
 }
 
 /// A file mode in octal with its type: `040755 (S_IFDIR, drwxr-xr-x)`; `0` alone.
-fn file_mode(m: u32) -> String {
+pub fn file_mode(m: u32) -> String {
     if m == 0 {
         return "0".into();
     }

@@ -194,9 +194,17 @@ fn derive_runs_the_shared_helper() {
     // The text form says the same.
     let (code, text, err) = run(&["derive"], sc.to_string().as_bytes());
     assert_eq!(code, 0, "{err}");
-    assert!(
-        text.starts_with("status       0\nmode         0o42755\n"),
-        "{text}"
+    assert_eq!(
+        text,
+        "status       0\n\
+         mode         042755 (S_IFDIR, drwxr-sr-x)\n\
+         gid          600\n\
+         projid       7\n\
+         flags        0x20000000\n\
+         access_acl:\n    user::rwx\n    user:1000:rwx\t#effective:r-x\n    group::r-x\n    \
+         mask::r-x\n    other::r-x\n\
+         default_acl:\n    default:user::rwx\n    default:user:1000:rwx\n    \
+         default:group::r-x\n    default:mask::rwx\n    default:other::r-x\n"
     );
 
     let mut exists = sc.clone();
