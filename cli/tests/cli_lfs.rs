@@ -210,8 +210,9 @@ fn every_real_and_synthetic_payload_round_trips_through_json() {
 
 #[test]
 fn decode_prints_results_as_the_parents_layouts() {
-    // A reply's MLI_BUF_LOV is the parent directory's default layout (lfs getstripe DIR: one
-    // line), its MLI_BUF_DEF_LMV the parent's default LMV (lfs getdirstripe -D -v).
+    // A reply's MLI_BUF_LOV is the parent directory's default layout (lfs getstripe -v DIR:
+    // lmm_fid, then one line), its MLI_BUF_DEF_LMV the parent's default LMV (lfs getdirstripe
+    // -D -v), both with the FID of the directory the lock names (lfs-output.md §4, §7).
     let out = tool(&[
         "decode",
         &format!(
@@ -221,15 +222,17 @@ fn decode_prints_results_as_the_parents_layouts() {
     ]);
     assert!(
         out.contains(
-            "MLI_BUF_LOV (trusted.lov): present, 32 bytes @ 824\n    stripe_count:  2 stripe_size:   \
-             1048576 pattern:       raid0 stripe_offset: -1\n\n"
+            "MLI_BUF_LOV (trusted.lov): present, 32 bytes @ 824\n    lmm_fid:           \
+             [0x200000401:0x1:0x0]\n    stripe_count:  2 stripe_size:   1048576 pattern:       \
+             raid0 stripe_offset: -1\n\n"
         ),
         "{out}"
     );
     assert!(
         out.contains(
-            "    lmv_magic: 0xcd30cd0 lmv_stripe_count: 2 lmv_stripe_offset: -1 lmv_hash_type: \
-             fnv_1a_64 lmv_max_inherit: 3 lmv_max_inherit_rr: 0\n"
+            "    lmv_fid: 0x200000401:0x1:0x0 lmv_magic: 0xcd30cd0 lmv_stripe_count: 2 \
+             lmv_stripe_offset: -1 lmv_hash_type: fnv_1a_64 lmv_max_inherit: 3 \
+             lmv_max_inherit_rr: 0\n"
         ),
         "{out}"
     );
