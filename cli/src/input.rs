@@ -98,12 +98,7 @@ fn is_text(bytes: &[u8]) -> bool {
 /// hex digit nor white space (after one leading `0x`), by line and column.
 fn not_hex(text: &[u8]) -> String {
     let s = String::from_utf8_lossy(text);
-    let start = s.len() - s.trim_start().len();
-    let skip = if s[start..].starts_with("0x") || s[start..].starts_with("0X") {
-        start + 2
-    } else {
-        0
-    };
+    let skip = plain_start(&s);
     let bad = s
         .char_indices()
         .find(|&(i, c)| i >= skip && !c.is_ascii_hexdigit() && !c.is_ascii_whitespace());
@@ -132,14 +127,19 @@ pub enum HexForm {
     HexdumpC,
 }
 
+/// Where the digits of the plain form start in `s`: past leading white space and one `0x`.
+fn plain_start(s: &str) -> usize {
+    let start = s.len() - s.trim_start().len();
+    match s[start..].get(..2) {
+        Some("0x" | "0X") => start + 2,
+        _ => start,
+    }
+}
+
 /// Which hex form `text` is in, or `None` when it is not hex text (raw bytes).
 pub fn hex_form(text: &[u8]) -> Option<HexForm> {
     let s = std::str::from_utf8(text).ok()?;
-    let body = s.trim_start();
-    let body = body
-        .strip_prefix("0x")
-        .or_else(|| body.strip_prefix("0X"))
-        .unwrap_or(body);
+    let body = &s[plain_start(s)..];
     if body.bytes().any(|b| b.is_ascii_hexdigit())
         && body
             .bytes()
@@ -182,14 +182,7 @@ fn offset_then<'l>(line: &'l str, sep: &str) -> Option<&'l str> {
 pub fn decode_hex_form(text: &[u8], form: HexForm) -> Result<Vec<u8>, String> {
     let s = std::str::from_utf8(text).map_err(|e| e.to_string())?;
     match form {
-        HexForm::Plain => {
-            let body = s.trim_start();
-            let body = body
-                .strip_prefix("0x")
-                .or_else(|| body.strip_prefix("0X"))
-                .unwrap_or(body);
-            decode_hex(body.as_bytes())
-        }
+        HexForm::Plain => decode_hex(&text[plain_start(s)..]),
         HexForm::Xxd | HexForm::HexdumpC => decode_offset_lines(s, form),
     }
 }

@@ -234,7 +234,9 @@ enum Command {
         no_handshake: bool,
         /// With --write: socklnd version of the hello (2, 3, or 4 for large NIDs).
         #[arg(long, default_value_t = 3, requires = "write",
-              value_parser = clap::value_parser!(u32).range(2..=4))]
+              value_parser = clap::value_parser!(u32).range(
+                  i64::from(lustre_dne_intent::capture::socklnd::KSOCK_PROTO_V2)
+                      ..=i64::from(lustre_dne_intent::capture::socklnd::KSOCK_PROTO_V4)))]
         socklnd_version: u32,
         /// With --write: write the messages this many times over (at least once).
         #[arg(long, default_value_t = 1, requires = "write",
