@@ -10,6 +10,7 @@ use lustre_dne_intent::mode;
 use lustre_dne_intent::wire::{
     LUSTRE_MSG_MAGIC_V2, LdlmLockDesc, LockHandles, LuFid, MdtBody, MsgView, PtlrpcBody, WireStruct,
 };
+use lustre_dne_intent::xattr::LayoutOf;
 use std::fmt::{Display, Write};
 
 /// Column where values start.
@@ -375,10 +376,10 @@ fn hexdump(o: &mut Out, data: &[u8]) {
 
 /// A present xattr result, printed as `dne-intent xattr` prints it (getfacl, lfs getstripe,
 /// lfs getdirstripe), indented under its buffer; a payload that does not decode is shown with
-/// its error and a hex dump. `dir` is the directory the results describe (WIRE.md §6: the
-/// lock's resource), which lfs names as `lmv_fid` and a directory default's `lmm_fid`.
-fn xattr_result(o: &mut Out, name: &str, data: &[u8], dir: LuFid) {
-    match crate::xattr::render(name, data, dir) {
+/// its error and a hex dump. `object` is what the results describe (WIRE.md §6 and W5.2: the
+/// lock's resource), `layout_of` whose layout its LOV is ([`crate::xattr::render`]).
+fn xattr_result(o: &mut Out, name: &str, data: &[u8], object: LuFid, layout_of: Option<LayoutOf>) {
+    match crate::xattr::render(name, data, object, layout_of) {
         Ok(text) => {
             for line in text.lines() {
                 if line.is_empty() {
@@ -392,6 +393,16 @@ fn xattr_result(o: &mut Out, name: &str, data: &[u8], dir: LuFid) {
             o.line(format_args!("  does not decode: {e}"));
             hexdump(o, data);
         }
+    }
+}
+
+/// Whose layout an object's LOV is, by its `mbo_mode`: a directory's default or a file's;
+/// `None` when the mode holds no file type.
+fn layout_of_mode(m: u32) -> Option<LayoutOf> {
+    match m & mode::S_IFMT {
+        0 => None,
+        mode::S_IFDIR => Some(LayoutOf::Dir),
+        _ => Some(LayoutOf::File),
     }
 }
 
@@ -441,6 +452,14 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
             format_args!("{} {}", b.buf_size[buf.index()], buf.name()),
         );
     }
+    // Whose layout the LOV result is: the object's file type, when PATTR gives it (a directory
+    // in entry mode, and in object mode whatever was named), else the payload's own guess.
+    let layout_of = match v.result(MliBuf::Pattr) {
+        PrepResult::Present(data) => MdtBody::decode(data, v.order())
+            .ok()
+            .and_then(|m| layout_of_mode(m.mode)),
+        _ => None,
+    };
     for buf in MliBuf::ALL {
         let i = 3 + buf.index();
         let what = match buf.xattr_name() {
@@ -459,7 +478,9 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
                         o.line("  mdt_body:");
                         mdt_body(&mut o, &m);
                     }
-                    (Some(name), _) => xattr_result(&mut o, name, data, l.lock_desc.resource.fid()),
+                    (Some(name), _) => {
+                        xattr_result(&mut o, name, data, l.lock_desc.resource.fid(), layout_of)
+                    }
                     (None, Err(e)) => {
                         o.line(format_args!("  does not decode: {e}"));
                         hexdump(&mut o, data);

@@ -41,12 +41,20 @@ pub struct TextOpts {
     pub yaml: bool,
 }
 
-/// Renders one result of a reply the way the Lustre and ACL tools print it: every result
-/// describes the directory `dir` (its LOV is that directory's default layout).
-pub fn render(name: &str, bytes: &[u8], dir: LuFid) -> Result<String, String> {
+/// Renders one result of a reply the way the Lustre and ACL tools print it. Every result
+/// describes the object the intent acts on, `object` (`mcpr_fid`, the lock's resource: the
+/// parent directory in entry mode, the object itself in object mode), which lfs prints as
+/// `lmv_fid` and as a directory default's `lmm_fid`; `layout_of` says whose layout its LOV is
+/// (`None`: guessed from the payload).
+pub fn render(
+    name: &str,
+    bytes: &[u8],
+    object: LuFid,
+    layout_of: Option<LayoutOf>,
+) -> Result<String, String> {
     let opts = TextOpts {
-        layout_of: Some(LayoutOf::Dir),
-        fid: Some(dir),
+        layout_of,
+        fid: Some(object),
         ..TextOpts::default()
     };
     render_with(name, bytes, &opts)

@@ -361,6 +361,57 @@ fn decode_text_reply_shows_every_result_state() {
     }
 }
 
+/// A rename in object mode of a regular file, answered with the file's attributes and its own
+/// layout: the LOV prints as `lfs getstripe -v FILE` prints a file's (its `lmm_fid` from the
+/// payload), not as a directory default, which the results of an entry-mode reply are.
+#[test]
+fn decode_text_prints_an_objects_lov_by_its_file_type() {
+    let dir = tmpdir("text_object");
+    let ctx = rename_object_request().reply_context().unwrap();
+    let file = LuFid::new(0x2_0000_0402, 0x1a, 0);
+    let attrs = MdtBody {
+        fid1: file,
+        valid: MdtValid::FLID | MdtValid::FLMODE | MdtValid::FLTYPE,
+        mode: 0o100644,
+        nlink: 1,
+        ..Default::default()
+    };
+    let mut pattr = Vec::new();
+    attrs.put(Endian::Little, &mut pattr);
+    let lov = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/xattr_lov_v1_objects.bin"
+    ))
+    .unwrap();
+    let mut o = PrepareOutcome::new(MdCreatePrepareRep::default());
+    o.set_result(MliBuf::Pattr, PrepResult::Present(Bytes::from(pattr)));
+    o.set_result(MliBuf::Lov, PrepResult::Present(Bytes::from(lov.clone())));
+    let reply = PrepareReply::granting(&ctx, LustreHandle(0x77), Some(o));
+    let f = write(&dir, "rep.bin", &reply.to_bytes(Endian::Little).unwrap());
+    let out = text(&ok(&["decode", &f], None));
+    // What `dne-intent xattr --layout-of file` prints of the same payload, indented.
+    let want: String = text(&ok(
+        &["xattr", "--layout-of", "file", "--name", "trusted.lov", "-"],
+        Some(&lov),
+    ))
+    .lines()
+    .map(|l| {
+        if l.is_empty() {
+            "\n".to_string()
+        } else {
+            format!("    {l}\n")
+        }
+    })
+    .collect();
+    assert!(want.contains("lmm_magic:"), "a file's layout: {want}");
+    assert!(out.contains(&want), "missing\n{want}\nin\n{out}");
+    // The lock's resource is the file: no directory default's lmm_fid line names it.
+    assert!(
+        !out.contains("lmm_fid:           [0x200000402:0x1a:0x0]"),
+        "{out}"
+    );
+}
+
 #[test]
 fn decode_json_uses_spec_names() {
     let dir = tmpdir("json_names");
