@@ -94,10 +94,23 @@ fn is_text(bytes: &[u8]) -> bool {
         .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
 }
 
-/// Why `text`, printable, is none of the hex forms: the first character that is neither a
-/// hex digit nor white space (after one leading `0x`), by line and column.
+/// Why `text`, printable, is none of the hex forms, by line: a dump whose first line starts as
+/// `xxd` or `hexdump -C` lines do is read as one, to name its first broken line; anything else
+/// is named by its first character that is neither a hex digit nor white space (after one
+/// leading `0x`).
 fn not_hex(text: &[u8]) -> String {
     let s = String::from_utf8_lossy(text);
+    let first = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    for (form, sep, name) in [
+        (HexForm::Xxd, ": ", "xxd"),
+        (HexForm::HexdumpC, "  ", "hexdump -C"),
+    ] {
+        if offset_then(first, sep).is_some() {
+            if let Err(e) = decode_offset_lines(&s, form) {
+                return format!("text that starts as {name} output, but {e}");
+            }
+        }
+    }
     let skip = plain_start(&s);
     let bad = s
         .char_indices()
@@ -108,7 +121,7 @@ fn not_hex(text: &[u8]) -> String {
             let column = i - s[..i].rfind('\n').map_or(0, |n| n + 1) + 1;
             format!("line {line}, column {column} has {c:?}, not a hex digit")
         }
-        None => "hex digits that are not whole bytes".into(),
+        None => "no hex digit after the `0x`".into(),
     };
     format!(
         "text, but not hex in a form this tool reads (xxd -p, xxd, hexdump -C, or one leading \

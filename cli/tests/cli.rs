@@ -757,6 +757,50 @@ fn truncated_and_garbage_input_fail_cleanly() {
             "{damaged}"
         );
     }
+    // A dump whose first line starts as xxd's or hexdump -C's is read as one, and named by its
+    // first broken line, not by the colon of its first line.
+    let rows: Vec<String> = request
+        .chunks(16)
+        .enumerate()
+        .map(|(k, row)| {
+            let digits: Vec<String> = row.iter().map(|b| format!("{b:02x}")).collect();
+            format!("{:08x}: {}  ................", 16 * k, digits.join(" "))
+        })
+        .collect();
+    // Undamaged, the same rows decode (xxd, and hexdump -C below before its damage).
+    let plain_decode = ok(&["decode", "-"], Some(plain.as_bytes()));
+    assert_eq!(
+        ok(&["decode", "-"], Some(rows.join("\n").as_bytes())),
+        plain_decode
+    );
+    let mut xxd = rows.clone();
+    xxd[4] = xxd[4].replacen(": ", ":", 1);
+    let err = fails(&["decode", "-"], Some(xxd.join("\n").as_bytes()), 1);
+    assert_eq!(
+        err,
+        "dne-intent decode: standard input: text that starts as xxd output, but line 5: expected \
+         a hex offset and \": \"\n"
+    );
+    let mut hexdump: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.replacen(": ", "  ", 1)
+                .replace("  ................", "  |................|")
+        })
+        .collect();
+    assert_eq!(
+        ok(&["decode", "-"], Some(hexdump.join("\n").as_bytes())),
+        plain_decode
+    );
+    hexdump[2].replace_range(..1, "g");
+    let err = fails(&["decode", "-"], Some(hexdump.join("\n").as_bytes()), 1);
+    assert_eq!(
+        err,
+        "dne-intent decode: standard input: text that starts as hexdump -C output, but line 3: \
+         expected a hex offset and \"  \"\n"
+    );
+    let err = fails(&["decode", "-"], Some(b"0x\n"), 1);
+    assert_eq!(err, format!("{not_hex}no hex digit after the `0x`\n"));
     // Only white space is empty input.
     let err = fails(&["decode"], Some(b"\n \n"), 1);
     assert_eq!(err, "dne-intent decode: standard input: empty input\n");
