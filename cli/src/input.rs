@@ -105,10 +105,10 @@ fn not_hex(text: &[u8]) -> String {
         (HexForm::Xxd, ": ", "xxd"),
         (HexForm::HexdumpC, "  ", "hexdump -C"),
     ] {
-        if offset_then(first, sep).is_some() {
-            if let Err(e) = decode_offset_lines(&s, form) {
-                return format!("text that starts as {name} output, but {e}");
-            }
+        if offset_then(first, sep).is_some()
+            && let Err(e) = decode_offset_lines(&s, form)
+        {
+            return format!("text that starts as {name} output, but {e}");
         }
     }
     let skip = plain_start(&s);
