@@ -5,8 +5,10 @@
 use crate::CliError;
 use crate::input::{Input, Output, decode_hex, decode_hex_form, hex_form};
 use lustre_dne_intent::wire::LuFid;
+use lustre_dne_intent::xattr::acl::POSIX_ACL_XATTR_VERSION;
 use lustre_dne_intent::xattr::{
-    AclKind, AclView, DefaultLmvView, LayoutOf, LmvView, LovView, PinView, XattrDoc,
+    AclKind, AclView, DefaultLmvView, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1,
+    LMV_USER_MAGIC, LOV_MAGIC_V1, LayoutOf, LmvView, LovView, PinView, XattrDoc,
 };
 use std::fmt::Write as _;
 
@@ -146,34 +148,52 @@ pub fn render_with(name: &str, bytes: &[u8], o: &TextOpts) -> Result<String, Str
     Ok(out)
 }
 
+/// The first u32s [`guess_name`] knows a lone payload by, with the attribute each names (the
+/// LOV magics, which all end in [`LOV_MAGIC_LOW`], and a pin's `[` are tested apart).
+const MAGICS: [(u32, &str); 5] = [
+    (POSIX_ACL_XATTR_VERSION, "system.posix_acl_access"),
+    (LMV_MAGIC_V1, "trusted.lmv"),
+    (LMV_MAGIC_STRIPE, "trusted.lmv"),
+    (LMV_MAGIC_FOREIGN, "trusted.lmv"),
+    (LMV_USER_MAGIC, "trusted.dmv"),
+];
+
+/// The low half that every LOV magic shares (`0x0BD?0BD0`).
+const LOV_MAGIC_LOW: u32 = LOV_MAGIC_V1 & 0xffff;
+
 /// Guesses a lone payload's kind from its first bytes.
 fn guess_name(bytes: &[u8]) -> Option<&'static str> {
     let magic = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
-    Some(match magic {
-        2 => "system.posix_acl_access",
-        0x0CD2_0CD0 | 0x0CD4_0CD0 | 0x0CD5_0CD0 => "trusted.lmv",
-        0x0CD3_0CD0 => "trusted.dmv",
-        m if m & 0xffff == 0x0BD0 => "trusted.lov",
-        _ if bytes.first() == Some(&b'[') => "trusted.pin",
-        _ => return None,
-    })
+    if let Some(&(_, name)) = MAGICS.iter().find(|&&(m, _)| m == magic) {
+        return Some(name);
+    }
+    if magic & 0xffff == LOV_MAGIC_LOW {
+        Some("trusted.lov")
+    } else if bytes.first() == Some(&b'[') {
+        Some("trusted.pin")
+    } else {
+        None
+    }
 }
 
-/// Why [`guess_name`] found no kind: what the first bytes hold, against the magics it knows.
+/// Why [`guess_name`] found no kind: what the first bytes hold, against what it looks for.
 fn unknown_kind(bytes: &[u8]) -> String {
-    let known = "an ACL's a_version 2, LMV 0x0cd20cd0, 0x0cd40cd0 or 0x0cd50cd0, default LMV \
-                 0x0cd30cd0, LOV 0x0bd?0bd0, or a pin's `[`";
-    match bytes.get(..4) {
-        Some(b) => format!(
-            "cannot tell the payload kind: the u32 at offset 0 is {:#010x}, none of {known}: \
-             give --name XATTR",
-            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-        ),
-        None => format!(
+    let Some(b) = bytes.get(..4) else {
+        return format!(
             "cannot tell the payload kind: {} bytes, too short for a magic: give --name XATTR",
             bytes.len()
-        ),
-    }
+        );
+    };
+    let known: Vec<String> = MAGICS
+        .iter()
+        .map(|(m, name)| format!("{m:#x} ({name})"))
+        .collect();
+    format!(
+        "cannot tell the payload kind: the u32 at offset 0 is {:#010x}, none of {}, \
+         0x????{LOV_MAGIC_LOW:04x} (trusted.lov) or a pin's `[`: give --name XATTR",
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        known.join(", ")
+    )
 }
 
 /// `getfattr -e hex` output: `# file: PATH` lines and `name=0xHEX` pairs.

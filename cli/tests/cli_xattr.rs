@@ -894,6 +894,23 @@ fn a_payload_of_no_known_kind_is_named_by_its_first_word() {
         "{err}"
     );
     assert!(err.trim_end().ends_with(": give --name XATTR"), "{err}");
+    // Every first word the message lists is one the guess knows: a payload that starts with
+    // it is tried as that kind (and fails on its own rules here), never "cannot tell".
+    let (_, _, listing) = run(&["xattr"], b"\x01\x02\x03\x04");
+    for (word, listed, kind) in [
+        (2u32, "0x2 (system.posix_acl_access)", "posix_acl_xattr"),
+        (0x0cd2_0cd0, "0xcd20cd0 (trusted.lmv)", "lmv_mds_md_v1"),
+        (0x0cd3_0cd0, "0xcd30cd0 (trusted.dmv)", "lmv_user_md"),
+        (0x0bd1_0bd0, "0x????0bd0 (trusted.lov)", "lov_user_md"),
+    ] {
+        assert!(listing.contains(listed), "{listed} not listed: {listing}");
+        let mut payload = word.to_le_bytes().to_vec();
+        payload.extend_from_slice(&[0xee; 4]);
+        let (code, _, err) = run(&["xattr"], &payload);
+        assert_eq!(code, 1, "{word:#x}");
+        assert!(!err.contains("cannot tell"), "{word:#x}: {err}");
+        assert!(err.contains(kind), "{word:#x}: {err}");
+    }
     let (code, _, err) = run(&["xattr"], b"\x01\x02");
     assert_eq!(code, 1);
     assert!(
