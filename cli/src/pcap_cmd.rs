@@ -246,7 +246,12 @@ fn write_capture(
         handshake: a.handshake,
         ..WriterOptions::default()
     };
-    let werr = |e: WriteError| CliError::invalid(format_args!("{}: {e}", a.out.display()));
+    let to = if a.out == Path::new("-") {
+        "standard output".into()
+    } else {
+        a.out.display().to_string()
+    };
+    let werr = |e: WriteError| CliError::invalid(format_args!("{to}: {e}"));
     let mut w = CaptureWriter::new(sink, opts).map_err(werr)?;
     let mut xid = 0;
     for _ in 0..a.repeat {
@@ -261,5 +266,5 @@ fn write_capture(
     w.finish()
         .map_err(werr)?
         .flush()
-        .map_err(|e| CliError::invalid(format_args!("{}: {e}", a.out.display())))
+        .map_err(|e| CliError::invalid(format_args!("{to}: {e}")))
 }
