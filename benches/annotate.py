@@ -105,7 +105,7 @@ def kind_of(op, args, prev_op, next_op):
     if op.startswith("mov") and "(" in args.split(",")[-1]:
         return "store through a pointer (the returned value)"
     if op.startswith("mov") and "(" in args:
-        return "load from the input"
+        return "load from memory off the stack (the input, mostly)"
     if op.startswith(("cmov", "set")):
         return "conditional move or set (bounds of a slice, flags)"
     if op.startswith(("mov", "lea", "xchg")):
