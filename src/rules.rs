@@ -57,7 +57,7 @@ pub const DECODER_RULES: &[RuleId] = rule_ids![
     "W2.1", "W2.2", "W2.3", //
     "W3.1", "W3.2", //
     "W5.1", "W5.2", "W5.3", "W5.4", "W5.5", "W5.6", "W5.7", "W5.8", "W5.9", "W5.10", "W5.11",
-    "W5.12", "W5.13", "W5.14", "W5.15", //
+    "W5.12", "W5.13", "W5.14", "W5.15", "W5.16", //
     "W6.1", "W6.2", //
     "W7.1", "W7.2", "W7.3", "W7.4", "W7.5", "W7.6", "W7.7", "W7.8", "W7.9", "W7.10", "W7.11",
     "W7.12", "W7.13", "W7.14", "W7.15", "W7.16", //
@@ -83,7 +83,7 @@ impl ErrorKind {
             K::Truncated { .. } => "W0.1",
             K::BufferTooShort { .. } | K::BadBufferLength { .. } => "W0.2",
             K::OverLimit { .. } => "W0.3",
-            K::WrongValue { .. } => "W0.4",
+            K::WrongValue { .. } | K::WrongMsgVersion { .. } => "W0.4",
             K::MissingBits { .. } => "W0.5",
             K::ForbiddenBits { .. } => "W0.6",
             K::BadMagic { .. } => "W1.1",
@@ -107,6 +107,7 @@ impl ErrorKind {
             K::PattrLimitTooSmall { .. } => "W5.13",
             K::GroupsNotAligned { .. } => "W5.14",
             K::NameTrailingBytes { .. } => "W5.15",
+            K::ZeroTimeout => "W5.16",
             K::ReservedResultBits { .. } => "W6.1",
             K::PattrNotMdtBody { .. } | K::PattrTruncated { .. } => "W6.2",
             K::EnqueueFailed { .. } => "W7.1",
@@ -240,9 +241,11 @@ mod tests {
             K::LovUninitObjects { .. } => 70,
             K::MsgTooLong { .. } => 71,
             K::NameTrailingBytes { .. } => 72,
+            K::WrongMsgVersion { .. } => 73,
+            K::ZeroTimeout => 74,
         }
     }
-    const VARIANTS: usize = 73;
+    const VARIANTS: usize = 75;
 
     fn one_of_each() -> Vec<ErrorKind> {
         use ErrorKind as K;
@@ -306,6 +309,11 @@ mod tests {
             K::NameNotTerminated { len: 1 },
             K::NameEmpty,
             K::NameTrailingBytes { nul: 1, len: 6 },
+            K::WrongMsgVersion {
+                got: 0x0004_0002,
+                expected: 3,
+            },
+            K::ZeroTimeout,
             K::NameTooLong { len: 256 },
             K::NameHasSlash { index: 0 },
             K::NameHasNul { index: 0 },

@@ -27,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LUSTRE_MSG_MAGIC_V2 = 0x0BD00BD3
 PTL_RPC_MSG_REQUEST, PTL_RPC_MSG_REPLY = 4711, 4713
 LUSTRE_DLM_MSG_VERSION = 0x00040003
+PTLRPC_MSG_VERSION = 0x00000003
 LDLM_ENQUEUE = 101
 MSGHDR_AT_SUPPORT = 0x1
 MSG_PACK_UID_GID = 0x200
@@ -150,8 +151,14 @@ def ptlrpc_body(*, handle, msg_type, status=0, last_xid=0, last_committed=0, fla
         "swapped)", show=hx(handle))
     s.f("pb_type", "I", msg_type, {4711: "PTL_RPC_MSG_REQUEST", 4713: "PTL_RPC_MSG_REPLY"}
         [msg_type])
-    s.f("pb_version", "I", LUSTRE_DLM_MSG_VERSION, "LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION",
-        show="0x%08x" % LUSTRE_DLM_MSG_VERSION)
+    # A request carries its service's version; a Lustre server's reply carries
+    # PTLRPC_MSG_VERSION alone (lustre_pack_reply_v2, lustre/ptlrpc/pack_generic.c).
+    if msg_type == PTL_RPC_MSG_REQUEST:
+        s.f("pb_version", "I", LUSTRE_DLM_MSG_VERSION, "LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION",
+            show="0x%08x" % LUSTRE_DLM_MSG_VERSION)
+    else:
+        s.f("pb_version", "I", PTLRPC_MSG_VERSION, "PTLRPC_MSG_VERSION (lustre_pack_reply_v2)",
+            show="0x%08x" % PTLRPC_MSG_VERSION)
     s.f("pb_opc", "I", LDLM_ENQUEUE, "LDLM_ENQUEUE")
     s.f("pb_status", "i", status, "RPC status (0: the enqueue itself succeeded)")
     s.f("pb_last_xid", "Q", last_xid, "xid of the last request whose reply was seen",

@@ -82,9 +82,11 @@ fn reference(bytes: &[u8], big_endian: bool) -> Result<Layout, Refusal> {
             };
             return Err((kind, format!("lm_buflens[{i}]"), MSG_HEADER_FIXED + 4 * i));
         }
-        if (bytes.len() as u64) < cursor + len {
+        // The buffer with its padding, the last one's too (Lustre's lustre_unpack_msg_v2 sums
+        // round_up(buflen, 8) over every buffer and fails a shorter input).
+        if (bytes.len() as u64) < cursor + round8(len) {
             let kind = ErrorKind::Truncated {
-                need: len as usize,
+                need: round8(len) as usize,
                 have: bytes.len().saturating_sub(cursor as usize),
             };
             return Err((kind, format!("buffer[{i}]"), cursor as usize));
@@ -249,31 +251,37 @@ fn the_reference_walk_follows_the_spec() {
         b
     };
     let bound = MSG_MAX_BUFLEN as u32;
-    // Buffers of 8 and 5 bytes after a 40-byte header: 56 bytes, the last padding optional.
+    // Buffers of 8 and 5 bytes after a 40-byte header: 56 bytes, the last buffer's padding
+    // included. Lustre's lustre_unpack_msg_v2 refuses the message without it ("len: 53,
+    // required_len 56"), and so does this protocol (WIRE.md §2).
     let two = Layout {
         buffers: vec![(40, 8), (48, 5)],
         wire_len: 56,
     };
     assert_eq!(reference(&msg(&[8, 5], 56), false), Ok(two));
     assert_eq!(
-        reference(&msg(&[8, 5], 53), false).map(|l| l.buffers),
-        Ok(vec![(40, 8), (48, 5)])
-    );
-    assert_eq!(
-        reference(&msg(&[8, 5], 52), false),
+        reference(&msg(&[8, 5], 53), false),
         Err((
-            ErrorKind::Truncated { need: 5, have: 4 },
+            ErrorKind::Truncated { need: 8, have: 5 },
             "buffer[1]".into(),
             48
         ))
     );
-    // An empty buffer must still start inside the input.
+    assert_eq!(
+        reference(&msg(&[8, 5], 52), false),
+        Err((
+            ErrorKind::Truncated { need: 8, have: 4 },
+            "buffer[1]".into(),
+            48
+        ))
+    );
+    // A buffer followed only by empty ones needs its padding all the same.
     assert_eq!(
         reference(&msg(&[3, 0], 47), false),
         Err((
-            ErrorKind::Truncated { need: 0, have: 0 },
-            "buffer[1]".into(),
-            48
+            ErrorKind::Truncated { need: 8, have: 7 },
+            "buffer[0]".into(),
+            40
         ))
     );
     // Over the bound is named before the truncation it implies.

@@ -100,14 +100,21 @@ prop_compose! {
             op, body, if object_mode { None } else { Some(name) },
             GroupList::from_slice(&groups).expect("bounded"), mode, name_hash);
         req.ptlrpc = ptlrpc;
-        req.ldlm.lock_flags = LdlmFlags(lock_flags) | LdlmFlags::HAS_INTENT;
+        // The flags Lustre's ldlm_handle_enqueue takes, but REPLAY and INTENT_ONLY (WIRE.md §5).
+        req.ldlm.lock_flags =
+            LdlmFlags(lock_flags & LdlmFlags::PREPARE_REQ_FLAGS.0) | LdlmFlags::HAS_INTENT;
         req.ldlm.lock_desc.policy.try_bits = InodeBits(try_bits);
         req.ldlm.lock_desc.policy.gid = li.0;
         req.ldlm.lock_desc.policy.initiator_id = li.1;
         let hs: Vec<LustreHandle> = handles.into_iter().map(LustreHandle).collect();
         req.ldlm.handles = LockHandles::from_slice(&hs).expect("bounded");
         req.ldlm.lock_count = (hs.len() as f64 * count_frac) as u32;
+        // The null flavour, any sender's part above it; a deadline when adaptive timeouts are on.
+        let secflvr = secflvr & !lustre_dne_intent::wire::WIRE_FLVR_MASK;
         req.header = MsgHeader { secflvr, repsize: req.required_repsize().saturating_add(slack), cksum, flags: hflags, opc: hopc };
+        if hflags & lustre_dne_intent::wire::MSGHDR_AT_SUPPORT != 0 {
+            req.ptlrpc.timeout = req.ptlrpc.timeout.max(1);
+        }
         req
     }
 }
@@ -301,7 +308,13 @@ proptest! {
         // Each result keeps its state through the wire.
         for b in MliBuf::ALL {
             let want = rep.outcome.as_ref().map_or(PrepResult::Unknown(UnknownReason::EmptyResult), |o| o.result(b));
-            prop_assert_eq!(view.result(b), want);
+            if b == MliBuf::Pattr {
+                // A value holds PATTR little-endian; the wire holds it in the message's order.
+                let want = want.map(|s| MdtBody::decode(s, Endian::Little).expect("an mdt_body"));
+                prop_assert_eq!(view.pattr(), want);
+            } else {
+                prop_assert_eq!(view.result(b), want);
+            }
         }
         // The Bytes-backed message hands out the same results without copying.
         let owned = bytes.clone();

@@ -223,6 +223,14 @@ fn cases() -> Vec<Case> {
             "bytes after the name's NUL",
             req(|p| p.name = b"newdir\0junk".to_vec()),
         ),
+        (
+            "W5.16",
+            "MSGHDR_AT_SUPPORT with pb_timeout 0",
+            req(|p| {
+                p.header.flags = MSGHDR_AT_SUPPORT;
+                p.ptlrpc.timeout = 0;
+            }),
+        ),
         ("W5.9", "empty name", req(|p| p.name = vec![0])),
         (
             "W5.10",

@@ -61,9 +61,16 @@
 #define PTL_RPC_MSG_REPLY		4713
 #define LDLM_ENQUEUE			101
 #define LUSTRE_DLM_MSG_VERSION		0x00040003
+#define PTLRPC_MSG_VERSION		0x00000003
+#define LUSTRE_VERSION_MASK		0xffff0000U
+#define MSGHDR_AT_SUPPORT		0x1
+#define WIRE_FLVR_MASK			0x000fffffU
+#define FLVR_POLICY_MASK		0xfU
 #define LDLM_IBITS			13
 #define LCK_NL				32
 #define LDLM_FL_HAS_INTENT		0x1000
+/* LDLM_FL_WIRE_REQ_FLAGS_MASK without REPLAY (0x100) and INTENT_ONLY (0x200). */
+#define DP_PREPARE_REQ_FLAGS		0xe08c101aU
 #define MDS_INODELOCK_UPDATE		0x2ULL
 #define DISP_IT_EXECD			0x1ULL
 #define DISP_LOOKUP_EXECD		0x2ULL
@@ -81,6 +88,7 @@
 #define PB_VERSION			12
 #define PB_OPC				16
 #define PB_STATUS			20
+#define PB_TIMEOUT			68
 #define LD_TYPE				0
 #define LD_NAME				8
 #define LD_REQ_MODE			40

@@ -78,14 +78,14 @@ int dp_msg_unpack(struct dp_ctx *ctx, struct dp_msg *m,
 	if (len < MSG_HEADER_FIXED + 4 * (size_t)m->bufcount)
 		return dp_broke(ctx, "W0.1");
 
-	/* Only the last buffer's padding may be missing from the input. */
+	/* Every buffer with its padding, the last one's too. */
 	cursor = dp_round8(MSG_HEADER_FIXED + 4 * m->bufcount);
 	for (i = 0; i < m->bufcount; i++) {
 		__u32 blen = dp_get32(m->swab, p + MSG_HEADER_FIXED + 4 * i);
 
 		if (dp_round8(blen) > MSG_MAX_BUFLEN)
 			return dp_broke(ctx, "W0.3");
-		if (len < cursor + blen)
+		if (len < cursor + dp_round8(blen))
 			return dp_broke(ctx, "W0.1");
 		m->buflens[i] = blen;
 		m->bufoffs[i] = cursor;
@@ -180,16 +180,36 @@ int dp_ptlrpc_check_type(struct dp_ctx *ctx, const struct dp_msg *m,
 	return dp_broke(ctx, "W2.3");
 }
 
-/* The checks of pb_type, pb_version and pb_opc common to both messages. */
+/*
+ * The header and ptlrpc_body as Lustre's service and client check them:
+ * the null flavour (a request's WIRE_FLVR part, a reply's policy), a
+ * deadline for a request that asks for adaptive timeouts, pb_version
+ * (a request's exactly, a reply's low 16 bits) and pb_opc.
+ */
 int dp_ptlrpc_check(struct dp_ctx *ctx, const struct dp_msg *m,
 		    __u32 type)
 {
 	__u32 len;
 	const __u8 *b = dp_msg_buf(m, 0, &len);
+	__u32 secflvr = dp_get32(m->swab, m->base + 4);
+	__u32 flags = dp_get32(m->swab, m->base + 20);
+	__u32 version = dp_get32(m->swab, b + PB_VERSION);
 
-	if (dp_get32(m->swab, b + PB_TYPE) != type ||
-	    dp_get32(m->swab, b + PB_VERSION) != LUSTRE_DLM_MSG_VERSION ||
-	    dp_get32(m->swab, b + PB_OPC) != LDLM_ENQUEUE)
+	if (type == PTL_RPC_MSG_REQUEST) {
+		if (secflvr & WIRE_FLVR_MASK)
+			return dp_broke(ctx, "W0.6");
+		if ((flags & MSGHDR_AT_SUPPORT) &&
+		    dp_get32(m->swab, b + PB_TIMEOUT) == 0)
+			return dp_broke(ctx, "W5.16");
+		if (version != LUSTRE_DLM_MSG_VERSION)
+			return dp_broke(ctx, "W0.4");
+	} else {
+		if (secflvr & FLVR_POLICY_MASK)
+			return dp_broke(ctx, "W0.6");
+		if ((version & ~LUSTRE_VERSION_MASK) != PTLRPC_MSG_VERSION)
+			return dp_broke(ctx, "W0.4");
+	}
+	if (dp_get32(m->swab, b + PB_OPC) != LDLM_ENQUEUE)
 		return dp_broke(ctx, "W0.4");
 	return 0;
 }

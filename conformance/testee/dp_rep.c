@@ -17,6 +17,27 @@ static const struct dp_field prepare_rep_fields[] = {
 };
 
 /* lock_policy_res1 and _res2; lock_padding is padding */
+/*
+ * mdt_body (PATTR): every field a number but the open handle, the unused
+ * and padding words included, so that nothing is lost across orders.
+ */
+static const struct dp_field mdt_body_fields[] = {
+	{ 0, 8, DP_NUM }, { 8, 4, DP_NUM }, { 12, 4, DP_NUM },	/* fid1 */
+	{ 16, 8, DP_NUM }, { 24, 4, DP_NUM }, { 28, 4, DP_NUM },	/* fid2 */
+	{ 32, 8, DP_RAW },	/* mbo_open_handle: opaque */
+	{ 40, 8, DP_NUM }, { 48, 8, DP_NUM }, { 56, 8, DP_NUM },
+	{ 64, 8, DP_NUM }, { 72, 8, DP_NUM }, { 80, 8, DP_NUM },
+	{ 88, 8, DP_NUM }, { 96, 8, DP_NUM },
+	{ 104, 4, DP_NUM }, { 108, 4, DP_NUM }, { 112, 4, DP_NUM },
+	{ 116, 4, DP_NUM }, { 120, 4, DP_NUM }, { 124, 4, DP_NUM },
+	{ 128, 4, DP_NUM }, { 132, 4, DP_NUM }, { 136, 4, DP_NUM },
+	{ 140, 4, DP_NUM }, { 144, 4, DP_NUM }, { 148, 4, DP_NUM },
+	{ 152, 4, DP_NUM }, { 156, 4, DP_NUM }, { 160, 4, DP_NUM },
+	{ 164, 4, DP_NUM }, { 168, 4, DP_NUM }, { 172, 4, DP_NUM },
+	{ 176, 8, DP_NUM }, { 184, 8, DP_NUM }, { 192, 8, DP_NUM },
+	{ 200, 8, DP_NUM }, { 208, 8, DP_NUM },
+};
+
 static const struct dp_field ldlm_reply_res_fields[] = {
 	{ LREP_RES1, 8, DP_NUM }, { LREP_RES2, 8, DP_NUM },
 };
@@ -374,7 +395,14 @@ void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 	if (dp_fid_is_zero(&r->body.mcpp_fid))
 		memset(d + 16, 0, sizeof(struct lu_fid));	/* W11.6 */
 	for (i = 0; i < MLI_BUF_MAX; i++) {
-		dp_put_bytes(o, r->result[i], r->result_len[i]);
+		if (i == MLI_BUF_PATTR && r->result_len[i] == MDT_BODY_SIZE) {
+			/* a numeric structure in the sender's order */
+			dp_canon(dp_put_zero(o, MDT_BODY_SIZE), r->result[i],
+				 m->swab, mdt_body_fields,
+				 DP_NFIELDS(mdt_body_fields));
+		} else {
+			dp_put_bytes(o, r->result[i], r->result_len[i]);
+		}
 		dp_put_pad8(o, r->result_len[i]);
 	}
 }

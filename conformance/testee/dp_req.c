@@ -126,6 +126,8 @@ static int dp_req_check_lock(struct dp_ctx *ctx, const struct dp_req *r)
 		return rc;
 	if (!(r->lock_flags & LDLM_FL_HAS_INTENT))
 		return dp_broke(ctx, "W0.5");
+	if (r->lock_flags & ~DP_PREPARE_REQ_FLAGS)
+		return dp_broke(ctx, "W0.6");
 	if (r->lock.lr_type != LDLM_IBITS)
 		return dp_broke(ctx, "W0.4");
 	if (!(r->lock.ibits & MDS_INODELOCK_UPDATE))

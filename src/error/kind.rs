@@ -67,6 +67,20 @@ pub enum ErrorKind {
         /// What the rule requires.
         expected: u64,
     },
+    /// `pb_version` of a reply lacks `PTLRPC_MSG_VERSION` in its low 16 bits, the only part a
+    /// Lustre client checks (`lustre_unpack_ptlrpc_body_v2`).
+    #[error("pb_version {got:#x}: expected PTLRPC_MSG_VERSION {expected:#x} in the low 16 bits")]
+    WrongMsgVersion {
+        /// `pb_version` as found.
+        got: u32,
+        /// `PTLRPC_MSG_VERSION`.
+        expected: u32,
+    },
+    /// A request that asks for adaptive timeouts (`MSGHDR_AT_SUPPORT`) gives the service no time:
+    /// Lustre's service drops it (`ptlrpc_server_handle_req_in`, "Dropping request with 0
+    /// timeout").
+    #[error("pb_timeout is 0 while lm_flags has MSGHDR_AT_SUPPORT")]
+    ZeroTimeout,
     /// A field misses bits the protocol requires.
     #[error("{got:#x} lacks required bits {required:#x}")]
     MissingBits {

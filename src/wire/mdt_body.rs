@@ -1,9 +1,12 @@
 //! `struct mdt_body` (216 bytes): an object's attributes, the MLI_BUF_PATTR result.
 
 use super::{LuFid, LustreHandle, WireStruct, check_layout};
+use crate::endian::Endian;
 use crate::limits::MDT_BODY_SIZE;
 use zerocopy::byteorder::{I64, U32, U64};
-use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::{
+    BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
+};
 
 wire_flags! {
     /// `OBD_MD_*`: which fields of an `mdt_body` are meaningful (`mbo_valid`).
@@ -316,4 +319,42 @@ impl WireStruct for MdtBody {
             mbo_padding_10: U64::ZERO,
         }
     }
+}
+
+impl MdtBody {
+    /// The bytes of an `mdt_body` written in byte order `from`, rewritten in `to`: every field
+    /// converted (`mbo_unused3` and `mbo_padding_10` too, so nothing is lost), the open handle
+    /// kept as its bytes. `None` unless `src` is exactly one `mdt_body`.
+    ///
+    /// A reply's PATTR result is an `mdt_body` in the sender's byte order (Lustre swabs it,
+    /// `lustre_swab_mdt_body`), unlike the xattr results, which are always little-endian: a reply
+    /// re-encoded in the other order must convert it.
+    ///
+    /// ```
+    /// use lustre_dne_intent::wire::MdtBody;
+    /// use lustre_dne_intent::Endian;
+    ///
+    /// let body = MdtBody { mode: 0o42775, ..Default::default() };
+    /// let mut be = Vec::new();
+    /// lustre_dne_intent::wire::WireStruct::put(&body, Endian::Big, &mut be);
+    /// let le = MdtBody::reorder(&be, Endian::Big, Endian::Little).expect("216 bytes");
+    /// assert_eq!(u32::from_le_bytes(le[116..120].try_into().unwrap()), 0o42775);
+    /// ```
+    pub fn reorder(src: &[u8], from: Endian, to: Endian) -> Option<[u8; MDT_BODY_SIZE]> {
+        match (from, to) {
+            (Endian::Little, Endian::Big) => reorder_in::<LittleEndian, BigEndian>(src),
+            (Endian::Big, Endian::Little) => reorder_in::<BigEndian, LittleEndian>(src),
+            _ => src.try_into().ok(),
+        }
+    }
+}
+
+fn reorder_in<A: ByteOrder, B: ByteOrder>(src: &[u8]) -> Option<[u8; MDT_BODY_SIZE]> {
+    let raw = MdtBodyRaw::<A>::read_from_bytes(src).ok()?;
+    let mut out = MdtBody::from_raw(&raw).to_raw::<B>();
+    out.mbo_unused3 = U32::new(raw.mbo_unused3.get());
+    out.mbo_padding_10 = U64::new(raw.mbo_padding_10.get());
+    let mut bytes = [0; MDT_BODY_SIZE];
+    bytes.copy_from_slice(out.as_bytes());
+    Some(bytes)
 }

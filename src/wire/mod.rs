@@ -22,10 +22,13 @@ pub use ldlm::{
 pub(crate) use ldlm::{LdlmReplyFields, LdlmRequestHead, LockDescFields};
 pub use mdt_body::{MdtBody, MdtValid};
 pub use msg::{
-    BufLens, LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MsgBuilder, MsgHeader, MsgView,
-    msg_size,
+    BufLens, FLVR_POLICY_MASK, LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MSGHDR_AT_SUPPORT,
+    MsgBuilder, MsgHeader, MsgView, WIRE_FLVR_MASK, msg_size,
 };
-pub use ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION, MsgFlags, PtlrpcBody, PtlrpcMsgType};
+pub use ptlrpc::{
+    LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION, LUSTRE_DLM_VERSION, LUSTRE_VERSION_MASK, MsgFlags,
+    PTLRPC_MSG_VERSION, PtlrpcBody, PtlrpcMsgType,
+};
 
 /// The raw zerocopy layouts, for callers who want to overlay them on their own buffers.
 pub mod raw {

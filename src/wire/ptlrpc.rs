@@ -48,8 +48,16 @@ wire_flags! {
 
 /// `LDLM_ENQUEUE`, the opcode of every prepare-intent message.
 pub const LDLM_ENQUEUE: u32 = 101;
-/// `LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION`, the `pb_version` of an LDLM message.
-pub const LUSTRE_DLM_MSG_VERSION: u32 = 0x0004_0003;
+/// `PTLRPC_MSG_VERSION`: the low 16 bits of every `pb_version`, and the whole `pb_version` of
+/// a reply (`lustre_pack_reply_v2` writes it alone).
+pub const PTLRPC_MSG_VERSION: u32 = 0x0000_0003;
+/// `LUSTRE_VERSION_MASK`: the high 16 bits of `pb_version`, the service's protocol version.
+pub const LUSTRE_VERSION_MASK: u32 = 0xffff_0000;
+/// `LUSTRE_DLM_VERSION`: the protocol version of the LDLM service.
+pub const LUSTRE_DLM_VERSION: u32 = 0x0004_0000;
+/// `LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION`, the `pb_version` of an LDLM request
+/// (`ptlrpc_request_pack`).
+pub const LUSTRE_DLM_MSG_VERSION: u32 = LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION;
 
 /// `struct ptlrpc_body_v3` (184 bytes).
 #[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
@@ -174,7 +182,13 @@ impl PtlrpcBody {
     pub fn enqueue(msg_type: PtlrpcMsgType) -> Self {
         PtlrpcBody {
             msg_type,
-            version: LUSTRE_DLM_MSG_VERSION,
+            // As Lustre writes them: a request carries its service's version, a reply
+            // PTLRPC_MSG_VERSION alone (`lustre_pack_reply_v2`).
+            version: if msg_type.0 == PtlrpcMsgType::REQUEST.0 {
+                LUSTRE_DLM_MSG_VERSION
+            } else {
+                PTLRPC_MSG_VERSION
+            },
             opc: LDLM_ENQUEUE,
             jobid: Some([0; JOBID_SIZE]),
             ..Default::default()

@@ -67,8 +67,8 @@ pub(crate) fn big_endian_copies_swap_numbers_not_opaque_bytes() {
 
 // ---- truncation sweep ----
 
-/// Where the last buffer ends: the file length minus the last buffer's padding, which WIRE.md
-/// §2 lets be absent. Computed from the raw header, not by the decoder.
+/// Where the last buffer's data ends: the file length minus its padding, which WIRE.md §2
+/// requires all the same. Computed from the raw header, not by the decoder.
 pub(crate) fn min_len(bytes: &[u8]) -> usize {
     let big = bytes[8..12] == [0x0b, 0xd0, 0x0b, 0xd3];
     let rd = |o: usize| {
@@ -118,17 +118,12 @@ pub(crate) fn truncation_sweep() {
                 assert_eq!(a, b, "{name}[..{len}]: parse and parse_for disagree");
                 a
             };
-            if len < min {
-                assert!(
-                    !ok,
-                    "{name}[..{len}] decodes but ends inside a buffer (min {min})"
-                );
-            } else {
-                assert!(
-                    ok,
-                    "{name}[..{len}] lacks only the last padding and must decode"
-                );
-            }
+            // Every proper prefix is refused, even one that lacks only the last buffer's
+            // padding (from `min` on): Lustre's lustre_unpack_msg_v2 requires the padded total.
+            assert!(
+                !ok,
+                "{name}[..{len}] decodes but is shorter than the message (data ends at {min})"
+            );
         }
     }
 }

@@ -110,7 +110,8 @@ pub(crate) fn rep_ptlrpc(xid: u64) -> PtlrpcBody {
     PtlrpcBody {
         handle: LustreHandle(CONN_HANDLE),
         msg_type: PtlrpcMsgType::REPLY,
-        version: 0x0004_0003,
+        // What a Lustre server writes (lustre_pack_reply_v2): PTLRPC_MSG_VERSION alone.
+        version: 0x0000_0003,
         opc: 101,
         status: 0,
         last_xid: xid,

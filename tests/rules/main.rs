@@ -8,6 +8,7 @@ mod common;
 mod canonical;
 mod framing;
 mod independent;
+mod lustre;
 mod name;
 mod reply;
 mod request;

@@ -4,7 +4,7 @@ use super::{PrepareOutcome, PrepareReply};
 use crate::intent::{McppFlags, MdCreatePrepareRep, MliBuf, PrepResult, UnknownReason};
 use crate::limits::{MDT_BODY_SIZE, XATTR_SIZE_MAX};
 use crate::mode;
-use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::{DispFlags, LdlmReply, LockType, MsgHeader, PtlrpcBody, PtlrpcMsgType};
 use bytes::Bytes;
 
@@ -66,11 +66,14 @@ pub(crate) fn arbitrary_payload(
 /// empty result.
 impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
-        let header: MsgHeader = u.arbitrary()?;
+        let mut header: MsgHeader = u.arbitrary()?;
+        // The null flavour's policy; the rest of lm_secflvr is free.
+        header.secflvr &= !crate::wire::FLVR_POLICY_MASK;
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
         ptlrpc.jobid.get_or_insert([0; crate::limits::JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REPLY;
-        ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
+        // A receiver checks only the low 16 bits: the high ones stay arbitrary.
+        ptlrpc.version = ptlrpc.version & LUSTRE_VERSION_MASK | PTLRPC_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;
         ptlrpc.status = 0;
         let mut ldlm: LdlmReply = u.arbitrary()?;

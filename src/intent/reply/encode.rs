@@ -8,14 +8,14 @@ use super::rules::{Apart, Facts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
-use crate::intent::MdCreatePrepareRep;
 #[cfg(feature = "alloc")]
 use crate::intent::message::PtlrpcHead;
-use crate::limits::MSG_ALIGN;
+use crate::intent::{MdCreatePrepareRep, MliBuf};
 use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE,
     REPLY_BUFCOUNT,
 };
+use crate::limits::{MDT_BODY_SIZE, MSG_ALIGN};
 #[cfg(feature = "alloc")]
 use crate::wire::msg::buffer_offsets;
 use crate::wire::msg::msg_size_u32;
@@ -26,7 +26,7 @@ use crate::wire::msg::{round8, write_header};
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
 use crate::wire::put_struct;
-use crate::wire::{LdlmReply, LuFid, MsgHeader, PtlrpcBody, copy_at, write_at};
+use crate::wire::{LdlmReply, LuFid, MdtBody, MsgHeader, PtlrpcBody, copy_at, write_at};
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// What an encoder writes, borrowed from wherever it lives.
@@ -39,6 +39,9 @@ pub(super) struct Wire<'x> {
     pub(super) body: Option<&'x MdCreatePrepareRep>,
     /// Buffers 3..=8 (all empty for the empty result).
     pub(super) results: [&'x [u8]; MLI_BUF_MAX],
+    /// The byte order PATTR's `mdt_body` is in: little-endian in a value, the sender's in a
+    /// view. It is converted to the order written; the xattr results are always little-endian.
+    pub(super) pattr_order: Endian,
 }
 
 impl Wire<'_> {
@@ -62,6 +65,7 @@ impl Wire<'_> {
                 },
                 wire_len,
                 past_last: None,
+                secflvr: self.header.secflvr,
             },
             ctx,
         )
@@ -81,11 +85,23 @@ impl Wire<'_> {
         put_struct(self.ldlm, order, out);
         if let Some(b) = self.body {
             put_struct(&canonical_rep(*b), order, out);
-            for r in &self.results {
-                out.put_slice(r);
+            for (i, r) in self.results.iter().enumerate() {
+                match self.pattr_in(i, order) {
+                    Some(body) => out.put_slice(&body),
+                    None => out.put_slice(r),
+                }
                 put_padding(r.len(), out);
             }
         }
+    }
+
+    /// Result `i` rewritten in `order` when it is a PATTR in the other order.
+    #[inline]
+    fn pattr_in(&self, i: usize, order: Endian) -> Option<[u8; MDT_BODY_SIZE]> {
+        if i != MliBuf::Pattr.index() || order == self.pattr_order || self.results[i].is_empty() {
+            return None;
+        }
+        MdtBody::reorder(self.results[i], self.pattr_order, order)
     }
 }
 
@@ -94,9 +110,10 @@ impl Wire<'_> {
     /// (the caller checked): each fixed structure converted in place, the byte order chosen
     /// once.
     pub(super) fn write(&self, order: Endian, out: &mut [u8]) {
+        let lens = self.lens();
         match order {
-            Endian::Little => self.write_in::<LittleEndian>(out),
-            Endian::Big => self.write_in::<BigEndian>(out),
+            Endian::Little => self.write_with::<LittleEndian>(order, &lens, out),
+            Endian::Big => self.write_with::<BigEndian>(order, &lens, out),
         }
     }
 
@@ -104,16 +121,18 @@ impl Wire<'_> {
     #[cfg(feature = "alloc")]
     pub(super) fn write_lens(&self, order: Endian, lens: &[u32; REPLY_BUFCOUNT], out: &mut [u8]) {
         match order {
-            Endian::Little => self.write_with::<LittleEndian>(lens, out),
-            Endian::Big => self.write_with::<BigEndian>(lens, out),
+            Endian::Little => self.write_with::<LittleEndian>(order, lens, out),
+            Endian::Big => self.write_with::<BigEndian>(order, lens, out),
         }
     }
 
-    fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
-        self.write_with::<O>(&self.lens(), out);
-    }
-
-    fn write_with<O: ByteOrder>(&self, lens: &[u32; REPLY_BUFCOUNT], out: &mut [u8]) {
+    /// Writes in byte order `O`, which is `order`.
+    fn write_with<O: ByteOrder>(
+        &self,
+        order: Endian,
+        lens: &[u32; REPLY_BUFCOUNT],
+        out: &mut [u8],
+    ) {
         let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, lens, out);
         write_at::<_, O>(self.ptlrpc, out, at);
         at += PTLRPC_BODY_V3_SIZE;
@@ -123,6 +142,10 @@ impl Wire<'_> {
         write_at::<_, O>(&canonical_rep(*b), out, at);
         at += PREPARE_REP_SIZE;
         write_results_apart(&self.results, out, at);
+        // PATTR is the first result: its buffer starts right here.
+        if let Some(body) = self.pattr_in(MliBuf::Pattr.index(), order) {
+            copy_at(out, at, &body);
+        }
     }
 }
 

@@ -21,7 +21,10 @@ pub struct PrepareOutcome {
     /// `md_create_prepare_rep`.
     #[cfg_attr(feature = "serde", serde(rename = "md_create_prepare_rep"))]
     pub body: MdCreatePrepareRep,
-    /// Buffers 3..=8: a result's bytes when present; empty when absent or unknown.
+    /// Buffers 3..=8: a result's bytes when present; empty when absent or unknown. PATTR's
+    /// `mdt_body` is little-endian here, whatever order the reply is written in (the encoders
+    /// convert it; [`ReplyView::to_value`](super::ReplyView::to_value) converts a big-endian
+    /// one); the xattr results are little-endian on the wire too (WIRE.md §1).
     #[cfg_attr(
         feature = "serde",
         serde(rename = "results", with = "crate::json::wire::results")
@@ -151,6 +154,7 @@ impl PrepareReply {
                 Some(o) => core::array::from_fn(|i| &o.results[i][..]),
                 None => [&[]; MLI_BUF_MAX],
             },
+            pattr_order: Endian::Little,
         }
     }
 

@@ -133,6 +133,7 @@ fn rest_in<O: ByteOrder>(
             bufs: Framed { bytes, spans },
             wire_len: f.wire_len,
             past_last: f.past_last,
+            secflvr: f.header.secflvr,
         },
         ctx,
     )?;
@@ -331,6 +332,24 @@ impl<'a> ReplyView<'a> {
             .result_state(bytes, buf)
             .map(|s| bytes.get(s.range()).unwrap_or(&[]))
     }
+    /// The PATTR result as attributes, decoded in the message's byte order (its bytes, from
+    /// [`ReplyView::result`], are in the sender's order, unlike the xattr results).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{PrepResult, ReplyView};
+    ///
+    /// let bytes = include_bytes!("../../../testdata/mkdir_reply_be.bin");
+    /// let reply = ReplyView::parse(bytes)?;
+    /// let PrepResult::Present(attrs) = reply.pattr() else { panic!("PATTR is present") };
+    /// assert_eq!(attrs.mode, 0o42775);
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn pattr(&self) -> PrepResult<crate::wire::MdtBody> {
+        use crate::wire::WireStruct;
+        // W6.2 proved a present PATTR is one mdt_body: decoding it cannot fail.
+        self.result(MliBuf::Pattr)
+            .map(|s| crate::wire::MdtBody::decode(s, self.parts.order).unwrap_or_default())
+    }
     /// All six results, in index order.
     pub fn results(&self) -> [PrepResult<&'a [u8]>; MLI_BUF_MAX] {
         MliBuf::ALL.map(|b| self.result(b))
@@ -389,6 +408,7 @@ impl<'a> ReplyView<'a> {
             ldlm: &ldlm,
             body: body.as_ref(),
             results: self.parts.results(self.bytes),
+            pattr_order: self.parts.order,
         };
         encode_into_slice(w.wire_len(), out, |o| w.write(order, o))
     }
@@ -416,6 +436,13 @@ impl<'a> ReplyView<'a> {
             outcome: body.map(|body| PrepareOutcome {
                 body: canonical_rep(body),
                 results: MliBuf::ALL.map(|b| match self.result(b) {
+                    // A value holds PATTR little-endian (PrepareOutcome::results).
+                    PrepResult::Present(s) if b == MliBuf::Pattr => {
+                        match crate::wire::MdtBody::reorder(s, self.parts.order, Endian::Little) {
+                            Some(le) => Bytes::copy_from_slice(&le),
+                            None => Bytes::copy_from_slice(s),
+                        }
+                    }
                     PrepResult::Present(s) => Bytes::copy_from_slice(s),
                     _ => Bytes::new(),
                 }),

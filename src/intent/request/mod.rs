@@ -25,7 +25,9 @@ use crate::limits::{
 };
 use crate::mode;
 use crate::wire::LockDescFields;
-use crate::wire::msg::{Span, buffer_offsets, msg_size_u32, round8};
+use crate::wire::msg::{
+    MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
+};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
@@ -58,7 +60,10 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
 /// The facts the request rules look at, gathered from a view (the lock description and the
 /// body are the received structs, read in place) or from a value.
 struct Facts<'x, D, B> {
-    repsize: u32,
+    /// `lm_secflvr`, `lm_repsize` and `lm_flags`.
+    header: &'x MsgHeader,
+    /// `pb_timeout`.
+    timeout: u32,
     ptlrpc: PtlrpcHead,
     lock_flags: LdlmFlags,
     lock_desc: &'x D,
@@ -165,6 +170,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
     }
+    check_request_header(f.header, f.timeout, o0)?;
     let p = f.ptlrpc;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(DecodeError::wrong_value(
@@ -187,6 +193,16 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
             ErrorKind::MissingBits {
                 got: flags.0.into(),
                 required: LdlmFlags::HAS_INTENT.0.into(),
+            },
+        ));
+    }
+    let extra = flags.0 & !LdlmFlags::PREPARE_REQ_FLAGS.0;
+    if extra != 0 {
+        return Err(DecodeError::new(
+            At::new("ldlm_request", "lock_flags", o1),
+            ErrorKind::ForbiddenBits {
+                got: flags.0.into(),
+                forbidden: extra.into(),
             },
         ));
     }
@@ -284,16 +300,41 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
         return Err(limit_error(lim, o3));
     }
     let need = reply_size_for(lim);
-    if (f.repsize as usize) < need {
+    if (f.header.repsize as usize) < need {
         return Err(DecodeError::new(
             At::new("lustre_msg_v2", "lm_repsize", 12),
             ErrorKind::RepsizeTooSmall {
-                got: f.repsize,
+                got: f.header.repsize,
                 need,
             },
         ));
     }
     Ok(op)
+}
+
+/// What Lustre's service asks of a request's header before it looks at the enqueue: the null
+/// flavour (`sptlrpc_svc_unwrap_request` takes `WIRE_FLVR` of `lm_secflvr`, `null_accept`
+/// refuses any flavour but `SPTLRPC_FLVR_NULL`; the sender's part above it is free), and a
+/// deadline when the sender asked for adaptive timeouts (`ptlrpc_server_handle_req_in`).
+#[inline(always)]
+fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), DecodeError> {
+    let flavour = h.secflvr & WIRE_FLVR_MASK;
+    if flavour != 0 {
+        return Err(DecodeError::new(
+            At::new("lustre_msg_v2", "lm_secflvr", 4),
+            ErrorKind::ForbiddenBits {
+                got: h.secflvr.into(),
+                forbidden: flavour.into(),
+            },
+        ));
+    }
+    if h.flags & MSGHDR_AT_SUPPORT != 0 && timeout == 0 {
+        return Err(DecodeError::new(
+            At::new("ptlrpc_body", "pb_timeout", o0 + 68),
+            ErrorKind::ZeroTimeout,
+        ));
+    }
+    Ok(())
 }
 
 /// The error of the first bad `mcpr_buf_limit` entry of a body at `o3`: over
@@ -438,7 +479,8 @@ impl PrepareRequest {
             ));
         }
         check(&Facts {
-            repsize: self.header.repsize,
+            header: &self.header,
+            timeout: self.ptlrpc.timeout,
             ptlrpc: PtlrpcHead::of(&self.ptlrpc),
             lock_flags: self.ldlm.lock_flags,
             lock_desc: &self.ldlm.lock_desc,
@@ -543,6 +585,8 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
         let slack = u32::from(u.arbitrary::<u16>()?);
         req.header = MsgHeader {
             repsize: req.required_repsize().saturating_add(slack),
+            // The null flavour; the sender's part above it is free.
+            secflvr: header.secflvr & !WIRE_FLVR_MASK,
             ..header
         };
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
@@ -550,9 +594,13 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
         ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
         ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;
+        if req.header.flags & MSGHDR_AT_SUPPORT != 0 {
+            ptlrpc.timeout = ptlrpc.timeout.max(1);
+        }
         req.ptlrpc = ptlrpc;
         let mut ldlm: LdlmRequest = u.arbitrary()?;
-        ldlm.lock_flags |= LdlmFlags::HAS_INTENT;
+        ldlm.lock_flags =
+            LdlmFlags(ldlm.lock_flags.0 & LdlmFlags::PREPARE_REQ_FLAGS.0) | LdlmFlags::HAS_INTENT;
         let handles = ldlm.handles.as_slice().len() as u32;
         ldlm.lock_count = if u.ratio(1, 16)? {
             handles + 1

@@ -40,6 +40,18 @@ pub struct RequestView<'a> {
     groups: GroupsView<'a>,
 }
 
+/// `pb_timeout` of a buffer 0 that [`PtlrpcHead::check_in`] accepted (152 bytes at least).
+#[inline(always)]
+fn pb_timeout<O: ByteOrder>(b0: &[u8]) -> u32 {
+    match b0.get(PB_TIMEOUT..PB_TIMEOUT + 4) {
+        Some(&[a, b, c, d]) => zerocopy::byteorder::U32::<O>::from_bytes([a, b, c, d]).get(),
+        _ => 0,
+    }
+}
+
+/// Offset of `pb_timeout` in `ptlrpc_body`.
+const PB_TIMEOUT: usize = 68;
+
 impl<'a> RequestView<'a> {
     /// Decodes and validates a request message in either byte order.
     ///
@@ -147,7 +159,8 @@ impl<'a> RequestView<'a> {
         };
         let name_buf = buf(4);
         let op = check_after_type(&Facts {
-            repsize: f.header.repsize,
+            header: &f.header,
+            timeout: pb_timeout::<O>(buf(0)),
             ptlrpc,
             lock_flags: lock.lock_flags,
             lock_desc: lock.lock_desc,

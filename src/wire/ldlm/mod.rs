@@ -155,6 +155,31 @@ wire_flags! {
     }
 }
 
+impl LdlmFlags {
+    /// `LDLM_FL_WIRE_REQ_FLAGS_MASK`: the flags a request may carry; `ldlm_handle_enqueue` fails
+    /// any other with -EPROTO (`lustre/include/lustre_dlm_flags.h`, `lustre/ldlm/ldlm_lockd.c`).
+    pub const WIRE_REQ_FLAGS_MASK: LdlmFlags = LdlmFlags(
+        Self::BLOCK_GRANTED.0
+            | Self::BLOCK_WAIT.0
+            | Self::SPECULATIVE.0
+            | Self::REPLAY.0
+            | Self::INTENT_ONLY.0
+            | Self::HAS_INTENT.0
+            | Self::BLOCK_NOWAIT.0
+            | Self::TEST_LOCK.0
+            | Self::CANCEL_ON_BLOCK.0
+            | Self::NO_EXPANSION.0
+            | Self::DENY_ON_CONTENTION.0
+            | Self::AST_DISCARD_DATA.0,
+    );
+    /// The flags a prepare-intent enqueue may carry (WIRE.md §5): Lustre's request mask but
+    /// `REPLAY`, with which the server skips the intent (`ldlm_lock_enqueue` runs no policy
+    /// during replay), and `INTENT_ONLY`, with which it destroys the lock after the intent, where
+    /// this protocol always grants it.
+    pub const PREPARE_REQ_FLAGS: LdlmFlags =
+        LdlmFlags(Self::WIRE_REQ_FLAGS_MASK.0 & !(Self::REPLAY.0 | Self::INTENT_ONLY.0));
+}
+
 wire_flags! {
     /// `MDS_INODELOCK_*` inode bits.
     pub struct InodeBits(u64) {

@@ -205,12 +205,11 @@ impl Frame {
         let mut past_last = None;
         // One pass that only sums: u64 holds 32 lengths of up to 2^32 − 1 on any target. Only a
         // bad message pays for the walk that names its first bad buffer. No length needs its
-        // own check against MSG_MAX_BUFLEN: a buffer ends at most where the next starts, so
-        // when the padded total is within MSG_MAX_LEN (which equals MSG_MAX_BUFLEN) every
-        // buffer is, and when the last end is inside the input every buffer is.
+        // own check against MSG_MAX_BUFLEN: a padded buffer ends at most where the next starts,
+        // so when the padded total is within MSG_MAX_LEN (which equals MSG_MAX_BUFLEN) and
+        // inside the input, every buffer is.
         let first = round8(MSG_HEADER_FIXED + 4 * count) as u64;
         let mut cursor = first;
-        let mut last_end = cursor;
         let read = |i: usize| {
             let w = &lens_bytes[4 * i..4 * i + 4];
             U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get()
@@ -222,7 +221,6 @@ impl Frame {
             let l = read(i);
             // Truncated only in a message refused below.
             spans[i] = Span::at_cursor(cursor, l);
-            last_end = cursor + u64::from(l);
             cursor += (u64::from(l) + 7) & !7;
         };
         if kept == N {
@@ -241,14 +239,11 @@ impl Frame {
             if l != 0 && past_last.is_none() {
                 past_last = Some((i, l as usize));
             }
-            last_end = cursor + u64::from(l);
             cursor += (u64::from(l) + 7) & !7;
         }
-        // Every buffer, an empty one included, must start inside the input: only the *last*
-        // buffer's padding may be absent (WIRE.md §2; Lustre's lustre_unpack_msg_v2 even
-        // requires all of it). Skipping empty buffers here accepted a message that lacked the
-        // padding of a buffer followed only by empty ones.
-        if last_end > bytes.len() as u64 || cursor > MSG_MAX_LEN as u64 {
+        // The input holds every buffer with its padding, the last one's included, as Lustre's
+        // lustre_unpack_msg_v2 requires (it sums round_up(buflen, 8) over all buffers).
+        if cursor > bytes.len() as u64 || cursor > MSG_MAX_LEN as u64 {
             return Err(frame_error::<O>(bytes, lens_bytes, count));
         }
         let cursor = cursor as usize;
@@ -265,9 +260,10 @@ impl Frame {
     }
 }
 
-/// The error of a message [`Frame::parse_spans_in`] refused (its last buffer ends past the
+/// The error of a message [`Frame::parse_spans_in`] refused (its buffers, padded, end past the
 /// input, or its total is over [`MSG_MAX_LEN`]), in the order of the rules: the first buffer
-/// over [`MSG_MAX_BUFLEN`] or past the input, else the total. In `u64`, as the framing sums.
+/// over [`MSG_MAX_BUFLEN`] or whose padded end is past the input, else the total. In `u64`, as
+/// the framing sums.
 #[cold]
 fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> DecodeError {
     let have = bytes.len() as u64;
@@ -285,11 +281,11 @@ fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> D
             );
         }
         // Every buffer so far is within MSG_MAX_BUFLEN: the casts below fit any usize.
-        if have < cursor + len {
+        if have < cursor + padded {
             return DecodeError::new(
                 At::new(S, BUFFER_FIELDS[i], cursor as usize),
                 ErrorKind::Truncated {
-                    need: len as usize,
+                    need: padded as usize,
                     have: have.saturating_sub(cursor) as usize,
                 },
             );

@@ -133,6 +133,16 @@ pub struct MsgHeader {
     pub opc: u32,
 }
 
+/// `MSGHDR_AT_SUPPORT` in `lm_flags`: the sender uses adaptive timeouts, so `pb_timeout` is the
+/// time it gives the service (`lustre_idl.h`).
+pub const MSGHDR_AT_SUPPORT: u32 = 0x1;
+/// The part of `lm_secflvr` that names a request's flavour (`WIRE_FLVR`, `lustre_sec.h`); the
+/// bits above it carry the sender's part (`null_encode_sec_part`), which the flavour ignores.
+pub const WIRE_FLVR_MASK: u32 = 0x000f_ffff;
+/// The policy of a flavour (`SPTLRPC_FLVR_POLICY`), the only part of a reply's `lm_secflvr` a
+/// client checks (`do_cli_unwrap_reply`).
+pub const FLVR_POLICY_MASK: u32 = 0xf;
+
 /// Rounds a buffer length up to the 8-byte boundary.
 #[inline]
 pub(crate) const fn round8(len: usize) -> usize {

@@ -10,8 +10,8 @@ use crate::intent::request::{check_lock, past_last_error};
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
 use crate::mode;
-use crate::wire::msg::Span;
-use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::msg::{FLVR_POLICY_MASK, Span};
+use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::{DispFlags, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
 use results::{check_payloads, check_requested, check_results};
 
@@ -30,6 +30,8 @@ pub(super) struct Facts<'x, B, L, P> {
     pub(super) wire_len: usize,
     /// The first non-empty buffer past buffer 8, with its length (W2.2).
     pub(super) past_last: Option<(usize, usize)>,
+    /// `lm_secflvr`.
+    pub(super) secflvr: u32,
 }
 
 /// Where a reply's buffers lie and what its results hold, as the rules read them: from the
@@ -165,6 +167,7 @@ pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REPLY_BUFCOUNT - 1));
     }
+    check_flavour(f.secflvr)?;
     check_version_and_opc(f.ptlrpc, f.bufs.off(0))?;
     let disp = check_ldlm(f.ldlm, f.bufs.off(1))?;
     if let Some(ctx) = ctx {
@@ -185,13 +188,34 @@ pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
     check_payloads(f, b.valid())
 }
 
-/// `ptlrpc_body`, after its type and status: a reply of an LDLM enqueue.
+/// The null flavour's policy: a Lustre client refuses a reply whose flavour policy is not its
+/// request's (`do_cli_unwrap_reply`), and a prepare request has the null flavour (§5).
+#[inline(always)]
+fn check_flavour(secflvr: u32) -> Result<(), DecodeError> {
+    let policy = secflvr & FLVR_POLICY_MASK;
+    if policy != 0 {
+        return Err(err(
+            At::new("lustre_msg_v2", "lm_secflvr", 4),
+            ErrorKind::ForbiddenBits {
+                got: secflvr.into(),
+                forbidden: policy.into(),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// `ptlrpc_body`, after its type and status: a reply of an LDLM enqueue. Of `pb_version` only
+/// the low 16 bits count, as in Lustre's client (`lustre_unpack_ptlrpc_body_v2`): a Lustre
+/// server writes `PTLRPC_MSG_VERSION` alone, and a reply with the request's version decodes too.
 fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
-    if p.version != LUSTRE_DLM_MSG_VERSION {
-        return Err(DecodeError::wrong_value(
+    if p.version & !LUSTRE_VERSION_MASK != PTLRPC_MSG_VERSION {
+        return Err(DecodeError::new(
             At::new("ptlrpc_body", "pb_version", o0 + 12),
-            p.version.into(),
-            LUSTRE_DLM_MSG_VERSION.into(),
+            ErrorKind::WrongMsgVersion {
+                got: p.version,
+                expected: PTLRPC_MSG_VERSION,
+            },
         ));
     }
     if p.opc != LDLM_ENQUEUE {
