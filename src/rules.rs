@@ -63,7 +63,8 @@ pub const DECODER_RULES: &[RuleId] = rule_ids![
     "W7.12", "W7.13", "W7.14", "W7.15", "W7.16", //
     "W8.1", "W8.2", //
     "W9.1", "W9.2", "W9.3", "W9.4", "W9.5", "W9.6", "W9.7", "W9.8", "W9.9", "W9.10", "W9.11",
-    "W9.12", "W9.13", "W9.14", "W9.15", "W9.16", "W9.17", "W9.18", "W9.19", "W9.20",
+    "W9.12", "W9.13", "W9.14", "W9.15", "W9.16", "W9.17", "W9.18", "W9.19", "W9.20", "W9.21",
+    "W9.22",
 ];
 
 /// The rules of WIRE.md that bind a sender, a responder or an encoder only: no decoder can see
@@ -108,6 +109,8 @@ impl ErrorKind {
             K::GroupsNotAligned { .. } => "W5.14",
             K::NameTrailingBytes { .. } => "W5.15",
             K::ZeroTimeout => "W5.16",
+            K::LmvNoStripes => "W9.21",
+            K::LmvBadHashType { .. } => "W9.22",
             K::ReservedResultBits { .. } => "W6.1",
             K::PattrNotMdtBody { .. } | K::PattrTruncated { .. } => "W6.2",
             K::EnqueueFailed { .. } => "W7.1",
@@ -243,9 +246,11 @@ mod tests {
             K::NameTrailingBytes { .. } => 72,
             K::WrongMsgVersion { .. } => 73,
             K::ZeroTimeout => 74,
+            K::LmvNoStripes => 75,
+            K::LmvBadHashType { .. } => 76,
         }
     }
-    const VARIANTS: usize = 75;
+    const VARIANTS: usize = 77;
 
     fn one_of_each() -> Vec<ErrorKind> {
         use ErrorKind as K;
@@ -314,6 +319,8 @@ mod tests {
                 expected: 3,
             },
             K::ZeroTimeout,
+            K::LmvNoStripes,
+            K::LmvBadHashType { got: 0 },
             K::NameTooLong { len: 256 },
             K::NameHasSlash { index: 0 },
             K::NameHasNul { index: 0 },

@@ -654,7 +654,7 @@ fn pool_name_bound() {
     assert_eq!(PoolName::new(&at).expect("15 bytes").as_bytes(), &at);
     assert!(PoolName::new(&[b'p'; POOL_NAME_MAX + 1]).is_none());
     // In a payload, the 16-byte field must hold a NUL: 16 name bytes are refused.
-    let mut lmv = lmv_striped(0, 0);
+    let mut lmv = lmv_striped(1, 0);
     lmv[40..56].copy_from_slice(&[b'p'; POOL_NAME_MAX + 1]);
     refused(
         LmvView::parse(&lmv),

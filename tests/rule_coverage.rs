@@ -463,6 +463,17 @@ fn cases() -> Vec<Case> {
                 put32(b, 32 + 48 + 28, s0);
             }),
         ),
+        ("W9.21", "an LMV of no stripe", {
+            let mut b = testdata("xattr_lmv_striped");
+            b.truncate(56);
+            put32(&mut b, 4, 0);
+            LmvView::parse(&b).map(drop)
+        }),
+        ("W9.22", "an LMV with hash function 0", {
+            let mut b = testdata("xattr_lmv_striped");
+            put32(&mut b, 12, 0);
+            LmvView::parse(&b).map(drop)
+        }),
         ("W9.19", "an empty foreign LMV", {
             let mut b = LMV_MAGIC_FOREIGN.to_le_bytes().to_vec();
             b.extend_from_slice(&[0; 12]);

@@ -13,6 +13,7 @@
 #define LMV_MAGIC_STRIPE		0x0CD40CD0
 #define LMV_USER_MAGIC_SPECIFIC		0x0CD40CD0
 #define LMV_MAGIC_FOREIGN		0x0CD50CD0
+#define LMV_HASH_FLAG_BAD_TYPE		0x20000000U
 #define LOV_MAGIC_V1			0x0BD10BD0
 #define LOV_MAGIC_V3			0x0BD30BD0
 #define LOV_MAGIC_SPECIFIC		0x0BD50BD0
@@ -207,13 +208,20 @@ static void dp_acl_pack(struct dp_out *o, const __u8 *p, size_t len)
 
 static int dp_lmv_md_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 {
-	__u32 count;
+	__u32 count, hash;
 
 	if (len < LMV_HDR)
 		return dp_broke(ctx, "W0.1");
 	count = dp_le32(p + 4);
 	if (count > LMV_MAX_STRIPE_COUNT)
 		return dp_broke(ctx, "W0.3");
+	/* lmv_is_sane2: a stripe at least, a hash function Lustre knows */
+	if (count == 0)
+		return dp_broke(ctx, "W9.21");
+	hash = dp_le32(p + 12);
+	if (!(((hash & 0xffff) >= 1 && (hash & 0xffff) <= 4) ||
+	      hash == LMV_HASH_FLAG_BAD_TYPE))
+		return dp_broke(ctx, "W9.22");
 	if (dp_pool_check(ctx, p + 40))
 		return -EPROTO;
 	if (len == LMV_HDR + 16 * (size_t)count)

@@ -81,6 +81,15 @@ pub enum ErrorKind {
     /// timeout").
     #[error("pb_timeout is 0 while lm_flags has MSGHDR_AT_SUPPORT")]
     ZeroTimeout,
+    /// An LMV (`lmv_mds_md_v1`) with `lmv_stripe_count` 0: Lustre's `lmv_is_sane2` refuses it.
+    #[error("an LMV with no stripe (lmv_stripe_count 0)")]
+    LmvNoStripes,
+    /// An LMV whose `lmv_hash_type` names no hash function Lustre knows (`lmv_is_sane2`).
+    #[error("lmv_hash_type {got:#x}: no known hash function (1 to 4), nor unknown|bad_type")]
+    LmvBadHashType {
+        /// `lmv_hash_type` as found.
+        got: u32,
+    },
     /// A field misses bits the protocol requires.
     #[error("{got:#x} lacks required bits {required:#x}")]
     MissingBits {

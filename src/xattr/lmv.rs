@@ -81,6 +81,13 @@ impl LmvHashType {
     pub const fn flags(self) -> LmvHashFlags {
         LmvHashFlags(self.0 & !Self::TYPE_MASK)
     }
+    /// `lmv_is_sane_hash_type` (`lustre_user.h`): a known hash function (1 to 4, whatever the
+    /// flags), or exactly `LMV_HASH_TYPE_UNKNOWN | LMV_HASH_FLAG_BAD_TYPE`, which a failed
+    /// migration leaves behind and which Lustre still reads.
+    pub const fn is_sane(self) -> bool {
+        let f = self.hash_fn().0;
+        (f > LmvHashFn::UNKNOWN.0 && f <= LmvHashFn::CRUSH2.0) || self.0 == LmvHashFlags::BAD_TYPE.0
+    }
 }
 
 impl fmt::Display for LmvHashType {
@@ -189,6 +196,20 @@ impl<'a> LmvMdView<'a> {
                     value: count as u64,
                     max: LMV_MAX_STRIPE_COUNT as u64,
                 },
+            ));
+        }
+        // lmv_is_sane2 (lustre/include/lustre_lmv.h): the MDT refuses an LMV with no stripe or
+        // an unknown hash function wherever it loads one.
+        if count == 0 {
+            return Err(err(LMV_S, "lmv_stripe_count", 4, ErrorKind::LmvNoStripes));
+        }
+        let hash = LmvHashType(raw.lmv_hash_type.get());
+        if !hash.is_sane() {
+            return Err(err(
+                LMV_S,
+                "lmv_hash_type",
+                12,
+                ErrorKind::LmvBadHashType { got: hash.0 },
             ));
         }
         raw.lmv_pool_name.check(LMV_S, "lmv_pool_name", 40)?;

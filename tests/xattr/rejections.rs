@@ -193,7 +193,26 @@ fn lmv_bytes(magic: u32, count: u32, fids: usize) -> Vec<u8> {
 #[test]
 fn lmv_rejections() {
     assert!(LmvView::parse(&lmv_bytes(LMV_MAGIC_V1, 2, 2)).is_ok());
-    assert!(LmvView::parse(&lmv_bytes(LMV_MAGIC_V1, 0, 0)).is_ok());
+    // lmv_is_sane2 (lustre/include/lustre_lmv.h): no stripe, or no known hash function, is
+    // refused; unknown|bad_type (a failed migration's mark) is read.
+    assert_eq!(
+        kind_of(LmvView::parse(&lmv_bytes(LMV_MAGIC_V1, 0, 0))),
+        ErrorKind::LmvNoStripes
+    );
+    for hash in [0, 5, 0x12, 0x8000_0000, 0x2000_0005] {
+        let mut b = lmv_bytes(LMV_MAGIC_V1, 2, 0);
+        le32(&mut b, 12, hash);
+        assert_eq!(
+            kind_of(LmvView::parse(&b)),
+            ErrorKind::LmvBadHashType { got: hash },
+            "{hash:#x}"
+        );
+    }
+    for hash in [1, 2, 3, 4, 0x8000_0002, 0x0200_0003, 0x2000_0000] {
+        let mut b = lmv_bytes(LMV_MAGIC_STRIPE, 2, 0);
+        le32(&mut b, 12, hash);
+        assert!(LmvView::parse(&b).is_ok(), "{hash:#x}");
+    }
     assert_eq!(
         kind_of(LmvView::parse(&[0xd0, 0x0c])),
         ErrorKind::Truncated { need: 4, have: 2 }
@@ -249,7 +268,7 @@ fn lmv_rejections() {
         }
     );
     assert_eq!((e.at.field, e.at.offset), ("lmv_stripe_count", 4));
-    let mut b = lmv_bytes(LMV_MAGIC_V1, 0, 0);
+    let mut b = lmv_bytes(LMV_MAGIC_V1, 1, 0);
     b[40..56].fill(b'a');
     let e = LmvView::parse(&b).unwrap_err();
     assert_eq!(

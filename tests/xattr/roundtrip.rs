@@ -56,7 +56,8 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
         prop_oneof![Just(LMV_MAGIC_V1), Just(LMV_MAGIC_STRIPE)],
         any::<[u32; 5]>(),
         arb_pool(),
-        proptest::collection::vec(arb_fid(), 0..40),
+        // lmv_is_sane2: one stripe at least (W9.21).
+        proptest::collection::vec(arb_fid(), 1..40),
         any::<bool>(),
         any::<[u8; 12]>(),
     )
@@ -66,7 +67,8 @@ fn arb_lmv() -> impl Strategy<Value = Lmv> {
                 magic,
                 stripe_count: fids.len() as u32,
                 master_mdt_index: x[0],
-                hash_type: LmvHashType(x[1]),
+                // A known hash function, any flags (W9.22).
+                hash_type: LmvHashType((x[1] & !0xffff) | (1 + x[1] % 4)),
                 layout_version: x[2],
                 migrate_offset: x[3],
                 migrate_hash: LmvHashType(x[4]),
