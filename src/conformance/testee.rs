@@ -52,6 +52,9 @@ pub struct Faults {
     pub garbage: Option<u64>,
     /// Answer this case with another id.
     pub wrong_id: Option<u64>,
+    /// Print a line of text to stdout before answering this case (as a stray debug print
+    /// would).
+    pub print: Option<u64>,
 }
 
 /// A wrong answer: an accepted input gets a corrupted canonical form (wrong for valid and
@@ -96,6 +99,9 @@ pub fn serve(input: &mut impl Read, output: &mut impl Write, faults: &Faults) ->
                     loop {
                         std::thread::sleep(std::time::Duration::from_secs(3600));
                     }
+                }
+                if id == faults.print {
+                    output.write_all(b"debug: case received\n")?;
                 }
                 if id == faults.garbage {
                     write_frame(output, b"this is not json")?;
