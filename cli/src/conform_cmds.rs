@@ -150,6 +150,7 @@ pub struct TesteeArgs {
     pub garbage_at: Option<u64>,
     pub wrong_id_at: Option<u64>,
     pub print_at: Option<u64>,
+    pub last_rule: bool,
 }
 
 /// `dne-intent conform-testee`: answers the protocol on stdin/stdout with the crate.
@@ -161,6 +162,7 @@ pub fn cmd_testee(a: TesteeArgs) -> Result<(), CliError> {
         garbage: a.garbage_at,
         wrong_id: a.wrong_id_at,
         print: a.print_at,
+        last_rule: a.last_rule,
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();

@@ -367,6 +367,9 @@ enum Command {
         /// Print a line of text to stdout before answering this case (a stray debug print).
         #[arg(long)]
         print_at: Option<u64>,
+        /// Name the last rule an invalid input is known to break, not the crate's first.
+        #[arg(long)]
+        last_rule: bool,
     },
     /// Print a shell completion script.
     ///
@@ -509,6 +512,7 @@ fn run(command: Command) -> Result<(), CliError> {
             garbage_at,
             wrong_id_at,
             print_at,
+            last_rule,
         } => conform_cmds::cmd_testee(conform_cmds::TesteeArgs {
             lie,
             die_at,
@@ -516,6 +520,7 @@ fn run(command: Command) -> Result<(), CliError> {
             garbage_at,
             wrong_id_at,
             print_at,
+            last_rule,
         }),
         Command::ModelCheck {
             json,

@@ -192,12 +192,21 @@ fn committed_vectors_are_fresh() {
     }
 }
 
-/// The committed JSON has Wycheproof's shape: the top-level members, a note for every flag used,
-/// `tcId`s 1..=N, a rule exactly on invalid cases, a request exactly on replies, an xattr name
-/// exactly on xattr groups, and lowercase hex of whole bytes.
+/// The generated JSON (which `committed_vectors_are_fresh` holds equal to the committed one)
+/// has Wycheproof's shape: the top-level members, a note for every flag used, `tcId`s 1..=N, a
+/// rule and a list of rules (that rule first) exactly on invalid cases, a request exactly on
+/// replies, an xattr name exactly on xattr groups, and lowercase hex of whole bytes.
 #[test]
-fn committed_json_has_the_documented_shape() {
-    let text = std::fs::read_to_string(committed().join("dne_intent_vectors.json")).unwrap();
+fn generated_json_has_the_documented_shape() {
+    let dir = tempdir("shape");
+    let o = Command::new(bin())
+        .args(["vectors", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(dir.join("dne_intent_vectors.json")).unwrap();
+    let mut several = 0;
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["schema"], "dne_intent_vectors_v1");
     assert!(v["generatorVersion"].is_string() && v["seed"] == 0 && v["header"].is_array());
@@ -226,6 +235,20 @@ fn committed_json_has_the_documented_shape() {
             let result = t["result"].as_str().unwrap();
             assert!(["valid", "invalid", "acceptable"].contains(&result));
             assert_eq!(t.get("rule").is_some(), result == "invalid", "{t}");
+            assert_eq!(t.get("rules").is_some(), result == "invalid", "{t}");
+            if let Some(rules) = t.get("rules") {
+                let rules: Vec<&str> = rules
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.as_str().unwrap())
+                    .collect();
+                assert_eq!(rules[0], t["rule"], "{t}");
+                assert!(rules.iter().all(|r| r.starts_with('W')), "{t}");
+                let unique: std::collections::BTreeSet<&&str> = rules.iter().collect();
+                assert_eq!(unique.len(), rules.len(), "{t}");
+                several += usize::from(rules.len() > 1);
+            }
             assert_eq!(t.get("canonical_hex").is_some(), result != "invalid", "{t}");
             assert_eq!(t.get("request_hex").is_some(), kind == "reply", "{t}");
             if let Some(r) = t.get("request_hex") {
@@ -236,6 +259,22 @@ fn committed_json_has_the_documented_shape() {
     let n = v["numberOfTests"].as_u64().unwrap();
     assert_eq!(ids, (1..=n).collect::<Vec<_>>());
     assert_eq!(kinds.len(), 7, "{kinds:?}");
+    // Some vectors break more than one rule (a length over its bound and past the input, ...).
+    assert!(several >= 5, "{several} vectors list several rules");
+}
+
+/// A testee that checks in another order names another of the rules a case breaks: it passes
+/// (issue 29: one changed field often breaks several rules, and WIRE.md fixes no order).
+#[test]
+fn any_rule_the_input_breaks_passes() {
+    let o = conform(&["--count", "1000"], &["--last-rule"]);
+    let n = vector_count() + 1000;
+    assert_eq!(
+        summary(&o),
+        format!("conform: {n} cases, {n} passed, 0 failed"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// A stray print on the testee's stdout is shown as the text it is, not as the length its first

@@ -14,6 +14,7 @@ use crate::rules::RuleId;
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView, XattrEncode};
 use crate::{DecodeError, Endian};
 
+mod broken;
 pub mod cvectors;
 pub mod generate;
 #[cfg(feature = "conformance")]
@@ -264,6 +265,22 @@ pub struct Case {
     pub canonical: Option<Vec<u8>>,
     /// Whether the expected rule is checked strictly (one rule broken on purpose).
     pub strict_rule: bool,
+    /// For an invalid case, every rule it is known to break: the crate's first, then those the
+    /// kit's own checks find (WIRE.md order). A testee may name any of them. Empty otherwise.
+    pub rules: Vec<RuleId>,
+}
+
+/// Every rule an invalid input is known to break (see [`Case::rules`]); empty for the others.
+pub fn broken_rules(
+    kind: Kind,
+    bytes: &[u8],
+    request: Option<&[u8]>,
+    expect: Expect,
+) -> Vec<RuleId> {
+    match expect {
+        Expect::Invalid(first) => broken::broken_rules(kind, bytes, request, first),
+        _ => Vec::new(),
+    }
 }
 
 impl Case {
@@ -283,6 +300,7 @@ impl Case {
             flags,
             expect: j.expect(),
             canonical: j.canonical().map(<[u8]>::to_vec),
+            rules: broken_rules(kind, &bytes, request.as_deref(), j.expect()),
             bytes,
             request,
             strict_rule: true,

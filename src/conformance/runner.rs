@@ -95,7 +95,10 @@ pub fn dump_text(c: &Case) -> String {
         } else {
             "not checked: a bit flip or a cut"
         };
-        s.push_str(&format!(" (rule {r}, {how})"));
+        s.push_str(&format!(
+            " (rule {r}, {how}; any of: {})",
+            rule_names(&c.rules)
+        ));
     }
     s.push('\n');
     s.push_str(&format!("hex: {}\n", super::to_hex(&c.bytes)));
@@ -220,11 +223,25 @@ pub fn check_answer(c: &Case, a: &Answer) -> Result<bool, String> {
         }
         (Expect::Invalid(r), Verdict::Invalid) => match a.rule.as_deref() {
             None => Ok(false),
-            Some(got) if got == r.as_str() => Ok(false),
+            Some(got) if got == r.as_str() || c.rules.iter().any(|x| x.as_str() == got) => {
+                Ok(false)
+            }
             Some(_) if !c.strict_rule => Ok(true),
+            Some(got) if c.rules.len() > 1 => Err(format!(
+                "expected one of the rules {}, answered {got}",
+                rule_names(&c.rules)
+            )),
             Some(got) => Err(format!("expected rule {r}, answered {got}")),
         },
     }
+}
+
+fn rule_names(rules: &[crate::rules::RuleId]) -> String {
+    rules
+        .iter()
+        .map(|r| r.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A running testee: its stdin fed by a writer thread, its stdout read by a reader thread, so
@@ -549,6 +566,7 @@ mod tests {
             bytes: vec![0xab],
             request: None,
             canonical: (!matches!(expect, Expect::Invalid(_))).then(|| vec![0xab]),
+            rules: expect.rule().into_iter().collect(),
             expect,
             strict_rule: strict,
         }
@@ -592,6 +610,22 @@ mod tests {
             Ok(true)
         );
         assert!(check_answer(&inv(true), &answer(Valid, None, Some("ab"))).is_err());
+        // A case that breaks several rules: any of them passes, another fails and the
+        // failure lists them.
+        let w76 = crate::ErrorKind::LookupPosWithoutDone.rule();
+        let mut several = inv(true);
+        several.rules = vec![w74, w76];
+        for r in ["W7.4", "W7.6"] {
+            assert_eq!(
+                check_answer(&several, &answer(Invalid, Some(r), None)),
+                Ok(false),
+                "{r}"
+            );
+        }
+        assert_eq!(
+            check_answer(&several, &answer(Invalid, Some("W7.3"), None)),
+            Err("expected one of the rules W7.4 W7.6, answered W7.3".into())
+        );
         for c in [v, acc, inv(true)] {
             assert!(check_answer(&c, &answer(Unsupported, None, None)).is_err());
         }
