@@ -454,3 +454,68 @@ fn first_reply_id() -> u64 {
         .as_u64()
         .unwrap()
 }
+
+/// The counts of cases a text states, each with the number it must equal given the number of
+/// vectors: every `"numberOfTests": N` (but the example's 0), `N conformance vectors` and
+/// `conform: N cases` (vectors plus the `--count K` stated before it, 1000 if none).
+fn stated_counts(text: &str, vectors: u64) -> Vec<(u64, u64, String)> {
+    let num = |s: &str| {
+        s.trim_matches(|c: char| !c.is_ascii_digit())
+            .parse::<u64>()
+            .ok()
+    };
+    let mut out = Vec::new();
+    let mut count = 1000;
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for (i, w) in words.iter().enumerate() {
+            let next = |k: usize| words.get(i + k).copied().unwrap_or("");
+            if *w == "--count"
+                && let Some(k) = num(next(1))
+            {
+                count = k;
+            }
+            let stated = if *w == "\"numberOfTests\":" {
+                num(next(1)).filter(|&n| n != 0).map(|n| (n, vectors))
+            } else if *w == "conform:" {
+                num(next(1)).map(|n| (n, vectors + count))
+            } else if next(1) == "conformance" && next(2).starts_with("vectors") {
+                num(w).map(|n| (n, vectors))
+            } else {
+                None
+            };
+            if let Some((n, want)) = stated {
+                out.push((n, want, line.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// The docs state no count of cases that has drifted: each count README.md,
+/// docs/conformance.md and fuzz/README.md state is the generator's current one.
+#[test]
+fn the_docs_state_no_stale_count() {
+    // The scanner finds the forms it looks for (these were in the docs, stale, in issue 29).
+    let old = "  \"numberOfTests\": 412,\nconform --count 2000 -- ./testee\n\
+               # conform: 2400 cases, 2400 passed\nThe seeds are the 405 conformance vectors";
+    let found: Vec<(u64, u64)> = stated_counts(old, 395)
+        .into_iter()
+        .map(|(n, want, _)| (n, want))
+        .collect();
+    assert_eq!(found, [(412, 395), (2400, 2395), (405, 395)]);
+    let dir = tempdir("doc-counts");
+    let o = Command::new(bin())
+        .args(["vectors", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let vectors: u64 = stdout(&o).split(' ').next().unwrap().parse().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for doc in ["README.md", "docs/conformance.md", "fuzz/README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for (n, want, line) in stated_counts(&text, vectors) {
+            assert_eq!(n, want, "{doc}: {line:?} states a stale count");
+        }
+    }
+}
