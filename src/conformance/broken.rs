@@ -9,18 +9,24 @@
 //! The crate's decoder stops at its first breach and cannot re-check an input with that rule
 //! switched off, so the other rules are found here, by a few checks restated on the raw bytes,
 //! independent of the decoder and of each other: the framing (W0.1, W0.3, W2.1, W2.3, W7.1),
-//! the reply body's consistency rules (W6.1, W6.2, W7.2, W7.3, W7.5–W7.8, W7.10, W7.16) and
-//! the length rules of the payloads (W9.2, W9.3, W9.10, W9.19, and the LMV count's W0.3), for
+//! a request's limits and the reply size they need (W0.3, W5.13, W8.1), the reply body's consistency rules (W6.1, W6.2, W7.2, W7.3, W7.5–W7.8, W7.10, W7.16) and
+//! the length rules of the payloads (W9.2, W9.3, W9.10, W9.19, the LMV count's W0.3, and a
+//! composite layout's entry table and entry ranges, W9.13–W9.17), for
 //! a payload on its own and for each result of a reply. Every case is one change (a field, a
 //! buffer, a cut, bit flips) of a valid input, so every rule listed is one that change broke.
 //! The list is not proof that no other rule is broken: rules outside this set (the request's
-//! §5 rules, the composite layout's entry rules W9.13–W9.18, the rules that compare a reply
+//! §5 rules, what a composite layout's components hold (W9.18 and their own rules), the rules that compare a reply
 //! with its request's limits) are listed only when the crate reports them.
 
 use super::Kind;
-use crate::limits::{LMV_MAX_STRIPE_COUNT, MDT_BODY_SIZE, MSG_MAX_BUFLEN, MSG_MAX_LEN};
+use crate::limits::{
+    LMV_MAX_STRIPE_COUNT, MDT_BODY_SIZE, MSG_MAX_BUFLEN, MSG_MAX_LEN, XATTR_SIZE_MAX,
+};
 use crate::rules::{DECODER_RULES, RuleId};
-use crate::xattr::{LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LOV_MAGIC_FOREIGN};
+use crate::xattr::{
+    LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN,
+    LOV_MAGIC_SEL,
+};
 
 /// `lm_magic` as the sender's order writes it, read little-endian.
 const LM_MAGIC: u32 = 0x0BD0_0BD3;
@@ -30,6 +36,8 @@ const PTL_RPC_MSG_ERR: u32 = 4712;
 const PTL_RPC_MSG_REPLY: u32 = 4713;
 /// `md_create_prepare_rep`'s size; `mcpp_*` offsets are WIRE.md §7's.
 const REP_BODY: usize = 80;
+/// `md_create_prepare_req`'s size; `mcpr_buf_limit[]` is at 48.
+const REQ_BODY: usize = 80;
 /// `lock_policy_res1` in `ldlm_reply`.
 const RES1: usize = 96;
 const DISP_LOOKUP_EXECD: u64 = 0x2;
@@ -193,6 +201,38 @@ fn message(kind: Kind, bytes: &[u8], request: Option<&[u8]>, found: &mut Vec<&'s
             .and_then(request_flags)
             .map(|f| f & MCPR_NO_LOOKUP != 0);
         reply_body(&m, &bufs, object_mode == Some(true), found);
+    } else {
+        request_limits(&m, &bufs, found);
+    }
+}
+
+/// The limits of a request's body (W0.3, W5.13) and the reply size they need (W8.1): raising
+/// a limit past its bound also leaves `lm_repsize` too small for it.
+fn request_limits(m: &Msg<'_>, bufs: &[&[u8]], found: &mut Vec<&'static str>) {
+    let Some(body) = bufs.get(3).filter(|b| b.len() >= REQ_BODY) else {
+        return;
+    };
+    let body = Msg {
+        bytes: body,
+        big: m.big,
+    };
+    let limits: Vec<u64> = (0..6)
+        .map(|i| u64::from(body.u32(48 + 4 * i).unwrap_or(0)))
+        .collect();
+    if limits.iter().any(|&l| l > XATTR_SIZE_MAX as u64) {
+        found.push("W0.3");
+    }
+    if limits[0] != 0 && limits[0] < MDT_BODY_SIZE as u64 {
+        found.push("W5.13");
+    }
+    // A 9-buffer reply: header, ptlrpc_body_v3, ldlm_reply, md_create_prepare_rep, results.
+    let need = round8(32 + 4 * 9)
+        + 184
+        + 112
+        + REP_BODY as u64
+        + limits.iter().map(|&l| round8(l)).sum::<u64>();
+    if m.u32(12).is_some_and(|repsize| u64::from(repsize) < need) {
+        found.push("W8.1");
     }
 }
 
@@ -304,6 +344,9 @@ fn payload(name: &str, b: &[u8], found: &mut Vec<&'static str>) {
         }
         "trusted.lmv" if magic == LMV_MAGIC_FOREIGN => foreign(b, true, found),
         "trusted.lov" if magic == LOV_MAGIC_FOREIGN => foreign(b, false, found),
+        "trusted.lov" if (magic == LOV_MAGIC_COMP_V1 || magic == LOV_MAGIC_SEL) && len >= 32 => {
+            composite(b, found)
+        }
         "trusted.lmv" if (magic == LMV_MAGIC_V1 || magic == LMV_MAGIC_STRIPE) && len >= 56 => {
             let count = u64::from(le32(b, 4).unwrap_or(0));
             if count > LMV_MAX_STRIPE_COUNT as u64 {
@@ -315,6 +358,49 @@ fn payload(name: &str, b: &[u8], found: &mut Vec<&'static str>) {
             }
         }
         _ => {}
+    }
+}
+
+/// A composite layout's size and entry table (W9.2, W9.13, W9.14) and each entry's range
+/// (W9.15, W9.16, W9.17): a decoder may check the entries in any order, and one changed offset can put one
+/// entry outside the blob while another rule fails first.
+fn composite(b: &[u8], found: &mut Vec<&'static str>) {
+    let len = b.len() as u64;
+    if le32(b, 4).is_some_and(|size| u64::from(size) != len) {
+        found.push("W9.2");
+    }
+    let count = b
+        .get(14..16)
+        .map_or(0, |c| u16::from_le_bytes([c[0], c[1]]));
+    if count == 0 {
+        found.push("W9.13");
+        return;
+    }
+    let table_end = 32 + 48 * u64::from(count);
+    if table_end > len {
+        found.push("W9.14");
+        return;
+    }
+    let ranges: Vec<(u64, u64)> = (0..usize::from(count))
+        .map(|i| {
+            let e = 32 + 48 * i;
+            let off = u64::from(le32(b, e + 24).unwrap_or(0));
+            (off, off + u64::from(le32(b, e + 28).unwrap_or(0)))
+        })
+        .collect();
+    for (i, &(start, end)) in ranges.iter().enumerate() {
+        if end > len {
+            found.push("W9.15");
+        }
+        if end > start && start < table_end {
+            found.push("W9.16");
+        }
+        let overlaps = ranges[..i]
+            .iter()
+            .any(|&(s, e)| e > s && end > start && s < end && start < e);
+        if overlaps {
+            found.push("W9.17");
+        }
     }
 }
 
@@ -404,6 +490,21 @@ mod tests {
         let mut m = rep.to_vec();
         m[32..36].copy_from_slice(&0x8000_0000u32.to_le_bytes());
         assert_eq!(rules_of(Kind::Reply, &m, Some(req)), ["W0.3", "W0.1"]);
+        // A PATTR limit raised past XATTR_SIZE_MAX leaves lm_repsize too small: W0.3 and W8.1.
+        let req: &[u8] = include_bytes!("../../testdata/mkdir_request.bin");
+        let p = super::super::parts::Parts::split(req).unwrap();
+        let mut body = p.bufs[3].clone();
+        body[48..52].copy_from_slice(&0x1_0001u32.to_le_bytes());
+        let m = p.with_buf(3, body).unwrap();
+        assert_eq!(rules_of(Kind::Request, &m, None), ["W0.3", "W8.1"]);
+        // Component 0 moved onto component 2 (a v3 layout, 48 bytes, read as 32): the crate
+        // finds the cut blob (W0.1), another decoder the overlap (W9.17).
+        let mut comp = include_bytes!("../../testdata/xattr_lov_comp3.bin").to_vec();
+        comp[32 + 24] ^= 0x40;
+        assert_eq!(
+            rules_of(Kind::Xattr("trusted.lov"), &comp, None),
+            ["W0.1", "W9.17"]
+        );
         // An empty foreign LMV of 30 bytes: W9.2 and W9.19.
         let mut lmv = include_bytes!("../../testdata/xattr_lmv_foreign.bin").to_vec();
         lmv[4..8].fill(0);
