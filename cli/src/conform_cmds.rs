@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use lustre_dne_intent::conformance::{cvectors, json, runner, testee, vectors};
+use lustre_dne_intent::conformance::{Case, cvectors, json, runner, testee, vectors};
 
 use crate::CliError;
 use crate::input::Output;
@@ -39,19 +39,72 @@ pub struct ConformArgs {
     pub timeout_ms: u64,
     pub failure_list: Option<PathBuf>,
     pub junit: Option<PathBuf>,
+    pub only: Option<u64>,
+    pub dump: Option<u64>,
+    pub dump_to: Option<PathBuf>,
     pub command: Vec<OsString>,
+}
+
+/// `conform --dump ID [--dump-to DIR]`: the case as text, and its files when asked.
+fn dump_case(c: &Case, dir: Option<&Path>, out: &mut Output) -> Result<(), CliError> {
+    let mut text = runner::dump_text(c);
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::Invalid(format!("{}: {e}", dir.display())))?;
+        let frame = runner::dump_frame(c).map_err(CliError::invalid)?;
+        let mut files = vec![(format!("case-{}.bin", c.id), c.bytes.clone())];
+        if let Some(r) = &c.request {
+            files.push((format!("case-{}.request.bin", c.id), r.clone()));
+        }
+        files.push((format!("case-{}.frame", c.id), frame));
+        for (name, bytes) in files {
+            let p = dir.join(name);
+            write_file(&p, &bytes)?;
+            text.push_str(&format!("wrote {}\n", p.display()));
+        }
+    }
+    out.write(text.as_bytes())
 }
 
 /// `dne-intent conform [...] -- CMD [ARGS...]`.
 pub fn cmd_conform(a: ConformArgs, out: &mut Output) -> Result<(), CliError> {
+    let cases = runner::session_cases(a.seed, a.count);
+    if let Some(id) = a.dump {
+        let c = runner::find_case(&cases, id).map_err(CliError::Usage)?;
+        return dump_case(c, a.dump_to.as_deref(), out);
+    }
     let failure_list = match &a.failure_list {
         Some(p) => {
             let text = std::fs::read_to_string(p)
                 .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
-            runner::parse_failure_list(&text)
-                .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?
+            let list = runner::parse_failure_list(&text)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
+            let unknown = runner::unknown_ids(&list, &cases);
+            if !unknown.is_empty() {
+                return Err(CliError::Usage(format!(
+                    "{}: no such case: {} (this session, seed {} and --count {}, has {})",
+                    p.display(),
+                    unknown
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    a.seed,
+                    a.count,
+                    runner::id_range(&cases)
+                )));
+            }
+            list
         }
         None => Default::default(),
+    };
+    let cases = match a.only {
+        Some(id) => vec![
+            runner::find_case(&cases, id)
+                .map_err(CliError::Usage)?
+                .clone(),
+        ],
+        None => cases,
     };
     let opts = runner::Options {
         seed: a.seed,
@@ -60,7 +113,7 @@ pub fn cmd_conform(a: ConformArgs, out: &mut Output) -> Result<(), CliError> {
         failure_list,
         command: a.command,
     };
-    let report = runner::run(&opts).map_err(|e| {
+    let report = runner::run_cases(&opts, &cases).map_err(|e| {
         CliError::Usage(format!(
             "cannot start the testee {:?}: {e}",
             opts.command
@@ -96,6 +149,8 @@ pub struct TesteeArgs {
     pub hang_at: Option<u64>,
     pub garbage_at: Option<u64>,
     pub wrong_id_at: Option<u64>,
+    pub print_at: Option<u64>,
+    pub last_rule: bool,
 }
 
 /// `dne-intent conform-testee`: answers the protocol on stdin/stdout with the crate.
@@ -106,6 +161,8 @@ pub fn cmd_testee(a: TesteeArgs) -> Result<(), CliError> {
         hang: a.hang_at,
         garbage: a.garbage_at,
         wrong_id: a.wrong_id_at,
+        print: a.print_at,
+        last_rule: a.last_rule,
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();

@@ -331,8 +331,19 @@ enum Command {
         /// Write JUnit XML here.
         #[arg(long, value_name = "FILE")]
         junit: Option<std::path::PathBuf>,
+        /// Run only the case with this id (a vector or a generated case of this seed and count).
+        #[arg(long, value_name = "ID", conflicts_with = "dump")]
+        only: Option<u64>,
+        /// Print the case with this id (input, request, expected verdict, the question sent)
+        /// and run no testee.
+        #[arg(long, value_name = "ID")]
+        dump: Option<u64>,
+        /// With --dump: also write DIR/case-ID.bin (the input), DIR/case-ID.request.bin (a
+        /// reply's request) and DIR/case-ID.frame (the question as a frame: `testee < FILE`).
+        #[arg(long, value_name = "DIR", requires = "dump")]
+        dump_to: Option<std::path::PathBuf>,
         /// The testee and its arguments (after `--`).
-        #[arg(last = true, required = true, value_name = "CMD")]
+        #[arg(last = true, required_unless_present = "dump", value_name = "CMD")]
         command: Vec<std::ffi::OsString>,
     },
     /// The crate as a conformance testee (stdin/stdout protocol of docs/conformance.md).
@@ -353,6 +364,12 @@ enum Command {
         /// Answer this case with another id.
         #[arg(long)]
         wrong_id_at: Option<u64>,
+        /// Print a line of text to stdout before answering this case (a stray debug print).
+        #[arg(long)]
+        print_at: Option<u64>,
+        /// Name the last rule an invalid input is known to break, not the crate's first.
+        #[arg(long)]
+        last_rule: bool,
     },
     /// Print a shell completion script.
     ///
@@ -470,6 +487,9 @@ fn run(command: Command) -> Result<(), CliError> {
             timeout_ms,
             failure_list,
             junit,
+            only,
+            dump,
+            dump_to,
             command,
         } => conform_cmds::cmd_conform(
             conform_cmds::ConformArgs {
@@ -478,6 +498,9 @@ fn run(command: Command) -> Result<(), CliError> {
                 timeout_ms,
                 failure_list,
                 junit,
+                only,
+                dump,
+                dump_to,
                 command,
             },
             &mut out,
@@ -488,12 +511,16 @@ fn run(command: Command) -> Result<(), CliError> {
             hang_at,
             garbage_at,
             wrong_id_at,
+            print_at,
+            last_rule,
         } => conform_cmds::cmd_testee(conform_cmds::TesteeArgs {
             lie,
             die_at,
             hang_at,
             garbage_at,
             wrong_id_at,
+            print_at,
+            last_rule,
         }),
         Command::ModelCheck {
             json,

@@ -1,6 +1,6 @@
 //! The vector set as a C header, `lustre_dne_prepare_vectors.h` (docs/conformance.md §1.2):
 //! each case as `static const unsigned char` arrays and one table with its kind, verdict,
-//! rule and, for valid cases, the fields of the new bodies as decoded.
+//! rule (and every rule it is known to break) and, for valid cases, the fields of the new bodies as decoded.
 //!
 //! The header stands alone (it does not need include/lustre_dne_prepare.h) and takes its
 //! integer types the way that header does: `<linux/types.h>` for the kernel and Linux user
@@ -93,6 +93,8 @@ struct ldpv_case {
 	const char		*xattr_name;	/* xattr cases, else NULL */
 	enum ldpv_result	 result;
 	const char		*rule;		/* invalid cases: "W7.4", else NULL */
+	const char *const	*rules;		/* invalid cases: every rule known broken, */
+						/* rule first, NULL-terminated; else NULL */
 	const char		*comment;
 	const unsigned char	*data;
 	unsigned int		 len;
@@ -231,11 +233,16 @@ fn entry(c: &Case, requests: &RequestNames) -> String {
     let f = fields(c);
     let mut s = format!(
         "\t{{ .name = \"tc{id}\", .tc_id = {id}, .kind = {kind}, .xattr_name = {}, .result = {result}, \
-         .rule = {}, .comment = {}, .data = ldpv_{id}, .len = {}, .request = {req}, \
+         .rule = {}, .rules = {}, .comment = {}, .data = ldpv_{id}, .len = {}, .request = {req}, \
          .request_len = {req_len}, .canonical = {canon}, .canonical_len = {canon_len}, \
          .has_fields = {}",
         opt(c.kind.xattr_name()),
         opt(c.expect.rule().map(|r| r.as_str())),
+        if c.rules.is_empty() {
+            "0".to_owned()
+        } else {
+            format!("ldpv_{id}_rules")
+        },
         c_string(&c.comment),
         c.bytes.len(),
         i32::from(f.is_some()),
@@ -267,6 +274,15 @@ pub fn c_vectors(seed: u64, cases: &[Case]) -> String {
             && *k != c.bytes
         {
             array(&mut out, &format!("ldpv_{}_canonical", c.id), k);
+        }
+        if !c.rules.is_empty() {
+            let names: Vec<String> = c.rules.iter().map(|r| c_string(r.as_str())).collect();
+            let _ = writeln!(
+                out,
+                "static const char *const ldpv_{}_rules[] = {{ {}, 0 }};",
+                c.id,
+                names.join(", ")
+            );
         }
     }
     out.push_str("\nstatic const struct ldpv_case ldpv_cases[LDPV_NCASES] LDPV_UNUSED = {\n");

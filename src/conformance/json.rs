@@ -19,6 +19,8 @@ fn test_json(c: &Case) -> Value {
     t.insert("result".into(), json!(c.expect.name()));
     if let Some(r) = c.expect.rule() {
         t.insert("rule".into(), json!(r.as_str()));
+        let rules: Vec<&str> = c.rules.iter().map(|r| r.as_str()).collect();
+        t.insert("rules".into(), json!(rules));
     }
     if let Some(r) = &c.request {
         t.insert("request_hex".into(), json!(to_hex(r)));

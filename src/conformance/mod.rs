@@ -14,6 +14,7 @@ use crate::rules::RuleId;
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView, XattrEncode};
 use crate::{DecodeError, Endian};
 
+mod broken;
 pub mod cvectors;
 pub mod generate;
 #[cfg(feature = "conformance")]
@@ -264,6 +265,22 @@ pub struct Case {
     pub canonical: Option<Vec<u8>>,
     /// Whether the expected rule is checked strictly (one rule broken on purpose).
     pub strict_rule: bool,
+    /// For an invalid case, every rule it is known to break: the crate's first, then those the
+    /// kit's own checks find (WIRE.md order). A testee may name any of them. Empty otherwise.
+    pub rules: Vec<RuleId>,
+}
+
+/// Every rule an invalid input is known to break (see [`Case::rules`]); empty for the others.
+pub fn broken_rules(
+    kind: Kind,
+    bytes: &[u8],
+    request: Option<&[u8]>,
+    expect: Expect,
+) -> Vec<RuleId> {
+    match expect {
+        Expect::Invalid(first) => broken::broken_rules(kind, bytes, request, first),
+        _ => Vec::new(),
+    }
 }
 
 impl Case {
@@ -283,6 +300,7 @@ impl Case {
             flags,
             expect: j.expect(),
             canonical: j.canonical().map(<[u8]>::to_vec),
+            rules: broken_rules(kind, &bytes, request.as_deref(), j.expect()),
             bytes,
             request,
             strict_rule: true,
@@ -369,6 +387,44 @@ mod tests {
         assert_eq!(from_hex("00AB7f"), Some(vec![0, 0xab, 0x7f]));
         assert_eq!(from_hex("abc"), None);
         assert_eq!(from_hex("zz"), None);
+    }
+
+    /// WIRE.md's scope note (§0): a bound stated beside a rule is the general rule it cites,
+    /// and a payload shorter than its fixed header breaks W0.1, not W9.2; the crate names
+    /// the rules so (issue 29: the docs named W5.13 and W9.2 where the crate reports W0.3 and
+    /// W0.1).
+    #[test]
+    fn the_rule_scopes_of_wire_md_hold() {
+        fn rule(j: Judgement) -> &'static str {
+            j.expect().rule().map_or("accepted", RuleId::as_str)
+        }
+        let req: &[u8] = include_bytes!("../../testdata/mkdir_request.bin");
+        let p = parts::Parts::split(req).unwrap();
+        let with_limit = |i: usize, v: u32| {
+            let mut body = p.bufs[3].clone();
+            body[48 + 4 * i..52 + 4 * i].copy_from_slice(&v.to_le_bytes());
+            p.with_buf(3, body).unwrap()
+        };
+        assert_eq!(rule(judge_request(&with_limit(0, 100))), "W5.13");
+        assert_eq!(rule(judge_request(&with_limit(0, 0x1_0001))), "W0.3");
+        assert_eq!(rule(judge_request(&with_limit(3, 0x1_0001))), "W0.3");
+        let lmv: &[u8] = include_bytes!("../../testdata/xattr_lmv_striped.bin");
+        let acl: &[u8] = include_bytes!("../../testdata/xattr_acl_default.bin");
+        let lov: &[u8] = include_bytes!("../../testdata/xattr_lov_comp3.bin");
+        let x = |name: &str, b: &[u8]| rule(judge_xattr(name, b).unwrap());
+        // Shorter than the fixed header: W0.1; the header whole, the length wrong: W9.2/W9.3.
+        assert_eq!(x("trusted.lmv", &lmv[..40]), "W0.1");
+        assert_eq!(x("trusted.lmv", &lmv[..96]), "W9.2");
+        assert_eq!(x("trusted.lov", &lov[..31]), "W0.1");
+        assert_eq!(x("trusted.lov", &lov[..272]), "W9.2");
+        assert_eq!(x("system.posix_acl_default", &acl[..3]), "W0.1");
+        assert_eq!(x("system.posix_acl_default", &acl[..13]), "W9.3");
+        // The same as a reply's result (size field and valid bit agreeing with the buffer).
+        let rep: &[u8] = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+        let cut = [("an LMV of 40 bytes", 3, lmv[..40].to_vec())];
+        let shapes = mutate::reply_shapes(rep, &cut);
+        let (_, m) = shapes.iter().find(|(w, _)| w.contains("40 bytes")).unwrap();
+        assert_eq!(rule(judge_reply(m, req)), "W0.1");
     }
 
     #[test]

@@ -59,6 +59,100 @@ pub fn session_cases(seed: u64, count: usize) -> Vec<Case> {
     cases
 }
 
+/// The ids of `list` that name no case of `cases`, in order. A failure list naming a case the
+/// session does not have is refused: it is a typo or a list made for another seed or count,
+/// and silently accepting it would hide that the case it meant is no longer excused.
+pub fn unknown_ids(list: &BTreeSet<u64>, cases: &[Case]) -> Vec<u64> {
+    let ids: BTreeSet<u64> = cases.iter().map(|c| c.id).collect();
+    list.iter()
+        .filter(|id| !ids.contains(id))
+        .copied()
+        .collect()
+}
+
+/// The case of `cases` with id `id`; the error names the ids there are.
+pub fn find_case(cases: &[Case], id: u64) -> Result<&Case, String> {
+    cases
+        .iter()
+        .find(|c| c.id == id)
+        .ok_or_else(|| format!("no case {id}: this session has {}", id_range(cases)))
+}
+
+/// A case as text for reproducing it by hand (`conform --dump ID`): what it is, what is
+/// expected of it, and the exact question the runner sends, as one line of JSON.
+pub fn dump_text(c: &Case) -> String {
+    let mut s = format!("case {} {}: {}\n", c.id, c.kind.name(), c.comment);
+    if let Some(n) = c.kind.xattr_name() {
+        s.push_str(&format!("xattr_name: {n}\n"));
+    }
+    if !c.flags.is_empty() {
+        s.push_str(&format!("flags: {}\n", c.flags.join(" ")));
+    }
+    s.push_str(&format!("expected: {}", c.expect.name()));
+    if let Some(r) = c.expect.rule() {
+        let how = if c.strict_rule {
+            "checked"
+        } else {
+            "not checked: a bit flip or a cut"
+        };
+        s.push_str(&format!(
+            " (rule {r}, {how}; any of: {})",
+            rule_names(&c.rules)
+        ));
+    }
+    s.push('\n');
+    s.push_str(&format!("hex: {}\n", super::to_hex(&c.bytes)));
+    if let Some(r) = &c.request {
+        s.push_str(&format!("request_hex: {}\n", super::to_hex(r)));
+    }
+    if let Some(k) = &c.canonical {
+        s.push_str(&format!("canonical_hex: {}\n", super::to_hex(k)));
+    }
+    s.push_str("question: ");
+    s.push_str(&String::from_utf8_lossy(&case_message(c)));
+    s.push('\n');
+    s
+}
+
+/// A case's question as one frame (length and JSON), ready to be piped into a testee.
+pub fn dump_frame(c: &Case) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write_frame(&mut out, &case_message(c))?;
+    Ok(out)
+}
+
+/// What the session's ids are, for an error that names an id outside them: `cases 1..=1395`.
+pub fn id_range(cases: &[Case]) -> String {
+    match (cases.first(), cases.last()) {
+        (Some(a), Some(b)) => format!("cases {}..={}", a.id, b.id),
+        _ => "no cases".to_owned(),
+    }
+}
+
+/// What a testee wrote where a frame's 4-byte length was expected and which announced more
+/// than the bound: shown as text when it is text (a stray print such as `debug: …`, which a
+/// length of 1969382756 would hide), as hex otherwise.
+pub fn garbage_header(n: u32) -> String {
+    let bytes = n.to_le_bytes();
+    let text = bytes
+        .iter()
+        .all(|b| b.is_ascii_graphic() || matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if text {
+        let s: String = bytes.iter().map(|&b| char::from(b)).collect();
+        format!(
+            "garbage: testee wrote \"{}...\" where a frame header was expected (text on its \
+             stdout: a stray print?)",
+            s.escape_debug()
+        )
+    } else {
+        format!(
+            "garbage: a frame header announcing {n} bytes (bytes {}), over the bound of {}",
+            super::to_hex(&bytes),
+            super::protocol::CONFORM_MAX_FRAME
+        )
+    }
+}
+
 /// How one case went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
@@ -129,11 +223,25 @@ pub fn check_answer(c: &Case, a: &Answer) -> Result<bool, String> {
         }
         (Expect::Invalid(r), Verdict::Invalid) => match a.rule.as_deref() {
             None => Ok(false),
-            Some(got) if got == r.as_str() => Ok(false),
+            Some(got) if got == r.as_str() || c.rules.iter().any(|x| x.as_str() == got) => {
+                Ok(false)
+            }
             Some(_) if !c.strict_rule => Ok(true),
+            Some(got) if c.rules.len() > 1 => Err(format!(
+                "expected one of the rules {}, answered {got}",
+                rule_names(&c.rules)
+            )),
             Some(got) => Err(format!("expected rule {r}, answered {got}")),
         },
     }
+}
+
+fn rule_names(rules: &[crate::rules::RuleId]) -> String {
+    rules
+        .iter()
+        .map(|r| r.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A running testee: its stdin fed by a writer thread, its stdout read by a reader thread, so
@@ -168,10 +276,7 @@ impl Testee {
                 let r = match read_frame(&mut stdout) {
                     Ok(f) => Ok(f),
                     Err(FrameError::Eof) => Err("the testee died (its stdout closed)".to_owned()),
-                    Err(FrameError::TooLong(n)) => Err(format!(
-                        "garbage: a frame of {n} bytes, over the bound of {}",
-                        super::protocol::CONFORM_MAX_FRAME
-                    )),
+                    Err(FrameError::TooLong(n)) => Err(garbage_header(n)),
                     Err(FrameError::Io(e)) => Err(format!("the testee's stdout failed: {e}")),
                 };
                 let stop = r.is_err();
@@ -461,6 +566,7 @@ mod tests {
             bytes: vec![0xab],
             request: None,
             canonical: (!matches!(expect, Expect::Invalid(_))).then(|| vec![0xab]),
+            rules: expect.rule().into_iter().collect(),
             expect,
             strict_rule: strict,
         }
@@ -504,9 +610,46 @@ mod tests {
             Ok(true)
         );
         assert!(check_answer(&inv(true), &answer(Valid, None, Some("ab"))).is_err());
+        // A case that breaks several rules: any of them passes, another fails and the
+        // failure lists them.
+        let w76 = crate::ErrorKind::LookupPosWithoutDone.rule();
+        let mut several = inv(true);
+        several.rules = vec![w74, w76];
+        for r in ["W7.4", "W7.6"] {
+            assert_eq!(
+                check_answer(&several, &answer(Invalid, Some(r), None)),
+                Ok(false),
+                "{r}"
+            );
+        }
+        assert_eq!(
+            check_answer(&several, &answer(Invalid, Some("W7.3"), None)),
+            Err("expected one of the rules W7.4 W7.6, answered W7.3".into())
+        );
         for c in [v, acc, inv(true)] {
             assert!(check_answer(&c, &answer(Unsupported, None, None)).is_err());
         }
+    }
+
+    #[test]
+    fn a_garbage_header_is_shown_as_text_when_it_is_text() {
+        let debu = u32::from_le_bytes(*b"debu");
+        assert_eq!(debu, 1_969_382_756);
+        assert_eq!(
+            garbage_header(debu),
+            "garbage: testee wrote \"debu...\" where a frame header was expected (text on its \
+             stdout: a stray print?)"
+        );
+        assert_eq!(
+            garbage_header(u32::from_le_bytes(*b"ok\n\t")),
+            "garbage: testee wrote \"ok\\n\\t...\" where a frame header was expected (text on \
+             its stdout: a stray print?)"
+        );
+        assert_eq!(
+            garbage_header(0xff00_0001),
+            "garbage: a frame header announcing 4278190081 bytes (bytes 010000ff), over the bound \
+             of 4194304"
+        );
     }
 
     #[test]

@@ -52,6 +52,24 @@ pub struct Faults {
     pub garbage: Option<u64>,
     /// Answer this case with another id.
     pub wrong_id: Option<u64>,
+    /// Print a line of text to stdout before answering this case (as a stray debug print
+    /// would).
+    pub print: Option<u64>,
+    /// Name the last of the rules an invalid input is known to break instead of the crate's
+    /// first (as a testee that checks in another order would).
+    pub last_rule: bool,
+}
+
+/// The last of the rules the kit lists for an invalid input ([`super::broken_rules`]).
+fn last_rule(q: &Question) -> Option<String> {
+    let kind = match (q.kind.as_str(), q.xattr_name.as_deref()) {
+        ("request", _) => Kind::Request,
+        ("reply", _) => Kind::Reply,
+        (_, n) => Kind::of_xattr_name(n?)?,
+    };
+    let expect = judge(kind, &q.bytes, q.request.as_deref()).expect();
+    let rules = super::broken_rules(kind, &q.bytes, q.request.as_deref(), expect);
+    rules.last().map(|r| r.as_str().to_owned())
 }
 
 /// A wrong answer: an accepted input gets a corrupted canonical form (wrong for valid and
@@ -97,11 +115,17 @@ pub fn serve(input: &mut impl Read, output: &mut impl Write, faults: &Faults) ->
                         std::thread::sleep(std::time::Duration::from_secs(3600));
                     }
                 }
+                if id == faults.print {
+                    output.write_all(b"debug: case received\n")?;
+                }
                 if id == faults.garbage {
                     write_frame(output, b"this is not json")?;
                     continue;
                 }
                 let mut a = answer(&q);
+                if faults.last_rule {
+                    a.rule = last_rule(&q).or(a.rule);
+                }
                 if faults.lie.contains(&q.id) {
                     a = lie(a);
                 }

@@ -70,7 +70,8 @@ pub const FLAG_NOTES: &[(&str, &str)] = &[
     ("Truncated", "A valid input cut short"),
     (
         "RuleBroken",
-        "Invalid: a decoder that checks every rule reports the rule named in `rule`",
+        "Invalid: the input breaks every rule in `rules` (`rule`, the first, is the one the \
+         crate reports); a decoder may report any of them",
     ),
 ];
 
@@ -286,6 +287,12 @@ impl Candidate {
 
     fn into_case(self) -> Case {
         Case {
+            rules: super::broken_rules(
+                self.kind,
+                &self.bytes,
+                self.request.as_deref(),
+                self.expect,
+            ),
             id: 0,
             kind: self.kind,
             comment: self.comment,
