@@ -351,6 +351,17 @@ fn write_to_standard_output_and_bad_option_values() {
         ("--segment-size", "65001", "65001 is not in 1..=65000"),
         ("--socklnd-version", "5", "5 is not in 2..=4"),
         ("--repeat", "0", "0: expected a count of at least 1"),
+        (
+            "--pipeline",
+            "0",
+            "0: expected at least 1 request outstanding",
+        ),
+        (
+            "--reorder",
+            "sideways",
+            "expected requests, replies or both",
+        ),
+        ("--retransmit", "", "expected requests, replies or both"),
     ] {
         let out = dir.0.join("bad.pcap");
         let res = Command::new(BIN)
