@@ -6,6 +6,12 @@
 //! capture reader's opcode names). The dissector registers on `lnet.ptl_index`, which the
 //! built-in LNet dissector calls for the payload of each PUT; it replaces the built-in Lustre
 //! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself.
+//!
+//! A reply is paired with its request by its own PUT's match bits (the last in the frame, as
+//! several messages may share one) and the client's address. Where the tree is not shown
+//! (tshark's summary, a display filter), only the fields something references are added: each
+//! field costs the Lua binding two objects, which made the dissector 16 times slower than
+//! tshark alone.
 
 use lustre_dne_intent::capture::opcode_name;
 use lustre_dne_intent::intent::body::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
@@ -125,7 +131,7 @@ fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
     let vs = strings.map_or(String::new(), |t| format!(", {t}"));
     let _ = writeln!(
         s,
-        "F.{n} = ProtoField.{ctor}(\"dne_prepare.{n}\", \"{n}\", {base}{vs})",
+        "F.{n} = ProtoField.{ctor}(\"dne_prepare.{n}\", \"{n}\", {base}{vs})\nLABEL.{n} = \"{n}\"",
         n = f.name
     );
 }
@@ -184,15 +190,23 @@ fn declare_fields(s: &mut String) -> [(&'static str, Vec<Field>); 6] {
     for f in &extra {
         proto_field(s, f, None);
     }
+    // Fields of no structure: (name, constructor, label, base).
+    for (n, ctor, label, base) in [
+        ("lm_buflens", "uint32", "lm_buflens", ", base.DEC"),
+        ("opc_name", "string", "intent", ""),
+        ("name", "string", "name", ""),
+        ("groups", "uint32", "supplementary group", ", base.DEC"),
+        ("result", "bytes", "result", ""),
+        ("result_state", "string", "result state", ""),
+        ("outcome", "string", "outcome", ""),
+    ] {
+        let _ = writeln!(
+            s,
+            "F.{n} = ProtoField.{ctor}(\"dne_prepare.{n}\", \"{label}\"{base})\nLABEL.{n} = \"{label}\""
+        );
+    }
     s.push_str(
-        "F.lm_buflens = ProtoField.uint32(\"dne_prepare.lm_buflens\", \"lm_buflens\", base.DEC)\n\
-         F.opc_name = ProtoField.string(\"dne_prepare.opc_name\", \"intent\")\n\
-         F.name = ProtoField.string(\"dne_prepare.name\", \"name\")\n\
-         F.groups = ProtoField.uint32(\"dne_prepare.groups\", \"supplementary group\", base.DEC)\n\
-         F.result = ProtoField.bytes(\"dne_prepare.result\", \"result\")\n\
-         F.result_state = ProtoField.string(\"dne_prepare.result_state\", \"result state\")\n\
-         F.outcome = ProtoField.string(\"dne_prepare.outcome\", \"outcome\")\n\
-         local flist = {}\nfor _, f in pairs(F) do flist[#flist + 1] = f end\np.fields = flist\n\n",
+        "local flist = {}\nfor _, f in pairs(F) do flist[#flist + 1] = f end\np.fields = flist\n\n",
     );
     tables
 }
@@ -208,7 +222,10 @@ pub fn dissector() -> String {
         env!("CARGO_PKG_NAME"),
         env!("CARGO_PKG_VERSION")
     );
-    s.push_str("local p = Proto(\"dne_prepare\", \"Lustre DNE prepare intent\")\nlocal F = {}\n\n");
+    // LABEL: each field's label, which begins the text of an item Wireshark really added.
+    s.push_str(
+        "local p = Proto(\"dne_prepare\", \"Lustre DNE prepare intent\")\nlocal F = {}\nlocal LABEL = {}\n\n",
+    );
     value_table(
         &mut s,
         "OPC",
@@ -266,191 +283,308 @@ pub fn dissector() -> String {
             .replace("@REP_SIZE@", &PREPARE_REP_SIZE.to_string())
             .replace("@NRES@", &MLI_BUF_MAX.to_string())
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
+            .replace(
+                "@PB_OPC@",
+                &offset_of!(PtlrpcBodyRaw<Le>, pb_opc).to_string()
+            )
+            .replace(
+                "@PB_TYPE@",
+                &offset_of!(PtlrpcBodyRaw<Le>, pb_type).to_string()
+            )
+            .replace(
+                "@PB_STATUS@",
+                &offset_of!(PtlrpcBodyRaw<Le>, pb_status).to_string()
+            )
+            .replace(
+                "@MCPP_FLAGS@",
+                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_flags).to_string()
+            )
+            .replace(
+                "@MCPP_VALID@",
+                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_valid).to_string()
+            )
+            .replace(
+                "@MCPP_TRUNCATED@",
+                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_truncated).to_string()
+            )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
     s
 }
 
 /// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
-const LUA_BODY: &str = r#"
+const LUA_BODY: &str = r##"
 local match_bits = Field.new("lnet.msg_dst_match_bits")
--- Intent of each request not yet answered, by LNet match bits (the xid), for its reply.
+-- Intent of each request not yet answered, by xid and client address, for its reply.
 local pending = {}
+-- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
+-- from its first add: Wireshark hands back the parent for a field nobody references. Adding
+-- only those fields keeps the dissector cheap where the tree is not shown (tshark's summary).
+local wanted = {}
+-- Every field of this message: the tree is shown, or this is a later pass (the GUI).
+local full = false
 
-local function u32(tvb, off, le) if le then return tvb(off, 4):le_uint() end return tvb(off, 4):uint() end
-local function i32(tvb, off, le) if le then return tvb(off, 4):le_int() end return tvb(off, 4):int() end
-local function u64(tvb, off, le) if le then return tvb(off, 8):le_uint64() end return tvb(off, 8):uint64() end
-local function hex64(v) local h = v:tohex():gsub("^0+", "") if h == "" then h = "0" end return "0x" .. h end
-local function hex32(v) return string.format("0x%x", v) end
+-- Per structure, the fields to add while the tree is hidden, once every one is learnt.
+local wanted_of = {}
 
-local function fid(tvb, off, le)
-  return "[" .. hex64(u64(tvb, off, le)) .. ":" .. hex32(u32(tvb, off + 8, le)) .. ":" ..
-    hex32(u32(tvb, off + 12, le)) .. "]"
+function p.init()
+  pending = {}
+  wanted = {}
+  wanted_of = {}
 end
+
+local byte = string.byte
+
+-- Values read from the message as a Lua string (one copy, no range object per read).
+local function r32(s, o, le)
+  local a, b, c, d = byte(s, o + 1, o + 4)
+  if le then return a + b * 256 + c * 65536 + d * 16777216 end
+  return d + c * 256 + b * 65536 + a * 16777216
+end
+local function s32(s, o, le)
+  local v = r32(s, o, le)
+  if v >= 2147483648 then v = v - 4294967296 end
+  return v
+end
+local function r64(s, o, le)
+  if le then return r32(s, o, true) + r32(s, o + 4, true) * 4294967296 end
+  return r32(s, o, false) * 4294967296 + r32(s, o + 4, false)
+end
+local function hex32(v) return string.format("0x%x", v) end
+local function fid(s, o, le)
+  local hi, lo
+  if le then lo, hi = r32(s, o, true), r32(s, o + 4, true) else hi, lo = r32(s, o, false), r32(s, o + 4, false) end
+  local seq = hi == 0 and string.format("0x%x", lo) or string.format("0x%x%08x", hi, lo)
+  return "[" .. seq .. ":" .. hex32(r32(s, o + 8, le)) .. ":" .. hex32(r32(s, o + 12, le)) .. "]"
+end
+
+local function bit_set(v, bit) return (v % (2 * bit)) >= bit end
 
 local function flag_names(v, names)
   local out = {}
   for bit, n in pairs(names) do
-    if bit ~= 0 and (v % (2 * bit)) >= bit then out[#out + 1] = n end
+    if bit ~= 0 and bit_set(v, bit) then out[#out + 1] = n end
   end
   table.sort(out)
   return table.concat(out, "|")
 end
 
--- Adds the fields of a structure laid out by `layout` at `off`; returns {name = value}.
-local function add_struct(tree, tvb, off, len, layout, le)
-  local vals = {}
+local function want(name)
+  if full then return true end
+  local w = wanted[name]
+  return w == nil or w
+end
+
+local function learn(name, item)
+  if not full and wanted[name] == nil then
+    local t = item.text
+    local label = LABEL[name]
+    wanted[name] = t ~= nil and t:sub(1, #label + 1) == label .. ":"
+  end
+end
+
+-- Adds field `name` over `len` bytes at `off` (a value given for strings and FIDs).
+local function add(tree, name, tvb, off, len, le, value)
+  if not want(name) then return nil end
+  local item
+  if value ~= nil then item = tree:add(F[name], tvb(off, len), value)
+  elseif le then item = tree:add_le(F[name], tvb(off, len))
+  else item = tree:add(F[name], tvb(off, len)) end
+  learn(name, item)
+  return item
+end
+
+-- The fields of a structure to add: all of them, or those wanted while the tree is hidden.
+local function fields_of(layout)
+  if full then return layout end
+  local cached = wanted_of[layout]
+  if cached then return cached end
+  local out, known = {}, true
   for _, f in ipairs(layout) do
+    if wanted[f[1]] == nil then known = false end
+    if want(f[1]) then out[#out + 1] = f end
+  end
+  if known then wanted_of[layout] = out end
+  return out
+end
+
+-- Adds the fields of a structure laid out by `layout` at `off`, under a subtree `label`.
+local function add_struct(tree, tvb, s, off, len, layout, le, label)
+  local fields = fields_of(layout)
+  if #fields == 0 then return end
+  local sub = tree:add(p, tvb(off, len), label)
+  for _, f in ipairs(fields) do
     local name, foff, size, kind, count = f[1], f[2], f[3], f[4], f[5]
-    for i = 0, count - 1 do
-      local o = foff + i * size
-      if o + size <= len then
-        local r = tvb(off + o, size)
-        local item
-        if kind == "fid" then
-          item = tree:add(F[name], r, fid(tvb, off + o, le))
-        elseif le then
-          item = tree:add_le(F[name], r)
-        else
-          item = tree:add(F[name], r)
+    do
+      for i = 0, count - 1 do
+        local o = foff + i * size
+        if o + size <= len then
+          local item = add(sub, name, tvb, off + o, size, le, kind == "fid" and fid(s, off + o, le) or nil)
+          if full and item then
+            if count > 1 then item:prepend_text("[" .. i .. "] ") end
+            if name == "mcpr_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPR_FLAGS)) end
+            if name == "mcpp_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPP_FLAGS)) end
+          end
         end
-        if count > 1 then item:prepend_text("[" .. i .. "] ") end
-        if count == 1 and kind == "u" and size == 4 then vals[name] = u32(tvb, off + o, le) end
-        if count == 1 and kind == "i" then vals[name] = i32(tvb, off + o, le) end
-        if count == 1 and kind == "u" and size == 8 then vals[name] = u64(tvb, off + o, le) end
-        if name == "mcpr_flags" then item:append_text(" " .. flag_names(vals[name], MCPR_FLAGS)) end
-        if name == "mcpp_flags" then item:append_text(" " .. flag_names(vals[name], MCPP_FLAGS)) end
       end
     end
   end
-  return vals
 end
 
-local function dissect_request(tvb, tree, le, bufs, xid)
-  if #bufs < 3 or bufs[3].len < 8 then return nil end
-  local it = u64(tvb, bufs[3].off, le)
-  local itn = tonumber(tostring(it))
-  local name = IT_OPC[itn]
-  if itn ~= 0x10000 and itn ~= 0x20000 and itn ~= 0x40000 then return nil end
-  if xid then pending[xid] = name end
-  local b = bufs[2]
-  if b.len >= @LDLM_REQ_MIN@ then add_struct(tree:add(p, tvb(b.off, b.len), "ldlm_request"), tvb, b.off, b.len, LDLM_REQUEST, le) end
-  local it_item = le and tree:add_le(F.opc, tvb(bufs[3].off, 8)) or tree:add(F.opc, tvb(bufs[3].off, 8))
-  it_item:append_text(" (" .. name .. ")")
-  tree:add(F.opc_name, tvb(bufs[3].off, 8), name)
-  if #bufs >= 4 and bufs[4].len >= @REQ_SIZE@ then
-    b = bufs[4]
-    add_struct(tree:add(p, tvb(b.off, b.len), "md_create_prepare_req"), tvb, b.off, b.len, MD_CREATE_PREPARE_REQ, le)
+-- The buffers of the message being dissected: offsets and lengths (reused, not reallocated).
+local boff, blen = {}, {}
+
+local function dissect_request(tvb, s, tree, le, count, key)
+  if count < 3 or blen[3] < 8 then return nil end
+  local it = r64(s, boff[3], le)
+  if it ~= 0x10000 and it ~= 0x20000 and it ~= 0x40000 then return nil end
+  local name = IT_OPC[it]
+  if key then pending[key] = name end
+  if blen[2] >= @LDLM_REQ_MIN@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REQUEST, le, "ldlm_request") end
+  local it_item = add(tree, "opc", tvb, boff[3], 8, le)
+  if full and it_item then it_item:append_text(" (" .. name .. ")") end
+  add(tree, "opc_name", tvb, boff[3], 8, le, name)
+  if count >= 4 and blen[4] >= @REQ_SIZE@ then
+    add_struct(tree, tvb, s, boff[4], blen[4], MD_CREATE_PREPARE_REQ, le, "md_create_prepare_req")
   end
-  if #bufs >= 5 and bufs[5].len > 0 then
-    b = bufs[5]
-    tree:add(F.name, tvb(b.off, b.len), tvb(b.off, b.len):stringz())
+  if count >= 5 and blen[5] > 0 and want("name") then
+    add(tree, "name", tvb, boff[5], blen[5], le, tvb(boff[5], blen[5]):stringz())
   end
-  if #bufs >= 6 then
-    b = bufs[6]
-    for o = 0, b.len - 4, 4 do
-      if le then tree:add_le(F.groups, tvb(b.off + o, 4)) else tree:add(F.groups, tvb(b.off + o, 4)) end
-    end
+  if count >= 6 and want("groups") then
+    for o = 0, blen[6] - 4, 4 do add(tree, "groups", tvb, boff[6] + o, 4, le) end
   end
   return name
 end
 
-local function dissect_reply(tvb, tree, le, bufs, name, status, pb_type)
-  local b = bufs[2]
-  if b and b.len >= @LDLM_REP@ then add_struct(tree:add(p, tvb(b.off, b.len), "ldlm_reply"), tvb, b.off, b.len, LDLM_REPLY, le) end
-  tree:add(F.opc_name, name)
-  if status ~= 0 or pb_type == @ERR@ then tree:add(F.outcome, "error"); return "error" end
-  b = bufs[3]
-  if not b or b.len == 0 then tree:add(F.outcome, "empty"); return "empty" end
-  if b.len < @REP_SIZE@ then return "malformed" end
-  local v = add_struct(tree:add(p, tvb(b.off, b.len), "md_create_prepare_rep"), tvb, b.off, b.len, MD_CREATE_PREPARE_REP, le)
-  local valid, trunc, flags = v.mcpp_valid or 0, v.mcpp_truncated or 0, v.mcpp_flags or 0
+-- Adds a field with no bytes of its own (a generated value).
+local function add_generated(tree, name, value)
+  if not want(name) then return end
+  local item = tree:add(F[name], value)
+  learn(name, item)
+end
+
+-- The reply's outcome from its body: the crate's ReplyView is the authority on these rules.
+local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
+  if count >= 2 and blen[2] >= @LDLM_REP@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REPLY, le, "ldlm_reply") end
+  add_generated(tree, "opc_name", name)
+  if status ~= 0 or pb_type == @ERR@ then add_generated(tree, "outcome", "error"); return "error" end
+  if count < 3 or blen[3] == 0 then add_generated(tree, "outcome", "empty"); return "empty" end
+  local o, l = boff[3], blen[3]
+  if l < @REP_SIZE@ then return "malformed" end
+  add_struct(tree, tvb, s, o, l, MD_CREATE_PREPARE_REP, le, "md_create_prepare_rep")
+  local flags, valid, trunc = r32(s, o + @MCPP_FLAGS@, le), r32(s, o + @MCPP_VALID@, le), r32(s, o + @MCPP_TRUNCATED@, le)
   local partial = false
+  local show = want("result") or want("result_state")
+  local bit = 1
   for i = 0, @NRES@ - 1 do
-    local bit = 2 ^ i
-    local r = bufs[4 + i]
+    local k = 4 + i
+    local rlen = k <= count and blen[k] or 0
     local state
-    -- A truncated result was left out; a known one is present (bytes) or absent (empty);
-    -- the rest are unknown. The crate's ReplyView is the authority on these rules.
-    if (trunc % (2 * bit)) >= bit then state = "truncated"
-    elseif (valid % (2 * bit)) >= bit then
-      if r and r.len > 0 then state = "present" else state = "absent" end
+    -- A truncated result was left out (an unknown result, so the reply is partial); a known
+    -- one is present (bytes) or absent (empty); the rest are unknown.
+    if bit_set(trunc, bit) then state = "truncated"; partial = true
+    elseif bit_set(valid, bit) then
+      if rlen > 0 then state = "present" else state = "absent" end
     else state = "unknown"; partial = true end
-    local label = MLI[i + 1] .. ": " .. state
-    if r and r.len > 0 then
-      local t = tree:add(F.result, tvb(r.off, r.len))
-      t:prepend_text(MLI[i + 1] .. " ")
-      t:add(F.result_state, tvb(r.off, r.len), label)
-    else
-      tree:add(F.result_state, label)
+    if show then
+      local label = MLI[i + 1] .. ": " .. state
+      if rlen > 0 then
+        local t = tree:add(F.result, tvb(boff[k], rlen))
+        learn("result", t)
+        if full then t:prepend_text(MLI[i + 1] .. " ") end
+        if want("result_state") then
+          learn("result_state", t:add(F.result_state, tvb(boff[k], rlen), label))
+        end
+      else
+        add_generated(tree, "result_state", label)
+      end
     end
+    bit = bit * 2
   end
   local outcome = "complete"
-  if (flags % (2 * @ADVISORY@)) >= @ADVISORY@ then outcome = "advisory" elseif partial then outcome = "partial" end
-  tree:add(F.outcome, outcome)
+  if bit_set(flags, @ADVISORY@) then outcome = "advisory" elseif partial then outcome = "partial" end
+  add_generated(tree, "outcome", outcome)
   return outcome
+end
+
+local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
+local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
+
+-- The last of its arguments (nil for none).
+local function last(...)
+  local n = select("#", ...)
+  if n == 0 then return nil end
+  return (select(n, ...))
 end
 
 function p.dissector(tvb, pinfo, tree)
   local len = tvb:len()
   if len < @HDR@ then return 0 end
+  local s = tvb:raw(0, len)
   local le
-  if tvb(8, 4):le_uint() == @MAGIC@ then le = true elseif tvb(8, 4):uint() == @MAGIC@ then le = false else return 0 end
-  local count = u32(tvb, 0, le)
+  if r32(s, 8, true) == @MAGIC@ then le = true elseif r32(s, 8, false) == @MAGIC@ then le = false else return 0 end
+  local count = r32(s, 0, le)
   if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return 0 end
   local off = @HDR@ + 4 * count
   off = off + (8 - off % 8) % 8
-  local bufs = {}
   for i = 1, count do
-    local l = u32(tvb, @HDR@ + 4 * (i - 1), le)
+    local l = r32(s, @HDR@ + 4 * (i - 1), le)
     if off + l > len then return 0 end
-    bufs[i] = { off = off, len = l }
+    boff[i], blen[i] = off, l
     off = off + l
     off = off + (8 - off % 8) % 8
   end
-  local tree_msg = tree:add(p, tvb(0, len), "Lustre DNE prepare: lustre_msg_v2 (" .. (le and "little" or "big") .. "-endian)")
-  local hdr = tree_msg:add(p, tvb(0, @HDR@ + 4 * count), "lustre_msg_v2")
-  add_struct(hdr, tvb, 0, @HDR@, LUSTRE_MSG_V2, le)
-  for i = 1, count do
-    local item = le and hdr:add_le(F.lm_buflens, tvb(@HDR@ + 4 * (i - 1), 4)) or hdr:add(F.lm_buflens, tvb(@HDR@ + 4 * (i - 1), 4))
-    item:prepend_text("[" .. (i - 1) .. "] ")
+  full = tree.visible or pinfo.visited
+  local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
+  add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
+  if want("lm_buflens") then
+    for i = 1, count do
+      local item = add(tree_msg, "lm_buflens", tvb, @HDR@ + 4 * (i - 1), 4, le)
+      if full and item then item:prepend_text("[" .. (i - 1) .. "] ") end
+    end
   end
-  if bufs[1].len < @PB_MIN@ then return len end
-  local pb = add_struct(tree_msg:add(p, tvb(bufs[1].off, bufs[1].len), "ptlrpc_body"), tvb, bufs[1].off, bufs[1].len, PTLRPC_BODY, le)
-  local opc, pb_type, status = pb.pb_opc, pb.pb_type, pb.pb_status
+  local pb = boff[1]
+  if blen[1] < @PB_MIN@ then return len end
+  add_struct(tree_msg, tvb, s, pb, blen[1], PTLRPC_BODY, le, "ptlrpc_body")
+  local opc = r32(s, pb + @PB_OPC@, le)
+  local pb_type = r32(s, pb + @PB_TYPE@, le)
+  local status = s32(s, pb + @PB_STATUS@, le)
   local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
-  local mb = match_bits()
-  local xid = mb and tostring(mb.value) or nil
   if opc == @ENQUEUE@ then
+    -- This message's xid: the LNet dissector adds each message's header before handing over
+    -- its payload, so the last match bits in the frame are this message's (several messages
+    -- may share a frame).
+    local mb = last(match_bits())
+    local xid = mb and tostring(mb.value)
     if pb_type == @REQUEST@ then
-      local name = dissect_request(tvb, tree_msg, le, bufs, xid)
+      local name = dissect_request(tvb, s, tree_msg, le, count, xid and (xid .. " " .. tostring(pinfo.src)))
       if name then info = info .. " [" .. name .. "]" end
     else
       local name
       if not pinfo.visited then
-        -- First pass: take the request's entry, so the table holds only unanswered requests
-        -- (a table that grows with the capture makes Wireshark's per-packet Lua collection
-        -- quadratic: 100,000 frames took minutes).
-        name = xid and pending[xid]
-        if xid then pending[xid] = nil end
-      elseif count == 3 + @NRES@ and bufs[2].len >= @LDLM_REP@ and bufs[3].len >= @REP_SIZE@ then
+        -- First pass: take the request's entry, so the table holds only unanswered requests.
+        local key = xid and (xid .. " " .. tostring(pinfo.dst))
+        name = key and pending[key]
+        if key then pending[key] = nil end
+      elseif count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then
         -- Dissected again (the GUI): known by its shape, the operation no longer known.
         name = "IT_DNE_*_PREPARE"
       end
       if name then
-        local outcome = dissect_reply(tvb, tree_msg, le, bufs, name, status, pb_type)
+        local outcome = dissect_reply(tvb, s, tree_msg, le, count, name, status, pb_type)
         info = info .. " [" .. name .. " " .. outcome .. "]"
       end
     end
   end
-  pinfo.cols.protocol = "DNE"
-  pinfo.cols.info = info
+  local cols = pinfo.cols
+  cols.protocol = "DNE"
+  cols.info = info
   return len
 end
 
 local ptl = DissectorTable.get("lnet.ptl_index")
 for _, portal in ipairs({ @PORTALS@ }) do ptl:add(portal, p) end
-"#;
+"##;
 
 #[cfg(test)]
 mod tests {
