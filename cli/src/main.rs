@@ -288,7 +288,9 @@ enum Command {
     /// `tshark -X lua_script:dne_prepare.lua`. It registers on lnet.ptl_index for the
     /// MDT-to-MDT portals (24 requests, 4 replies) and the MDS portals (12, 10), decodes
     /// lustre_msg_v2 and, for an LDLM_ENQUEUE with an IT_DNE_* intent, the new bodies and their
-    /// results. Fields are `dne_prepare.<C field name>`.
+    /// results. Fields are `dne_prepare.<C field name>`. Captures with TCP segments out of order
+    /// need `-o tcp.reassemble_out_of_order:TRUE` (and the default
+    /// `tcp.desegment_tcp_streams:TRUE`).
     WiresharkLua,
     /// Check the concurrent model exhaustively (docs/spec/MODEL.md section 6).
     ///
