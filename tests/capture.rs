@@ -5,7 +5,7 @@
 
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::capture::{
-    CaptureReader, CaptureWriter, Event, Handshake, LnetMsgType, Prepare, WriterOptions,
+    CaptureReader, CaptureWriter, Directions, Event, Handshake, LnetMsgType, Prepare, WriterOptions,
 };
 use std::path::Path;
 
@@ -116,12 +116,19 @@ fn captures_of_the_vectors_decode_to_exactly_the_vectors() {
                     if reorder && handshake == Handshake::None {
                         continue;
                     }
+                    let both = |on| {
+                        if on {
+                            Directions::Both
+                        } else {
+                            Directions::Neither
+                        }
+                    };
                     let opts = WriterOptions {
                         segment_size,
                         order,
                         handshake,
-                        reorder,
-                        duplicate,
+                        reorder: both(reorder),
+                        duplicate: both(duplicate),
                         ..WriterOptions::default()
                     };
                     let (cap, sent) = make(opts);

@@ -50,6 +50,26 @@ fn parse_repeat(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A count of at least one, for `pcap --pipeline`.
+fn parse_pipeline(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0: expected at least 1 request outstanding".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{s:?}: {e}")),
+    }
+}
+
+/// `requests`, `replies` or `both`, for `pcap --reorder` and `--retransmit`.
+fn parse_directions(s: &str) -> Result<lustre_dne_intent::capture::Directions, String> {
+    use lustre_dne_intent::capture::Directions;
+    match s {
+        "requests" => Ok(Directions::Requests),
+        "replies" => Ok(Directions::Replies),
+        "both" => Ok(Directions::Both),
+        _ => Err(format!("{s:?}: expected requests, replies or both")),
+    }
+}
+
 /// `file` or `dir`, for `--layout-of`.
 fn parse_layout_of(s: &str) -> Result<lustre_dne_intent::xattr::LayoutOf, String> {
     use lustre_dne_intent::xattr::LayoutOf;
@@ -242,6 +262,22 @@ enum Command {
         #[arg(long, default_value_t = 1, requires = "write",
               value_parser = parse_repeat)]
         repeat: usize,
+        /// With --write: keep up to this many requests outstanding on the connection: send
+        /// that many requests, then the replies answering them, in order (1: each request is
+        /// answered before the next is sent). Short messages then share TCP segments.
+        #[arg(long, default_value_t = 1, value_name = "N", requires = "write",
+              value_parser = parse_pipeline)]
+        pipeline: usize,
+        /// With --write: send every other TCP segment after the one that follows it
+        /// (out-of-order delivery) in these directions: requests, replies or both.
+        #[arg(long, value_name = "DIRECTIONS", requires = "write",
+              value_parser = parse_directions)]
+        reorder: Option<lustre_dne_intent::capture::Directions>,
+        /// With --write: send every TCP segment twice (retransmissions) in these directions:
+        /// requests, replies or both.
+        #[arg(long, value_name = "DIRECTIONS", requires = "write",
+              value_parser = parse_directions)]
+        retransmit: Option<lustre_dne_intent::capture::Directions>,
         /// The capture (`-`: standard input), or with --write the message files.
         #[arg(default_value = "-")]
         inputs: Vec<Input>,
@@ -252,7 +288,9 @@ enum Command {
     /// `tshark -X lua_script:dne_prepare.lua`. It registers on lnet.ptl_index for the
     /// MDT-to-MDT portals (24 requests, 4 replies) and the MDS portals (12, 10), decodes
     /// lustre_msg_v2 and, for an LDLM_ENQUEUE with an IT_DNE_* intent, the new bodies and their
-    /// results. Fields are `dne_prepare.<C field name>`.
+    /// results. Fields are `dne_prepare.<C field name>`. Captures with TCP segments out of order
+    /// need `-o tcp.reassemble_out_of_order:TRUE` (and the default
+    /// `tcp.desegment_tcp_streams:TRUE`).
     WiresharkLua,
     /// Check the concurrent model exhaustively (docs/spec/MODEL.md section 6).
     ///
@@ -449,6 +487,9 @@ fn run(command: Command) -> Result<(), CliError> {
             no_handshake,
             socklnd_version,
             repeat,
+            pipeline,
+            reorder,
+            retransmit,
             inputs,
         } => match write {
             Some(path) => pcap_cmd::cmd_write(
@@ -464,6 +505,9 @@ fn run(command: Command) -> Result<(), CliError> {
                         lustre_dne_intent::capture::Handshake::Socklnd(socklnd_version)
                     },
                     repeat,
+                    pipeline,
+                    reorder: reorder.unwrap_or_default(),
+                    retransmit: retransmit.unwrap_or_default(),
                 },
                 &mut out,
             ),

@@ -7,8 +7,8 @@ use crate::pcap_stats::Stats;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::capture::writer::WriteError;
 use lustre_dne_intent::capture::{
-    CaptureReader, CaptureWriter, Event, EventRecord, Handshake, Message, Outcome, Prepare,
-    WriterOptions, opcode_name,
+    CaptureReader, CaptureWriter, Directions, Event, EventRecord, Handshake, Message, Outcome,
+    Prepare, WriterOptions, opcode_name,
 };
 use lustre_dne_intent::intent::MessageView;
 use lustre_dne_intent::wire::PtlrpcMsgType;
@@ -209,10 +209,17 @@ pub struct WriteArgs<'a> {
     pub big_endian: bool,
     pub handshake: Handshake,
     pub repeat: usize,
+    /// Requests outstanding at once (1: no pipelining).
+    pub pipeline: usize,
+    /// Directions whose segments go out of order.
+    pub reorder: Directions,
+    /// Directions whose segments are sent twice.
+    pub retransmit: Directions,
 }
 
 /// Writes a capture of the messages: requests from the client, each reply from the server
-/// answering the latest request, `repeat` times over.
+/// answering the latest request before it, `repeat` times over; with `pipeline` N, N requests
+/// go out before the replies answering them.
 pub fn cmd_write(a: &WriteArgs<'_>, stdout: &mut Output) -> Result<(), CliError> {
     let mut msgs = Vec::new();
     for input in a.messages {
@@ -230,6 +237,12 @@ pub fn cmd_write(a: &WriteArgs<'_>, stdout: &mut Output) -> Result<(), CliError>
     write_capture(a, &msgs, std::io::BufWriter::new(file))
 }
 
+/// A request and the replies answering it (replies before any request answer xid 0).
+struct Exchange<'a> {
+    request: Option<&'a [u8]>,
+    replies: Vec<&'a [u8]>,
+}
+
 /// The capture of `msgs` (each with whether it is a request), written to `sink`.
 fn write_capture(
     a: &WriteArgs<'_>,
@@ -244,6 +257,8 @@ fn write_capture(
             Endian::Little
         },
         handshake: a.handshake,
+        reorder: a.reorder,
+        duplicate: a.retransmit,
         ..WriterOptions::default()
     };
     let to = if a.out == Path::new("-") {
@@ -253,13 +268,34 @@ fn write_capture(
     };
     let werr = |e: WriteError| CliError::invalid(format_args!("{to}: {e}"));
     let mut w = CaptureWriter::new(sink, opts).map_err(werr)?;
+    let mut exchanges: Vec<Exchange<'_>> = Vec::new();
+    for (is_request, bytes) in msgs {
+        match exchanges.last_mut() {
+            Some(last) if !*is_request => last.replies.push(bytes),
+            _ => exchanges.push(Exchange {
+                request: is_request.then_some(bytes.as_slice()),
+                replies: if *is_request {
+                    Vec::new()
+                } else {
+                    vec![bytes.as_slice()]
+                },
+            }),
+        }
+    }
     let mut xid = 0;
     for _ in 0..a.repeat {
-        for (is_request, bytes) in msgs {
-            if *is_request {
-                xid = w.request(bytes).map_err(werr)?;
-            } else {
-                w.reply(xid, bytes).map_err(werr)?;
+        for batch in exchanges.chunks(a.pipeline.max(1)) {
+            let mut xids = Vec::with_capacity(batch.len());
+            for ex in batch {
+                if let Some(q) = ex.request {
+                    xid = w.request(q).map_err(werr)?;
+                }
+                xids.push(xid);
+            }
+            for (ex, xid) in batch.iter().zip(xids) {
+                for r in &ex.replies {
+                    w.reply(xid, r).map_err(werr)?;
+                }
             }
         }
     }

@@ -292,6 +292,317 @@ fn tshark_with_the_generated_dissector_shows_the_codecs_values() {
     println!("checked {checked} field values of the generated dissector against tshark");
 }
 
+/// Captures with several requests outstanding on the connection: (what, `pcap --write` options,
+/// the directions whose segments tshark must see reordered and retransmitted, whether some
+/// segment carries several whole messages).
+type Disordered = (&'static str, &'static [&'static str], &'static [u16], bool);
+
+const DISORDERED: &[Disordered] = &[
+    (
+        "4 outstanding, replies reordered and retransmitted",
+        &[
+            "--pipeline",
+            "4",
+            "--reorder",
+            "replies",
+            "--retransmit",
+            "replies",
+        ],
+        &[988],
+        true,
+    ),
+    (
+        "4 outstanding, requests reordered and retransmitted",
+        &[
+            "--pipeline",
+            "4",
+            "--reorder",
+            "requests",
+            "--retransmit",
+            "requests",
+        ],
+        &[1023],
+        true,
+    ),
+    (
+        "7 outstanding, both directions reordered and retransmitted",
+        &[
+            "--pipeline",
+            "7",
+            "--reorder",
+            "both",
+            "--retransmit",
+            "both",
+        ],
+        &[988, 1023],
+        true,
+    ),
+    (
+        "7 outstanding, both directions, 300-byte segments",
+        &[
+            "--pipeline",
+            "7",
+            "--reorder",
+            "both",
+            "--retransmit",
+            "both",
+            "--segment-size",
+            "300",
+        ],
+        &[988, 1023],
+        false,
+    ),
+];
+
+/// Every `dne_prepare.*` value under a message of tshark's JSON, arrays flattened, in order.
+fn collect_fields(v: &serde_json::Value, out: &mut Fields) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                match x {
+                    serde_json::Value::String(t) if k.starts_with("dne_prepare.") => {
+                        out.push((k.clone(), t.clone()))
+                    }
+                    serde_json::Value::Array(a) if k.starts_with("dne_prepare.") => {
+                        for e in a {
+                            match e {
+                                serde_json::Value::String(t) => out.push((k.clone(), t.clone())),
+                                other => collect_fields(other, out),
+                            }
+                        }
+                    }
+                    other => collect_fields(other, out),
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|e| collect_fields(e, out)),
+        _ => {}
+    }
+}
+
+/// One layer of a frame in tshark's JSON (`--no-duplicate-keys`): each instance, in order.
+fn instances<'a>(layers: &'a serde_json::Value, name: &str) -> Vec<&'a serde_json::Value> {
+    match &layers[name] {
+        serde_json::Value::Array(a) => a.iter().collect(),
+        serde_json::Value::Null => Vec::new(),
+        v => vec![v],
+    }
+}
+
+/// A message by the xid and portal of the LNet PUT carrying it.
+type MessageKey = (String, String);
+
+/// (field, value) pairs, in order.
+type Fields = Vec<(String, String)>;
+
+/// Each message and the fields the dissector must show for it, from `dne-intent pcap --json`'s
+/// decoding of the same capture.
+fn codec_view(cap: &str) -> Vec<(MessageKey, Fields)> {
+    let out = run(&["pcap", "--json", cap]);
+    let msgs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["event"] == "message")
+        .collect();
+    let s = |v: &serde_json::Value| match v {
+        serde_json::Value::String(t) => t.clone(),
+        other => other.to_string(),
+    };
+    let list =
+        |v: &serde_json::Value| -> Vec<String> { v.as_array().unwrap().iter().map(s).collect() };
+    let mut intents = std::collections::HashMap::new();
+    let mut view = Vec::new();
+    for m in &msgs {
+        let h = &m["lnet_hdr"];
+        let key = (s(&h["match_bits"]), s(&h["ptl_index"]));
+        let pb = &m["rpc"]["ptlrpc_body"];
+        let mut want = vec![
+            ("pb_opc", s(&pb["pb_opc"])),
+            ("pb_status", s(&pb["pb_status"])),
+        ];
+        if let Some(q) = m["body"].get("request") {
+            let it = s(&q["ldlm_intent"]["opc"]["value"]);
+            let it = u64::from_str_radix(it.trim_start_matches("0x"), 16).unwrap();
+            let name = s(&q["ldlm_intent"]["opc"]["name"]);
+            intents.insert(s(&h["match_bits"]), name.clone());
+            want.push(("opc", it.to_string()));
+            want.push(("opc_name", name));
+            let b = &q["md_create_prepare_req"];
+            for f in ["mcpr_fid", "mcpr_fsuid", "mcpr_fsgid", "mcpr_child_mode"] {
+                want.push((f, s(&b[f])));
+            }
+            for v in list(&b["mcpr_buf_limit"]) {
+                want.push(("mcpr_buf_limit", v));
+            }
+            // A rename's object request has neither (null): the dissector shows none.
+            if !q["name"].is_null() {
+                want.push(("name", s(&q["name"])));
+            }
+            if !q["groups"].is_null() {
+                for g in list(&q["groups"]) {
+                    want.push(("groups", g));
+                }
+            }
+        } else {
+            let r = &m["body"]["reply"];
+            assert!(r.is_object(), "every reply pairs with its request: {m}");
+            // The intent is the paired request's: the dissector must have paired them too.
+            want.push(("opc_name", intents[&s(&h["match_bits"])].clone()));
+            want.push(("outcome", s(&m["outcome"])));
+            let b = &r["outcome"]["md_create_prepare_rep"];
+            if b.is_object() {
+                want.push(("mcpp_status", s(&b["mcpp_status"])));
+                want.push(("mcpp_valid", s(&b["mcpp_valid"]["bits"])));
+                want.push(("mcpp_truncated", s(&b["mcpp_truncated"]["bits"])));
+                want.push(("mcpp_child_mode", s(&b["mcpp_child_mode"])));
+                want.push(("mcpp_child_gid", s(&b["mcpp_child_gid"])));
+                for v in list(&b["mcpp_buf_size"]) {
+                    want.push(("mcpp_buf_size", v));
+                }
+            }
+        }
+        let want = want
+            .into_iter()
+            .map(|(f, v)| (format!("dne_prepare.{f}"), v))
+            .collect();
+        view.push((key, want));
+    }
+    view
+}
+
+/// Frames of `cap` (read with `prefs`) that match `filter`.
+fn count_frames(cap: &str, prefs: &[&str], filter: &str) -> usize {
+    let mut args = vec!["-r", cap, "-Y", filter];
+    args.extend_from_slice(prefs);
+    let out = Command::new("tshark").args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).lines().count()
+}
+
+#[test]
+fn tshark_with_the_dissector_shows_every_pipelined_message_the_codec_decodes() {
+    if Command::new("tshark").arg("-v").output().is_err() {
+        println!(
+            "SKIP: tshark is not installed (apt-get install tshark); the dissector was not run"
+        );
+        return;
+    }
+    let dir = tmpdir("pipelined");
+    let lua = dir.0.join("dne_prepare.lua");
+    std::fs::write(&lua, run(&["wireshark-lua"])).unwrap();
+    let script = format!("lua_script:{}", lua.display());
+    // The preferences the README names.
+    let prefs = [
+        "-o",
+        "tcp.desegment_tcp_streams:TRUE",
+        "-o",
+        "tcp.reassemble_out_of_order:TRUE",
+    ];
+    let mut checked = 0;
+    for &(what, extra, disordered, several) in DISORDERED {
+        let cap = write_capture(&dir.0, extra);
+        // The capture is what it claims to be, as tshark sees it: in each disordered
+        // direction a segment ahead of its predecessor and a retransmission.
+        for port in disordered {
+            for flag in ["tcp.analysis.lost_segment", "tcp.analysis.retransmission"] {
+                let n = count_frames(&cap, &prefs, &format!("{flag} && tcp.srcport == {port}"));
+                assert!(n > 0, "{what}: no {flag} from port {port}");
+            }
+        }
+        let want = codec_view(&cap);
+        assert_eq!(
+            want.len(),
+            2 * PAIRS.len(),
+            "{what}: the codec decodes every message"
+        );
+        let mut args = vec!["-r", &cap, "-X", &script];
+        args.extend_from_slice(&prefs);
+        args.extend(["-T", "json", "--no-duplicate-keys"]);
+        let out = Command::new("tshark").args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let frames: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        // Each message the dissector claimed, by the xid and portal of the LNet PUT carrying
+        // it (the LNet header and the message are the frame's n-th of each).
+        let mut got = std::collections::HashMap::new();
+        let mut shared = 0;
+        for f in &frames {
+            let layers = &f["_source"]["layers"];
+            let msgs = instances(layers, "dne_prepare");
+            if msgs.is_empty() {
+                continue;
+            }
+            let lnet = instances(layers, "lnet");
+            assert_eq!(lnet.len(), msgs.len(), "{what}: {f}");
+            shared += usize::from(msgs.len() > 1);
+            for (h, m) in lnet.iter().zip(msgs) {
+                let key = (
+                    h["lnet.msg_dst_match_bits"].as_str().unwrap().to_string(),
+                    h["lnet.ptl_index"].as_str().unwrap().to_string(),
+                );
+                let mut fields = Vec::new();
+                collect_fields(m, &mut fields);
+                assert!(
+                    got.insert(key.clone(), fields).is_none(),
+                    "{what}: {key:?} twice"
+                );
+            }
+        }
+        assert_eq!(
+            shared > 0,
+            several,
+            "{what}: frames carrying several messages"
+        );
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "{what}: messages the dissector shows"
+        );
+        for (key, fields) in &want {
+            let shown = got
+                .get(key)
+                .unwrap_or_else(|| panic!("{what}: {key:?} not shown"));
+            let mut by_name: std::collections::HashMap<&str, Vec<&str>> =
+                std::collections::HashMap::new();
+            for (f, v) in shown {
+                by_name.entry(f).or_default().push(v);
+            }
+            let mut expect: std::collections::HashMap<&str, Vec<&str>> =
+                std::collections::HashMap::new();
+            for (f, v) in fields {
+                expect.entry(f).or_default().push(v);
+            }
+            for (f, vs) in &expect {
+                assert_eq!(
+                    by_name.get(f).cloned().unwrap_or_default(),
+                    *vs,
+                    "{what}: {key:?} {f}"
+                );
+                checked += vs.len();
+            }
+        }
+        // A display filter sees the fields too, where tshark builds no tree to show: one
+        // unlink request, its reply (valid PATTR|LMV) and one advisory reply.
+        let mut filtered = vec!["-X", script.as_str()];
+        filtered.extend_from_slice(&prefs);
+        for filter in [
+            "dne_prepare.opc == 262144",
+            "dne_prepare.mcpp_valid == 0x9",
+            "dne_prepare.outcome == \"advisory\"",
+        ] {
+            assert_eq!(count_frames(&cap, &filtered, filter), 1, "{what}: {filter}");
+        }
+    }
+    println!("checked {checked} field values of pipelined, disordered messages against tshark");
+}
+
 #[test]
 fn a_damaged_capture_prints_what_decodes_names_the_frame_and_exits_1() {
     let dir = tmpdir("damaged");
@@ -351,6 +662,17 @@ fn write_to_standard_output_and_bad_option_values() {
         ("--segment-size", "65001", "65001 is not in 1..=65000"),
         ("--socklnd-version", "5", "5 is not in 2..=4"),
         ("--repeat", "0", "0: expected a count of at least 1"),
+        (
+            "--pipeline",
+            "0",
+            "0: expected at least 1 request outstanding",
+        ),
+        (
+            "--reorder",
+            "sideways",
+            "expected requests, replies or both",
+        ),
+        ("--retransmit", "", "expected requests, replies or both"),
     ] {
         let out = dir.0.join("bad.pcap");
         let res = Command::new(BIN)

@@ -31,7 +31,7 @@ pub use reader::{CaptureReader, ReaderStats};
 #[cfg(feature = "serde")]
 pub use record::{EventRecord, MessageRecord, Outcome};
 pub use socklnd::{Connreq, Hello, KsockMsgHdr};
-pub use writer::{CaptureWriter, Handshake, WriterOptions};
+pub use writer::{CaptureWriter, Directions, Handshake, WriterOptions};
 
 use crate::error::DecodeError;
 use crate::intent::{Operation, ReplyView, RequestView};

@@ -26,6 +26,33 @@ pub enum Handshake {
     Socklnd(u32),
 }
 
+/// Which directions of the connection something applies to: the client's requests, the
+/// server's replies, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Directions {
+    /// Neither direction.
+    #[default]
+    Neither,
+    /// Client to server (requests).
+    Requests,
+    /// Server to client (replies).
+    Replies,
+    /// Both directions.
+    Both,
+}
+
+impl Directions {
+    /// Whether the direction from the client (`from_client`) or from the server is included.
+    pub fn includes(self, from_client: bool) -> bool {
+        match self {
+            Directions::Neither => false,
+            Directions::Requests => from_client,
+            Directions::Replies => !from_client,
+            Directions::Both => true,
+        }
+    }
+}
+
 /// How to build a capture.
 #[derive(Debug, Clone)]
 pub struct WriterOptions {
@@ -38,10 +65,11 @@ pub struct WriterOptions {
     /// Header form of the messages: large NIDs (`lnet_hdr_nid16`, socklnd V4) or NID4. A
     /// socklnd handshake sets it from its version.
     pub large_nids: bool,
-    /// Send each segment pair in swapped order (out-of-order delivery).
-    pub reorder: bool,
-    /// Send every segment twice (retransmissions).
-    pub duplicate: bool,
+    /// Send each pair of segments in swapped order (out-of-order delivery), in these
+    /// directions. A pair may span messages, never a change of direction.
+    pub reorder: Directions,
+    /// Send every segment twice (retransmissions), in these directions.
+    pub duplicate: Directions,
     /// The requester (client) address, port and NID.
     pub client: ([u8; 4], u16, Nid),
     /// The server address, port and NID.
@@ -59,8 +87,8 @@ impl Default for WriterOptions {
             order: Endian::Little,
             handshake: Handshake::Socklnd(KSOCK_PROTO_V3),
             large_nids: false,
-            reorder: false,
-            duplicate: false,
+            reorder: Directions::Neither,
+            duplicate: Directions::Neither,
             client: ([192, 168, 0, 1], 1023, Nid::tcp([192, 168, 0, 1], 0)),
             server: ([192, 168, 0, 2], 988, Nid::tcp([192, 168, 0, 2], 0)),
             request_portal: 24,
@@ -85,6 +113,8 @@ impl std::error::Error for WriteError {}
 struct Side {
     seq: u32,
     pending: Vec<u8>,
+    /// With `reorder`: a segment held back to go out after the next one.
+    held: Option<(u32, Vec<u8>)>,
 }
 
 /// Writes a capture of one socklnd connection. See the module documentation.
@@ -130,10 +160,12 @@ impl<W: std::io::Write> CaptureWriter<W> {
             client: Side {
                 seq: 0x1000_0000,
                 pending: Vec::new(),
+                held: None,
             },
             server: Side {
                 seq: 0x8000_0000,
                 pending: Vec::new(),
+                held: None,
             },
             micros: 0,
             next_xid: 0x0006_6d75_e200_0040,
@@ -269,29 +301,53 @@ impl<W: std::io::Write> CaptureWriter<W> {
         let keep = if all { 0 } else { side.pending.len() % size };
         let rest = side.pending.split_off(side.pending.len() - keep);
         let bytes = std::mem::replace(&mut side.pending, rest);
+        let mut held = side.held.take();
         let mut segs: Vec<(u32, &[u8])> = Vec::new();
         let mut seq = side.seq;
-        for chunk in bytes.chunks(self.opts.segment_size) {
+        for chunk in bytes.chunks(size) {
             segs.push((seq, chunk));
             seq = seq.wrapping_add(chunk.len() as u32);
         }
         side.seq = seq;
-        if self.opts.reorder {
-            for pair in segs.chunks_mut(2) {
-                pair.reverse();
-            }
-        }
         let ack = if client {
             self.server.seq
         } else {
             self.client.seq
         };
+        let reorder = self.opts.reorder.includes(client);
+        let times = if self.opts.duplicate.includes(client) {
+            2
+        } else {
+            1
+        };
         for (seq, chunk) in segs {
-            let times = if self.opts.duplicate { 2 } else { 1 };
+            // Every other segment waits for the next one, across messages, so that pipelined
+            // messages are reordered too.
+            if reorder && held.is_none() {
+                held = Some((seq, chunk.to_vec()));
+                continue;
+            }
             for _ in 0..times {
                 self.segment(client, seq, Some(ack), chunk, false)?;
             }
+            if let Some((hseq, hchunk)) = held.take() {
+                for _ in 0..times {
+                    self.segment(client, hseq, Some(ack), &hchunk, false)?;
+                }
+            }
         }
+        // The held segment goes out before the other side speaks (or the capture ends).
+        if all && let Some((hseq, hchunk)) = held.take() {
+            for _ in 0..times {
+                self.segment(client, hseq, Some(ack), &hchunk, false)?;
+            }
+        }
+        let side = if client {
+            &mut self.client
+        } else {
+            &mut self.server
+        };
+        side.held = held;
         Ok(())
     }
 

@@ -77,6 +77,8 @@ struct ldpv_case {
 	const char		*xattr_name;	/* xattr cases, else NULL */
 	enum ldpv_result	 result;
 	const char		*rule;		/* invalid cases: "W7.4", else NULL */
+	const char *const	*rules;		/* invalid cases: every rule known broken, */
+						/* rule first, NULL-terminated; else NULL */
 	const char		*comment;
 	const unsigned char	*data;
 	unsigned int		 len;
@@ -5885,6 +5887,7 @@ static const unsigned char ldpv_85[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_85_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_86[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -5925,6 +5928,7 @@ static const unsigned char ldpv_86[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_86_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_87[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -5965,6 +5969,7 @@ static const unsigned char ldpv_87[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_87_rules[] = { "W0.2", 0 };
 static const unsigned char ldpv_88[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6005,6 +6010,7 @@ static const unsigned char ldpv_88[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_88_rules[] = { "W0.2", "W0.3", "W8.1", 0 };
 static const unsigned char ldpv_89[960] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6087,6 +6093,7 @@ static const unsigned char ldpv_89[960] = {
 	0x7c, 0x00, 0x00, 0x00, 0x7d, 0x00, 0x00, 0x00, 0x7e, 0x00, 0x00, 0x00,
 	0x7f, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_89_rules[] = { "W0.3", 0 };
 static const unsigned char ldpv_90[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6127,6 +6134,7 @@ static const unsigned char ldpv_90[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_90_rules[] = { "W0.3", "W0.1", 0 };
 static const unsigned char ldpv_91[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6167,6 +6175,7 @@ static const unsigned char ldpv_91[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_91_rules[] = { "W0.4", 0 };
 static const unsigned char ldpv_92[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6207,6 +6216,7 @@ static const unsigned char ldpv_92[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_92_rules[] = { "W0.4", 0 };
 static const unsigned char ldpv_93[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6247,6 +6257,7 @@ static const unsigned char ldpv_93[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_93_rules[] = { "W0.5", 0 };
 static const unsigned char ldpv_94[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6287,6 +6298,7 @@ static const unsigned char ldpv_94[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_94_rules[] = { "W0.5", 0 };
 static const unsigned char ldpv_95[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6327,6 +6339,7 @@ static const unsigned char ldpv_95[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_95_rules[] = { "W0.6", 0 };
 static const unsigned char ldpv_96[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -6367,6 +6380,7 @@ static const unsigned char ldpv_96[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_96_rules[] = { "W0.6", 0 };
 static const unsigned char ldpv_97[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x8b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -6407,6 +6421,7 @@ static const unsigned char ldpv_97[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_97_rules[] = { "W1.1", 0 };
 static const unsigned char ldpv_98[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x8b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6447,11 +6462,13 @@ static const unsigned char ldpv_98[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_98_rules[] = { "W1.1", 0 };
 static const unsigned char ldpv_99[32] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_99_rules[] = { "W2.1", 0 };
 static const unsigned char ldpv_100[456] = {
 	0xd8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6492,6 +6509,7 @@ static const unsigned char ldpv_100[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_100_rules[] = { "W2.1", 0 };
 static const unsigned char ldpv_101[472] = {
 	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6534,6 +6552,7 @@ static const unsigned char ldpv_101[472] = {
 	0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_101_rules[] = { "W2.2", 0 };
 static const unsigned char ldpv_102[464] = {
 	0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6575,6 +6594,7 @@ static const unsigned char ldpv_102[464] = {
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_102_rules[] = { "W2.2", 0 };
 static const unsigned char ldpv_103[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6615,6 +6635,7 @@ static const unsigned char ldpv_103[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_103_rules[] = { "W2.3", 0 };
 static const unsigned char ldpv_104[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -6655,6 +6676,7 @@ static const unsigned char ldpv_104[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_104_rules[] = { "W2.3", 0 };
 static const unsigned char ldpv_105[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -6695,6 +6717,7 @@ static const unsigned char ldpv_105[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_105_rules[] = { "W3.1", 0 };
 static const unsigned char ldpv_106[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6735,6 +6758,7 @@ static const unsigned char ldpv_106[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_106_rules[] = { "W3.1", 0 };
 static const unsigned char ldpv_107[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6775,6 +6799,7 @@ static const unsigned char ldpv_107[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_107_rules[] = { "W3.2", 0 };
 static const unsigned char ldpv_108[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6815,6 +6840,7 @@ static const unsigned char ldpv_108[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_108_rules[] = { "W3.2", 0 };
 static const unsigned char ldpv_109[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6855,6 +6881,7 @@ static const unsigned char ldpv_109[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_109_rules[] = { "W5.1", 0 };
 static const unsigned char ldpv_110[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6895,6 +6922,7 @@ static const unsigned char ldpv_110[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_110_rules[] = { "W5.1", 0 };
 static const unsigned char ldpv_111[712] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -6957,6 +6985,7 @@ static const unsigned char ldpv_111[712] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_111_rules[] = { "W5.10", 0 };
 static const unsigned char ldpv_112[712] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7019,6 +7048,7 @@ static const unsigned char ldpv_112[712] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_112_rules[] = { "W5.10", 0 };
 static const unsigned char ldpv_113[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7059,6 +7089,7 @@ static const unsigned char ldpv_113[456] = {
 	0x6e, 0x65, 0x77, 0x2f, 0x64, 0x69, 0x72, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_113_rules[] = { "W5.11", 0 };
 static const unsigned char ldpv_114[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7099,6 +7130,7 @@ static const unsigned char ldpv_114[456] = {
 	0x6e, 0x65, 0x77, 0x2f, 0x64, 0x69, 0x72, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_114_rules[] = { "W5.11", 0 };
 static const unsigned char ldpv_115[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7139,6 +7171,7 @@ static const unsigned char ldpv_115[456] = {
 	0x2e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_115_rules[] = { "W5.12", 0 };
 static const unsigned char ldpv_116[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -7179,6 +7212,7 @@ static const unsigned char ldpv_116[456] = {
 	0x2e, 0x2e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_116_rules[] = { "W5.12", 0 };
 static const unsigned char ldpv_117[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7219,6 +7253,7 @@ static const unsigned char ldpv_117[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_117_rules[] = { "W5.13", 0 };
 static const unsigned char ldpv_118[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -7259,6 +7294,7 @@ static const unsigned char ldpv_118[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_118_rules[] = { "W5.13", 0 };
 static const unsigned char ldpv_119[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7299,6 +7335,7 @@ static const unsigned char ldpv_119[448] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_119_rules[] = { "W5.14", 0 };
 static const unsigned char ldpv_120[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -7339,6 +7376,7 @@ static const unsigned char ldpv_120[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_120_rules[] = { "W5.14", 0 };
 static const unsigned char ldpv_121[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7379,6 +7417,7 @@ static const unsigned char ldpv_121[456] = {
 	0x6e, 0x65, 0x77, 0x00, 0x64, 0x69, 0x72, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_121_rules[] = { "W5.15", 0 };
 static const unsigned char ldpv_122[464] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7420,6 +7459,7 @@ static const unsigned char ldpv_122[464] = {
 	0x00, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_122_rules[] = { "W5.15", 0 };
 static const unsigned char ldpv_123[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -7460,6 +7500,7 @@ static const unsigned char ldpv_123[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_123_rules[] = { "W5.16", 0 };
 static const unsigned char ldpv_124[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7500,6 +7541,7 @@ static const unsigned char ldpv_124[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_124_rules[] = { "W5.16", 0 };
 static const unsigned char ldpv_125[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7540,6 +7582,7 @@ static const unsigned char ldpv_125[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_125_rules[] = { "W5.2", 0 };
 static const unsigned char ldpv_126[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -7580,6 +7623,7 @@ static const unsigned char ldpv_126[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_126_rules[] = { "W5.2", 0 };
 static const unsigned char ldpv_127[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7620,6 +7664,7 @@ static const unsigned char ldpv_127[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_127_rules[] = { "W5.3", 0 };
 static const unsigned char ldpv_128[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7660,6 +7705,7 @@ static const unsigned char ldpv_128[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_128_rules[] = { "W5.3", 0 };
 static const unsigned char ldpv_129[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7700,6 +7746,7 @@ static const unsigned char ldpv_129[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_129_rules[] = { "W5.4", 0 };
 static const unsigned char ldpv_130[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7740,6 +7787,7 @@ static const unsigned char ldpv_130[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_130_rules[] = { "W5.4", 0 };
 static const unsigned char ldpv_131[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7780,6 +7828,7 @@ static const unsigned char ldpv_131[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_131_rules[] = { "W5.5", 0 };
 static const unsigned char ldpv_132[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7820,6 +7869,7 @@ static const unsigned char ldpv_132[456] = {
 	0x2e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_132_rules[] = { "W5.5", 0 };
 static const unsigned char ldpv_133[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7860,6 +7910,7 @@ static const unsigned char ldpv_133[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_133_rules[] = { "W5.6", 0 };
 static const unsigned char ldpv_134[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7900,6 +7951,7 @@ static const unsigned char ldpv_134[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_134_rules[] = { "W5.6", 0 };
 static const unsigned char ldpv_135[448] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7940,6 +7992,7 @@ static const unsigned char ldpv_135[448] = {
 	0x64, 0x00, 0x00, 0x00, 0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_135_rules[] = { "W5.7", 0 };
 static const unsigned char ldpv_136[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -7980,6 +8033,7 @@ static const unsigned char ldpv_136[456] = {
 	0x76, 0x69, 0x63, 0x74, 0x69, 0x6d, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_136_rules[] = { "W5.7", 0 };
 static const unsigned char ldpv_137[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -8020,6 +8074,7 @@ static const unsigned char ldpv_137[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_137_rules[] = { "W5.8", 0 };
 static const unsigned char ldpv_138[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -8060,6 +8115,7 @@ static const unsigned char ldpv_138[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0xff, 0xff, 0xff, 0xff, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_138_rules[] = { "W5.8", 0 };
 static const unsigned char ldpv_139[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -8100,6 +8156,7 @@ static const unsigned char ldpv_139[456] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_139_rules[] = { "W5.9", 0 };
 static const unsigned char ldpv_140[456] = {
 	0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x52, 0x98, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -8140,6 +8197,7 @@ static const unsigned char ldpv_140[456] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_140_rules[] = { "W5.9", 0 };
 static const unsigned char ldpv_141[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -8180,6 +8238,7 @@ static const unsigned char ldpv_141[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0xbc, 0x02, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_141_rules[] = { "W8.1", 0 };
 static const unsigned char ldpv_142[456] = {
 	0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x98, 0x52, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -8220,6 +8279,7 @@ static const unsigned char ldpv_142[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_142_rules[] = { "W8.1", 0 };
 static const unsigned char ldpv_143[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17068,6 +17128,7 @@ static const unsigned char ldpv_219[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_219_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_220[152] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17083,6 +17144,7 @@ static const unsigned char ldpv_220[152] = {
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x40, 0x9c, 0x00, 0x00,
 };
+static const char *const ldpv_220_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_221[896] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17160,6 +17222,7 @@ static const unsigned char ldpv_221[896] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_221_rules[] = { "W0.2", 0 };
 static const unsigned char ldpv_222[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17220,6 +17283,7 @@ static const unsigned char ldpv_222[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_222_rules[] = { "W0.2", "W6.1", "W7.2", "W7.5", "W7.7", "W7.10", 0 };
 static const unsigned char ldpv_223[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17282,6 +17346,7 @@ static const unsigned char ldpv_223[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_223_rules[] = { "W0.3", "W0.1", 0 };
 static const unsigned char ldpv_224[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17340,6 +17405,7 @@ static const unsigned char ldpv_224[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_224_rules[] = { "W0.3", "W0.1", 0 };
 static const unsigned char ldpv_225[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17418,6 +17484,7 @@ static const unsigned char ldpv_225[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_225_rules[] = { "W0.4", 0 };
 static const unsigned char ldpv_226[752] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17483,6 +17550,7 @@ static const unsigned char ldpv_226[752] = {
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_226_rules[] = { "W0.4", 0 };
 static const unsigned char ldpv_227[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17558,6 +17626,7 @@ static const unsigned char ldpv_227[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_227_rules[] = { "W0.5", "W7.3", 0 };
 static const unsigned char ldpv_228[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -17636,6 +17705,7 @@ static const unsigned char ldpv_228[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_228_rules[] = { "W0.5", "W7.3", 0 };
 static const unsigned char ldpv_229[696] = {
 	0x09, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0x7f, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17696,6 +17766,7 @@ static const unsigned char ldpv_229[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_229_rules[] = { "W0.6", 0 };
 static const unsigned char ldpv_230[752] = {
 	0x09, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17761,6 +17832,7 @@ static const unsigned char ldpv_230[752] = {
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_230_rules[] = { "W0.6", 0 };
 static const unsigned char ldpv_231[752] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd1, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17826,6 +17898,7 @@ static const unsigned char ldpv_231[752] = {
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_231_rules[] = { "W1.1", 0 };
 static const unsigned char ldpv_232[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17886,6 +17959,7 @@ static const unsigned char ldpv_232[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_232_rules[] = { "W1.1", 0 };
 static const unsigned char ldpv_233[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -17946,6 +18020,7 @@ static const unsigned char ldpv_233[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_233_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_234[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -18024,11 +18099,13 @@ static const unsigned char ldpv_234[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_234_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_235[32] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_235_rules[] = { "W2.1", 0 };
 static const unsigned char ldpv_236[664] = {
 	0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18087,6 +18164,7 @@ static const unsigned char ldpv_236[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_236_rules[] = { "W2.1", 0 };
 static const unsigned char ldpv_237[912] = {
 	0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18165,6 +18243,7 @@ static const unsigned char ldpv_237[912] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,
 };
+static const char *const ldpv_237_rules[] = { "W2.2", 0 };
 static const unsigned char ldpv_238[672] = {
 	0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18223,6 +18302,7 @@ static const unsigned char ldpv_238[672] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01,
 };
+static const char *const ldpv_238_rules[] = { "W2.2", 0 };
 static const unsigned char ldpv_239[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18283,6 +18363,7 @@ static const unsigned char ldpv_239[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_239_rules[] = { "W2.3", 0 };
 static const unsigned char ldpv_240[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18343,6 +18424,7 @@ static const unsigned char ldpv_240[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_240_rules[] = { "W2.3", 0 };
 static const unsigned char ldpv_241[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18405,6 +18487,7 @@ static const unsigned char ldpv_241[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_241_rules[] = { "W3.1", 0 };
 static const unsigned char ldpv_242[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18465,6 +18548,7 @@ static const unsigned char ldpv_242[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_242_rules[] = { "W3.1", 0 };
 static const unsigned char ldpv_243[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -18543,6 +18627,7 @@ static const unsigned char ldpv_243[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_243_rules[] = { "W3.2", 0 };
 static const unsigned char ldpv_244[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18605,6 +18690,7 @@ static const unsigned char ldpv_244[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_244_rules[] = { "W3.2", 0 };
 static const unsigned char ldpv_245[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18663,6 +18749,7 @@ static const unsigned char ldpv_245[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_245_rules[] = { "W6.1", 0 };
 static const unsigned char ldpv_246[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18721,6 +18808,7 @@ static const unsigned char ldpv_246[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_246_rules[] = { "W6.1", 0 };
 static const unsigned char ldpv_247[888] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18797,6 +18885,7 @@ static const unsigned char ldpv_247[888] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_247_rules[] = { "W6.2", 0 };
 static const unsigned char ldpv_248[648] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18853,6 +18942,7 @@ static const unsigned char ldpv_248[648] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_248_rules[] = { "W6.2", 0 };
 static const unsigned char ldpv_249[752] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18918,6 +19008,7 @@ static const unsigned char ldpv_249[752] = {
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_249_rules[] = { "W7.1", 0 };
 static const unsigned char ldpv_250[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -18996,6 +19087,7 @@ static const unsigned char ldpv_250[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_250_rules[] = { "W7.1", 0 };
 static const unsigned char ldpv_251[424] = {
 	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19034,6 +19126,7 @@ static const unsigned char ldpv_251[424] = {
 	0x20, 0x00, 0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_251_rules[] = { "W7.10", "W6.2", 0 };
 static const unsigned char ldpv_252[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -19112,6 +19205,7 @@ static const unsigned char ldpv_252[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_252_rules[] = { "W7.10", 0 };
 static const unsigned char ldpv_253[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -19230,6 +19324,7 @@ static const unsigned char ldpv_253_req[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x64,
 	0x00, 0x00, 0x02, 0x58, 0x00, 0x00, 0x02, 0xbc, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_253_rules[] = { "W7.11", 0 };
 static const unsigned char ldpv_254[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19345,6 +19440,7 @@ static const unsigned char ldpv_254_req[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_254_rules[] = { "W7.11", 0 };
 static const unsigned char ldpv_255[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19420,6 +19516,7 @@ static const unsigned char ldpv_255[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_255_rules[] = { "W7.12", 0 };
 static const unsigned char ldpv_256[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19478,6 +19575,7 @@ static const unsigned char ldpv_256[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_256_rules[] = { "W7.12", 0 };
 static const unsigned char ldpv_257[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19536,6 +19634,7 @@ static const unsigned char ldpv_257[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_257_rules[] = { "W7.13", 0 };
 static const unsigned char ldpv_258[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19594,6 +19693,7 @@ static const unsigned char ldpv_258[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_258_rules[] = { "W7.13", 0 };
 static const unsigned char ldpv_259[752] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19659,6 +19759,7 @@ static const unsigned char ldpv_259[752] = {
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_259_rules[] = { "W7.14", 0 };
 static const unsigned char ldpv_260[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19717,6 +19818,7 @@ static const unsigned char ldpv_260[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_260_rules[] = { "W7.14", 0 };
 static const unsigned char ldpv_261[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19832,6 +19934,7 @@ static const unsigned char ldpv_261_req[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_261_rules[] = { "W7.15", 0 };
 static const unsigned char ldpv_262[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -19947,6 +20050,7 @@ static const unsigned char ldpv_262_req[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_262_rules[] = { "W7.15", 0 };
 static const unsigned char ldpv_263[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20005,6 +20109,7 @@ static const unsigned char ldpv_263[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_263_rules[] = { "W7.16", "W7.3", "W7.7", 0 };
 static const unsigned char ldpv_264[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20063,6 +20168,7 @@ static const unsigned char ldpv_264[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_264_rules[] = { "W7.16", "W7.3", 0 };
 static const unsigned char ldpv_265[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20141,6 +20247,7 @@ static const unsigned char ldpv_265[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_265_rules[] = { "W7.2", 0 };
 static const unsigned char ldpv_266[696] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20201,6 +20308,7 @@ static const unsigned char ldpv_266[696] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x02, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_266_rules[] = { "W7.2", 0 };
 static const unsigned char ldpv_267[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20276,6 +20384,7 @@ static const unsigned char ldpv_267[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_267_rules[] = { "W7.3", 0 };
 static const unsigned char ldpv_268[368] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20309,6 +20418,7 @@ static const unsigned char ldpv_268[368] = {
 	0x80, 0x6f, 0x4e, 0x2b, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_268_rules[] = { "W7.3", 0 };
 static const unsigned char ldpv_269[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20371,6 +20481,7 @@ static const unsigned char ldpv_269[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_269_rules[] = { "W7.4", 0 };
 static const unsigned char ldpv_270[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20469,6 +20580,7 @@ static const unsigned char ldpv_270_req[456] = {
 	0x6e, 0x65, 0x77, 0x64, 0x69, 0x72, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x58, 0x02, 0x00, 0x00, 0xbc, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_270_rules[] = { "W7.4", 0 };
 static const unsigned char ldpv_271[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -20547,6 +20659,7 @@ static const unsigned char ldpv_271[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_271_rules[] = { "W7.5", 0 };
 static const unsigned char ldpv_272[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20605,6 +20718,7 @@ static const unsigned char ldpv_272[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_272_rules[] = { "W7.5", 0 };
 static const unsigned char ldpv_273[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20663,6 +20777,7 @@ static const unsigned char ldpv_273[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_273_rules[] = { "W7.6", "W7.3", "W7.7", 0 };
 static const unsigned char ldpv_274[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20721,6 +20836,7 @@ static const unsigned char ldpv_274[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_274_rules[] = { "W7.6", "W7.3", 0 };
 static const unsigned char ldpv_275[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -20799,6 +20915,7 @@ static const unsigned char ldpv_275[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_275_rules[] = { "W7.7", 0 };
 static const unsigned char ldpv_276[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -20857,6 +20974,7 @@ static const unsigned char ldpv_276[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_276_rules[] = { "W7.7", "W7.3", 0 };
 static const unsigned char ldpv_277[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -20935,6 +21053,7 @@ static const unsigned char ldpv_277[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_277_rules[] = { "W7.8", 0 };
 static const unsigned char ldpv_278[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21013,6 +21132,7 @@ static const unsigned char ldpv_278[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_278_rules[] = { "W7.8", 0 };
 static const unsigned char ldpv_279[808] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21083,6 +21203,7 @@ static const unsigned char ldpv_279[808] = {
 	0x01, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_279_rules[] = { "W7.9", 0 };
 static const unsigned char ldpv_280[664] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21141,6 +21262,7 @@ static const unsigned char ldpv_280[664] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_280_rules[] = { "W7.9", 0 };
 static const unsigned char ldpv_281[672] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21199,6 +21321,7 @@ static const unsigned char ldpv_281[672] = {
 	0x3c, 0xb9, 0x55, 0x69, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_281_rules[] = { "W8.2", 0 };
 static const unsigned char ldpv_282[672] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21257,6 +21380,7 @@ static const unsigned char ldpv_282[672] = {
 	0x3c, 0xb9, 0x55, 0x69, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_282_rules[] = { "W8.2", 0 };
 static const unsigned char ldpv_283[936] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21337,6 +21461,7 @@ static const unsigned char ldpv_283[936] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_283_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_284[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21415,6 +21540,7 @@ static const unsigned char ldpv_284[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_284_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_285[912] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21493,6 +21619,7 @@ static const unsigned char ldpv_285[912] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_285_rules[] = { "W9.10", 0 };
 static const unsigned char ldpv_286[912] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -21571,6 +21698,7 @@ static const unsigned char ldpv_286[912] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_286_rules[] = { "W9.10", 0 };
 static const unsigned char ldpv_287[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21646,6 +21774,7 @@ static const unsigned char ldpv_287[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_287_rules[] = { "W9.11", 0 };
 static const unsigned char ldpv_288[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21721,6 +21850,7 @@ static const unsigned char ldpv_288[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_288_rules[] = { "W9.11", 0 };
 static const unsigned char ldpv_289[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21796,6 +21926,7 @@ static const unsigned char ldpv_289[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_289_rules[] = { "W9.2", 0 };
 static const unsigned char ldpv_290[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21871,6 +22002,7 @@ static const unsigned char ldpv_290[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_290_rules[] = { "W9.2", 0 };
 static const unsigned char ldpv_291[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -21949,6 +22081,7 @@ static const unsigned char ldpv_291[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_291_rules[] = { "W9.21", "W9.2", 0 };
 static const unsigned char ldpv_292[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -22027,6 +22160,7 @@ static const unsigned char ldpv_292[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_292_rules[] = { "W9.21", "W9.2", 0 };
 static const unsigned char ldpv_293[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22105,6 +22239,7 @@ static const unsigned char ldpv_293[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_293_rules[] = { "W9.22", 0 };
 static const unsigned char ldpv_294[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -22183,6 +22318,7 @@ static const unsigned char ldpv_294[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_294_rules[] = { "W9.22", 0 };
 static const unsigned char ldpv_295[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22245,6 +22381,7 @@ static const unsigned char ldpv_295[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_295_rules[] = { "W9.4", 0 };
 static const unsigned char ldpv_296[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22307,6 +22444,7 @@ static const unsigned char ldpv_296[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_296_rules[] = { "W9.4", 0 };
 static const unsigned char ldpv_297[912] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22385,6 +22523,7 @@ static const unsigned char ldpv_297[912] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_297_rules[] = { "W9.5", 0 };
 static const unsigned char ldpv_298[904] = {
 	0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x0b, 0xd0, 0x0b, 0xd3,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
@@ -22463,6 +22602,7 @@ static const unsigned char ldpv_298[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_298_rules[] = { "W9.5", 0 };
 static const unsigned char ldpv_299[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22538,6 +22678,7 @@ static const unsigned char ldpv_299[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_299_rules[] = { "W9.6", 0 };
 static const unsigned char ldpv_300[904] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22616,6 +22757,7 @@ static const unsigned char ldpv_300[904] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_300_rules[] = { "W9.6", 0 };
 static const unsigned char ldpv_301[872] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22691,6 +22833,7 @@ static const unsigned char ldpv_301[872] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_301_rules[] = { "W9.8", 0 };
 static const unsigned char ldpv_302[712] = {
 	0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd3, 0x0b, 0xd0, 0x0b,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
@@ -22753,6 +22896,7 @@ static const unsigned char ldpv_302[712] = {
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_302_rules[] = { "W9.8", 0 };
 static const unsigned char ldpv_303[52] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x07, 0x00, 0xe8, 0x03, 0x00, 0x00, 0x04, 0x00, 0x05, 0x00,
@@ -23218,9 +23362,11 @@ static const unsigned char ldpv_312_canonical[260] = {
 static const unsigned char ldpv_313[1] = {
 	0x00
 };
+static const char *const ldpv_313_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_314[1] = {
 	0x00
 };
+static const char *const ldpv_314_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_315[60] = {
 	0x02, 0x00, 0x00, 0x80, 0x01, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0xe8, 0x03, 0x00, 0x00, 0x02, 0x00, 0x06, 0x00,
@@ -23228,6 +23374,7 @@ static const unsigned char ldpv_315[60] = {
 	0x08, 0x00, 0x04, 0x00, 0xd0, 0x07, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00,
 	0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_315_rules[] = { "W9.10", 0 };
 static const unsigned char ldpv_316[260] = {
 	0x12, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x04, 0x00, 0xd1, 0x07, 0x00, 0x00, 0x02, 0x00, 0x04, 0x00,
@@ -23252,6 +23399,7 @@ static const unsigned char ldpv_316[260] = {
 	0xc6, 0x0b, 0x00, 0x00, 0x10, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_316_rules[] = { "W9.10", 0 };
 static const unsigned char ldpv_317[3144] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -23516,6 +23664,7 @@ static const unsigned char ldpv_317[3144] = {
 	0x54, 0x50, 0x00, 0x00, 0x08, 0x00, 0x06, 0x00, 0x57, 0x50, 0x00, 0x00,
 	0x08, 0x00, 0x06, 0x00, 0x5a, 0x50, 0x00, 0x00, 0x08, 0x00, 0x06, 0x00,
 };
+static const char *const ldpv_317_rules[] = { "W9.3", 0 };
 static const unsigned char ldpv_318[1072] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -23608,6 +23757,7 @@ static const unsigned char ldpv_318[1072] = {
 	0xa5, 0x2a, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00, 0xac, 0x2a, 0x00, 0x00,
 	0x02, 0x00, 0x05, 0x00,
 };
+static const char *const ldpv_318_rules[] = { "W9.3", 0 };
 static const unsigned char ldpv_319[3236] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -23880,6 +24030,7 @@ static const unsigned char ldpv_319[3236] = {
 	0x78, 0x50, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_319_rules[] = { "W9.4", 0 };
 static const unsigned char ldpv_320[3236] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -24152,6 +24303,7 @@ static const unsigned char ldpv_320[3236] = {
 	0x78, 0x50, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_320_rules[] = { "W9.4", 0 };
 static const unsigned char ldpv_321[260] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x04, 0x00, 0xd1, 0x07, 0x00, 0x00, 0x02, 0x00, 0x04, 0x00,
@@ -24176,6 +24328,7 @@ static const unsigned char ldpv_321[260] = {
 	0xc6, 0x0b, 0x00, 0x00, 0x10, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x00, 0x80, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_321_rules[] = { "W9.5", 0 };
 static const unsigned char ldpv_322[260] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x04, 0x00, 0xd1, 0x07, 0x00, 0x00, 0x02, 0x00, 0x04, 0x00,
@@ -24200,6 +24353,7 @@ static const unsigned char ldpv_322[260] = {
 	0xc6, 0x0b, 0x00, 0x00, 0x10, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_322_rules[] = { "W9.5", 0 };
 static const unsigned char ldpv_323[3236] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -24472,6 +24626,7 @@ static const unsigned char ldpv_323[3236] = {
 	0x78, 0x50, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_323_rules[] = { "W9.6", 0 };
 static const unsigned char ldpv_324[3236] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -24744,12 +24899,14 @@ static const unsigned char ldpv_324[3236] = {
 	0x78, 0x50, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_324_rules[] = { "W9.6", 0 };
 static const unsigned char ldpv_325[44] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x07, 0x00, 0xe8, 0x03, 0x00, 0x00, 0x04, 0x00, 0x05, 0x00,
 	0xff, 0xff, 0xff, 0xff, 0x08, 0x00, 0x07, 0x00, 0x64, 0x00, 0x00, 0x00,
 	0x10, 0x00, 0x05, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_325_rules[] = { "W9.7", 0 };
 static const unsigned char ldpv_326[252] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x04, 0x00, 0xd1, 0x07, 0x00, 0x00, 0x02, 0x00, 0x04, 0x00,
@@ -24773,6 +24930,7 @@ static const unsigned char ldpv_326[252] = {
 	0x08, 0x00, 0x02, 0x00, 0xc5, 0x0b, 0x00, 0x00, 0x08, 0x00, 0x02, 0x00,
 	0xc6, 0x0b, 0x00, 0x00, 0x10, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_326_rules[] = { "W9.7", 0 };
 static const unsigned char ldpv_327[260] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x04, 0x00, 0xd1, 0x07, 0x00, 0x00, 0x02, 0x00, 0x04, 0x00,
@@ -24797,6 +24955,7 @@ static const unsigned char ldpv_327[260] = {
 	0xc6, 0x0b, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_327_rules[] = { "W9.8", 0 };
 static const unsigned char ldpv_328[52] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x07, 0x00, 0xe8, 0x03, 0x00, 0x00, 0x04, 0x00, 0x05, 0x00,
@@ -24804,6 +24963,7 @@ static const unsigned char ldpv_328[52] = {
 	0x08, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x20, 0x00, 0x00, 0x00,
 	0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_328_rules[] = { "W9.8", 0 };
 static const unsigned char ldpv_329[3236] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -25076,6 +25236,7 @@ static const unsigned char ldpv_329[3236] = {
 	0x78, 0x50, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_329_rules[] = { "W9.9", 0 };
 static const unsigned char ldpv_330[3236] = {
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x05, 0x00, 0x17, 0x27, 0x00, 0x00, 0x02, 0x00, 0x05, 0x00,
@@ -25348,6 +25509,7 @@ static const unsigned char ldpv_330[3236] = {
 	0x78, 0x50, 0x00, 0x00, 0x10, 0x00, 0x07, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x20, 0x00, 0x04, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_330_rules[] = { "W9.9", 0 };
 static const unsigned char ldpv_331[20] = {
 	0x5b, 0x68, 0x73, 0x6d, 0x3a, 0x20, 0x32, 0x2c, 0x70, 0x6f, 0x6f, 0x6c,
 	0x3a, 0x20, 0x66, 0x6c, 0x61, 0x73, 0x68, 0x5d,
@@ -25387,6 +25549,7 @@ static const unsigned char ldpv_336[40] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_336_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_337[55] = {
 	0xd0, 0x0c, 0xd4, 0x0c, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25394,6 +25557,7 @@ static const unsigned char ldpv_337[55] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_337_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_338[56] = {
 	0xd0, 0x0c, 0xd4, 0x0c, 0x01, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25401,6 +25565,7 @@ static const unsigned char ldpv_338[56] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_338_rules[] = { "W0.3", 0 };
 static const unsigned char ldpv_339[120] = {
 	0xd0, 0x0c, 0xd2, 0x0c, 0x04, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25413,6 +25578,7 @@ static const unsigned char ldpv_339[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_339_rules[] = { "W0.3", "W9.2", 0 };
 static const unsigned char ldpv_340[56] = {
 	0x0c, 0xd4, 0x0c, 0xd0, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25420,6 +25586,7 @@ static const unsigned char ldpv_340[56] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_340_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_341[120] = {
 	0x0c, 0xd2, 0x0c, 0xd0, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25432,6 +25599,7 @@ static const unsigned char ldpv_341[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_341_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_342[120] = {
 	0xd8, 0x0c, 0xd2, 0x0c, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25444,6 +25612,7 @@ static const unsigned char ldpv_342[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_342_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_343[120] = {
 	0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25456,10 +25625,12 @@ static const unsigned char ldpv_343[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_343_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_344[16] = {
 	0xd0, 0x0c, 0xd5, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x05, 0xda, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_344_rules[] = { "W9.19", 0 };
 static const unsigned char ldpv_345[120] = {
 	0xd0, 0x0c, 0xd2, 0x0c, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25472,6 +25643,7 @@ static const unsigned char ldpv_345[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_345_rules[] = { "W9.2", 0 };
 static const unsigned char ldpv_346[120] = {
 	0xd0, 0x0c, 0xd2, 0x0c, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25484,6 +25656,7 @@ static const unsigned char ldpv_346[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_346_rules[] = { "W9.2", 0 };
 static const unsigned char ldpv_347[120] = {
 	0xd0, 0x0c, 0xd2, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25496,6 +25669,7 @@ static const unsigned char ldpv_347[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_347_rules[] = { "W9.21", "W9.2", 0 };
 static const unsigned char ldpv_348[56] = {
 	0xd0, 0x0c, 0xd4, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25503,6 +25677,7 @@ static const unsigned char ldpv_348[56] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_348_rules[] = { "W9.21", 0 };
 static const unsigned char ldpv_349[56] = {
 	0xd0, 0x0c, 0xd4, 0x0c, 0x04, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
 	0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25510,6 +25685,7 @@ static const unsigned char ldpv_349[56] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_349_rules[] = { "W9.22", 0 };
 static const unsigned char ldpv_350[120] = {
 	0xd0, 0x0c, 0xd2, 0x0c, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25522,6 +25698,7 @@ static const unsigned char ldpv_350[120] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xc0,
 	0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_350_rules[] = { "W9.22", 0 };
 static const unsigned char ldpv_351[32] = {
 	0xd0, 0x0b, 0xd1, 0x0b, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25849,17 +26026,20 @@ static const unsigned char ldpv_363[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_363_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_364[40] = {
 	0xd0, 0x0b, 0xd3, 0x0b, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x40, 0x00, 0x02, 0x00, 0x01, 0x00, 0x66, 0x6c, 0x61, 0x73,
 	0x68, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_364_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_365[31] = {
 	0xd0, 0x0b, 0xd7, 0x0b, 0xff, 0xff, 0xff, 0x7f, 0x04, 0x00, 0x00, 0x00,
 	0x01, 0x00, 0x00, 0x00, 0x62, 0x75, 0x63, 0x6b, 0x65, 0x74, 0x2f, 0x6f,
 	0x62, 0x6a, 0x2d, 0x30, 0x30, 0x30, 0x31,
 };
+static const char *const ldpv_365_rules[] = { "W0.3", "W9.2", 0 };
 static const unsigned char ldpv_366[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25886,6 +26066,7 @@ static const unsigned char ldpv_366[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xfe, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_366_rules[] = { "W0.3", 0 };
 static const unsigned char ldpv_367[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25908,6 +26089,7 @@ static const unsigned char ldpv_367[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_367_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_368[240] = {
 	0x0b, 0xd6, 0x0b, 0xd0, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25930,6 +26112,7 @@ static const unsigned char ldpv_368[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_368_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_369[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25952,6 +26135,7 @@ static const unsigned char ldpv_369[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_369_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_370[288] = {
 	0xd0, 0x0b, 0xd6, 0x8b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -25978,12 +26162,14 @@ static const unsigned char ldpv_370[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_370_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_371[48] = {
 	0xd0, 0x0b, 0xd3, 0x0b, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x40, 0x00, 0x02, 0x00, 0x01, 0x00, 0x70, 0x70, 0x70, 0x70,
 	0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70, 0x70,
 };
+static const char *const ldpv_371_rules[] = { "W9.12", 0 };
 static const unsigned char ldpv_372[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26006,6 +26192,7 @@ static const unsigned char ldpv_372[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_372_rules[] = { "W9.13", 0 };
 static const unsigned char ldpv_373[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26032,6 +26219,7 @@ static const unsigned char ldpv_373[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_373_rules[] = { "W9.13", 0 };
 static const unsigned char ldpv_374[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26054,6 +26242,7 @@ static const unsigned char ldpv_374[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_374_rules[] = { "W9.14", 0 };
 static const unsigned char ldpv_375[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26080,6 +26269,7 @@ static const unsigned char ldpv_375[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_375_rules[] = { "W9.14", 0 };
 static const unsigned char ldpv_376[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26102,6 +26292,7 @@ static const unsigned char ldpv_376[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_376_rules[] = { "W9.15", 0 };
 static const unsigned char ldpv_377[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26128,6 +26319,7 @@ static const unsigned char ldpv_377[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_377_rules[] = { "W9.15", "W9.17", 0 };
 static const unsigned char ldpv_378[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26154,6 +26346,7 @@ static const unsigned char ldpv_378[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_378_rules[] = { "W9.16", 0 };
 static const unsigned char ldpv_379[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26180,6 +26373,7 @@ static const unsigned char ldpv_379[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_379_rules[] = { "W9.16", 0 };
 static const unsigned char ldpv_380[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26206,6 +26400,7 @@ static const unsigned char ldpv_380[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_380_rules[] = { "W9.17", 0 };
 static const unsigned char ldpv_381[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26228,6 +26423,7 @@ static const unsigned char ldpv_381[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_381_rules[] = { "W9.17", 0 };
 static const unsigned char ldpv_382[288] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26254,6 +26450,7 @@ static const unsigned char ldpv_382[288] = {
 	0x00, 0x00, 0x40, 0x00, 0xff, 0xff, 0xff, 0xff, 0x61, 0x72, 0x63, 0x68,
 	0x69, 0x76, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_382_rules[] = { "W9.18", 0 };
 static const unsigned char ldpv_383[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26276,6 +26473,7 @@ static const unsigned char ldpv_383[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_383_rules[] = { "W9.18", 0 };
 static const unsigned char ldpv_384[208] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0x20, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26296,6 +26494,7 @@ static const unsigned char ldpv_384[208] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
 	0x01, 0x00, 0xff, 0xff,
 };
+static const char *const ldpv_384_rules[] = { "W9.2", "W9.15", 0 };
 static const unsigned char ldpv_385[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf1, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26318,6 +26517,7 @@ static const unsigned char ldpv_385[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 };
+static const char *const ldpv_385_rules[] = { "W9.2", 0 };
 static const unsigned char ldpv_386[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26340,6 +26540,7 @@ static const unsigned char ldpv_386[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_386_rules[] = { "W9.20", 0 };
 static const unsigned char ldpv_387[240] = {
 	0xd0, 0x0b, 0xd6, 0x0b, 0xf0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -26362,6 +26563,7 @@ static const unsigned char ldpv_387[240] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_387_rules[] = { "W9.20", 0 };
 static const unsigned char ldpv_388[48] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0x04, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00,
@@ -26406,58 +26608,68 @@ static const unsigned char ldpv_394[24] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00,
 };
+static const char *const ldpv_394_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_395[24] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0x04, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_395_rules[] = { "W0.1", 0 };
 static const unsigned char ldpv_396[48] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0xff, 0xff, 0xff, 0x7f, 0x01, 0x00, 0x00, 0x00,
 	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_396_rules[] = { "W0.3", 0 };
 static const unsigned char ldpv_397[48] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_397_rules[] = { "W0.3", 0 };
 static const unsigned char ldpv_398[48] = {
 	0x0c, 0xd3, 0x0c, 0xd0, 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_398_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_399[48] = {
 	0x0c, 0xd3, 0x0c, 0xd0, 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfa, 0xfa, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_399_rules[] = { "W1.2", 0 };
 static const unsigned char ldpv_400[48] = {
 	0xd2, 0x0c, 0xd3, 0x0c, 0x01, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xfa, 0xfa, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_400_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_401[48] = {
 	0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_401_rules[] = { "W9.1", 0 };
 static const unsigned char ldpv_402[48] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0xef, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_402_rules[] = { "W9.11", 0 };
 static const unsigned char ldpv_403[48] = {
 	0xd0, 0x0c, 0xd3, 0x0c, 0x00, 0x00, 0x00, 0x80, 0xff, 0xff, 0xff, 0xff,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_403_rules[] = { "W9.11", 0 };
 static const unsigned char ldpv_404[96] = {
 	0xd0, 0x0c, 0xd4, 0x0c, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
@@ -26468,6 +26680,7 @@ static const unsigned char ldpv_404[96] = {
 	0x00, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_404_rules[] = { "W9.2", 0 };
 static const unsigned char ldpv_405[96] = {
 	0xd0, 0x0c, 0xd4, 0x0c, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
@@ -26478,413 +26691,414 @@ static const unsigned char ldpv_405[96] = {
 	0x00, 0x04, 0x00, 0x40, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00,
 };
+static const char *const ldpv_405_rules[] = { "W9.2", 0 };
 
 static const struct ldpv_case ldpv_cases[LDPV_NCASES] LDPV_UNUSED = {
-	{ .name = "tc1", .tc_id = 1, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: as written", .data = ldpv_1, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_1, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc2", .tc_id = 2, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: name buffer: the name \"x\"", .data = ldpv_2, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_2, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc3", .tc_id = 3, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: a 255-byte name", .data = ldpv_3, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_3, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc4", .tc_id = 4, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: a 1-byte name", .data = ldpv_4, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_4, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc5", .tc_id = 5, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: 128 groups", .data = ldpv_5, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_5, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc6", .tc_id = 6, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: bufcount 5", .data = ldpv_6, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_6_canonical, .canonical_len = 440, .has_fields = 0 },
-	{ .name = "tc7", .tc_id = 7, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: an empty buffer 6", .data = ldpv_7, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_7_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc8", .tc_id = 8, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: buffer 0 8 bytes short", .data = ldpv_8, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_8_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc9", .tc_id = 9, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: buffer 0 8 bytes longer", .data = ldpv_9, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_9_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc10", .tc_id = 10, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: buffer 1 8 bytes longer", .data = ldpv_10, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_10, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc11", .tc_id = 11, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: buffer 2 8 bytes longer", .data = ldpv_11, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_11_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc12", .tc_id = 12, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: buffer 3 8 bytes longer", .data = ldpv_12, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_12_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc13", .tc_id = 13, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: buffer 5 8 bytes short", .data = ldpv_13, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_13, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc14", .tc_id = 14, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: buffer 5 8 bytes longer", .data = ldpv_14, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_14, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc15", .tc_id = 15, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request: a v2 ptlrpc_body (152 bytes)", .data = ldpv_15, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_15_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc16", .tc_id = 16, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: as written", .data = ldpv_16, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_16_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc17", .tc_id = 17, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: name buffer: the name \"x\"", .data = ldpv_17, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_17_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc18", .tc_id = 18, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: a 255-byte name", .data = ldpv_18, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_18_canonical, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc19", .tc_id = 19, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: a 1-byte name", .data = ldpv_19, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_19_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc20", .tc_id = 20, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: 128 groups", .data = ldpv_20, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_20_canonical, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc21", .tc_id = 21, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: bufcount 5", .data = ldpv_21, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_21_canonical, .canonical_len = 440, .has_fields = 0 },
-	{ .name = "tc22", .tc_id = 22, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: an empty buffer 6", .data = ldpv_22, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_22_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc23", .tc_id = 23, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: buffer 0 8 bytes short", .data = ldpv_23, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_23_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc24", .tc_id = 24, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: buffer 0 8 bytes longer", .data = ldpv_24, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_24_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc25", .tc_id = 25, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: buffer 1 8 bytes longer", .data = ldpv_25, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_25_canonical, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc26", .tc_id = 26, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: buffer 2 8 bytes longer", .data = ldpv_26, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_26_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc27", .tc_id = 27, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: buffer 3 8 bytes longer", .data = ldpv_27, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_27_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc28", .tc_id = 28, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: buffer 5 8 bytes short", .data = ldpv_28, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_28_canonical, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc29", .tc_id = 29, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: buffer 5 8 bytes longer", .data = ldpv_29, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_29_canonical, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc30", .tc_id = 30, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: a v2 ptlrpc_body (152 bytes)", .data = ldpv_30, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_30_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc31", .tc_id = 31, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: as written", .data = ldpv_31, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_31, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc32", .tc_id = 32, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: name buffer: the name \"x\"", .data = ldpv_32, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_32, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc33", .tc_id = 33, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: a 255-byte name", .data = ldpv_33, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_33, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc34", .tc_id = 34, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: a 1-byte name", .data = ldpv_34, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_34, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc35", .tc_id = 35, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: 128 groups", .data = ldpv_35, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_35, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc36", .tc_id = 36, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: bufcount 5", .data = ldpv_36, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_36_canonical, .canonical_len = 440, .has_fields = 0 },
-	{ .name = "tc37", .tc_id = 37, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: an empty buffer 6", .data = ldpv_37, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_37_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc38", .tc_id = 38, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: buffer 0 8 bytes short", .data = ldpv_38, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_38_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc39", .tc_id = 39, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: buffer 0 8 bytes longer", .data = ldpv_39, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_39_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc40", .tc_id = 40, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: buffer 1 8 bytes longer", .data = ldpv_40, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_40, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc41", .tc_id = 41, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: buffer 2 8 bytes longer", .data = ldpv_41, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_41_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc42", .tc_id = 42, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: buffer 3 8 bytes longer", .data = ldpv_42, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_42_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc43", .tc_id = 43, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: buffer 5 8 bytes short", .data = ldpv_43, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_43, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc44", .tc_id = 44, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: buffer 5 8 bytes longer", .data = ldpv_44, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_44, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc45", .tc_id = 45, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: a v2 ptlrpc_body (152 bytes)", .data = ldpv_45, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_45_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc46", .tc_id = 46, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_request: as written", .data = ldpv_46, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_46, .canonical_len = 448, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc47", .tc_id = 47, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_request: no name", .data = ldpv_47, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_47, .canonical_len = 448, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc48", .tc_id = 48, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_request: 128 groups", .data = ldpv_48, .len = 944, .request = 0, .request_len = 0, .canonical = ldpv_48, .canonical_len = 944, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc49", .tc_id = 49, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: bufcount 4", .data = ldpv_49, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_49_canonical, .canonical_len = 432, .has_fields = 0 },
-	{ .name = "tc50", .tc_id = 50, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: bufcount 5", .data = ldpv_50, .len = 432, .request = 0, .request_len = 0, .canonical = ldpv_50_canonical, .canonical_len = 432, .has_fields = 0 },
-	{ .name = "tc51", .tc_id = 51, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: an empty buffer 6", .data = ldpv_51, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_51_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc52", .tc_id = 52, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: buffer 0 8 bytes short", .data = ldpv_52, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_52_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc53", .tc_id = 53, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: buffer 0 8 bytes longer", .data = ldpv_53, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_53_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc54", .tc_id = 54, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_request: buffer 1 8 bytes longer", .data = ldpv_54, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_54, .canonical_len = 456, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc55", .tc_id = 55, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: buffer 2 8 bytes longer", .data = ldpv_55, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_55_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc56", .tc_id = 56, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: buffer 3 8 bytes longer", .data = ldpv_56, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_56_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc57", .tc_id = 57, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_request: buffer 5 8 bytes short", .data = ldpv_57, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_57, .canonical_len = 440, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc58", .tc_id = 58, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_request: buffer 5 8 bytes longer", .data = ldpv_58, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_58, .canonical_len = 456, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc59", .tc_id = 59, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: a v2 ptlrpc_body (152 bytes)", .data = ldpv_59, .len = 416, .request = 0, .request_len = 0, .canonical = ldpv_59_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc60", .tc_id = 60, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: as written", .data = ldpv_60, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_60, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc61", .tc_id = 61, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: name buffer: the name \"x\"", .data = ldpv_61, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_61, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc62", .tc_id = 62, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: a 255-byte name", .data = ldpv_62, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_62, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc63", .tc_id = 63, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: a 1-byte name", .data = ldpv_63, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_63, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc64", .tc_id = 64, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: 128 groups", .data = ldpv_64, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_64, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc65", .tc_id = 65, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: bufcount 5", .data = ldpv_65, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_65_canonical, .canonical_len = 440, .has_fields = 0 },
-	{ .name = "tc66", .tc_id = 66, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: an empty buffer 6", .data = ldpv_66, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_66_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc67", .tc_id = 67, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: buffer 0 8 bytes short", .data = ldpv_67, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_67_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc68", .tc_id = 68, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: buffer 0 8 bytes longer", .data = ldpv_68, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_68_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc69", .tc_id = 69, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: buffer 1 8 bytes longer", .data = ldpv_69, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_69, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc70", .tc_id = 70, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: buffer 2 8 bytes longer", .data = ldpv_70, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_70_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc71", .tc_id = 71, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: buffer 3 8 bytes longer", .data = ldpv_71, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_71_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc72", .tc_id = 72, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: buffer 5 8 bytes short", .data = ldpv_72, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_72, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc73", .tc_id = 73, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: buffer 5 8 bytes longer", .data = ldpv_73, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_73, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
-	{ .name = "tc74", .tc_id = 74, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: a v2 ptlrpc_body (152 bytes)", .data = ldpv_74, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_74_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc75", .tc_id = 75, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_request: u32 at offset 412 set to 0xd8 (was 0x1000)", .data = ldpv_75, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_75, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 216u, 0u, 0u } } },
-	{ .name = "tc76", .tc_id = 76, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request: u32 at offset 404 set to 0xd8 (was 0x1000)", .data = ldpv_76, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_76, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 216u, 4096u, 4096u, 4096u, 4096u } } },
-	{ .name = "tc77", .tc_id = 77, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_be: u32 at offset 420 set to 0xd8 (was 0x1000)", .data = ldpv_77, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_77_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 216u } } },
-	{ .name = "tc78", .tc_id = 78, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_request_partial: u32 at offset 412 set to 0xd8 (was 0x1000)", .data = ldpv_78, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_78, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 216u, 4096u, 4096u } } },
-	{ .name = "tc79", .tc_id = 79, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: u32 at offset 320 set to 0x40 (was 0x0)", .data = ldpv_79, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_79_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc80", .tc_id = 80, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_partial: u32 at offset 396 set to 0xffff (was 0x0)", .data = ldpv_80, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_80_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc81", .tc_id = 81, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_request_be: u32 at offset 196 set to 0xffff (was 0x0)", .data = ldpv_81, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_81_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc82", .tc_id = 82, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_request: u32 at offset 396 set to 0x10000 (was 0x0)", .data = ldpv_82, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_82_canonical, .canonical_len = 448, .has_fields = 0 },
-	{ .name = "tc83", .tc_id = 83, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: u32 at offset 188 set to 0x10 (was 0x0)", .data = ldpv_83, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_83_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc84", .tc_id = 84, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_request: u32 at offset 196 set to 0x8 (was 0x0)", .data = ldpv_84, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_84_canonical, .canonical_len = 456, .has_fields = 0 },
-	{ .name = "tc85", .tc_id = 85, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .comment = "rename_object_request: u32 at offset 48 set to 0x80 (was 0x0)", .data = ldpv_85, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc86", .tc_id = 86, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .comment = "mkdir_request: u32 at offset 36 set to 0xd8 (was 0x68)", .data = ldpv_86, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc87", .tc_id = 87, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .comment = "mkdir_request: buffer 1 8 bytes short", .data = ldpv_87, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc88", .tc_id = 88, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .comment = "unlink_request: u32 at offset 32 set to 0x80 (was 0xb8)", .data = ldpv_88, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc89", .tc_id = 89, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .comment = "mkdir_request: 129 groups", .data = ldpv_89, .len = 960, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc90", .tc_id = 90, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .comment = "mkdir_request_partial: u32 at offset 40 set to 0x80000008 (was 0x8)", .data = ldpv_90, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc91", .tc_id = 91, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .comment = "unlink_request: u32 at offset 68 set to 0x10001 (was 0x40003)", .data = ldpv_91, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc92", .tc_id = 92, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .comment = "rename_object_request: u32 at offset 68 set to 0x100 (was 0x40003)", .data = ldpv_92, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc93", .tc_id = 93, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .comment = "rename_object_request: u32 at offset 240 set to 0x100000 (was 0x1000)", .data = ldpv_93, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc94", .tc_id = 94, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .comment = "unlink_request: u32 at offset 240 set to 0xd8 (was 0x1000)", .data = ldpv_94, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc95", .tc_id = 95, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .comment = "unlink_request: u32 at offset 380 set to 0x7fffffff (was 0x12)", .data = ldpv_95, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc96", .tc_id = 96, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .comment = "mkdir_request_be: u32 at offset 380 set to 0xffff (was 0x12)", .data = ldpv_96, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc97", .tc_id = 97, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .comment = "mkdir_request_be: u32 at offset 8 set to 0x8bd00bd3 (was 0xbd00bd3)", .data = ldpv_97, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc98", .tc_id = 98, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .comment = "rename_object_request: u32 at offset 8 set to 0x8bd00bd3 (was 0xbd00bd3)", .data = ldpv_98, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc99", .tc_id = 99, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .comment = "mkdir_request: bufcount 0", .data = ldpv_99, .len = 32, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc100", .tc_id = 100, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .comment = "unlink_request: u32 at offset 0 set to 0xd8 (was 0x6)", .data = ldpv_100, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc101", .tc_id = 101, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .comment = "mkdir_request: a non-empty buffer 6", .data = ldpv_101, .len = 472, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc102", .tc_id = 102, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .comment = "rename_object_request: a non-empty buffer 6", .data = ldpv_102, .len = 464, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc103", .tc_id = 103, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .comment = "unlink_request: u32 at offset 64 set to 0x3 (was 0x1267)", .data = ldpv_103, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc104", .tc_id = 104, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .comment = "mkdir_request_be: u32 at offset 64 set to 0x0 (was 0x1267)", .data = ldpv_104, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc105", .tc_id = 105, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .comment = "mkdir_request_be: u32 at offset 272 set to 0x100 (was 0x0)", .data = ldpv_105, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc106", .tc_id = 106, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .comment = "unlink_request: u32 at offset 272 set to 0x10 (was 0x0)", .data = ldpv_106, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc107", .tc_id = 107, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .comment = "unlink_request: u32 at offset 288 set to 0xff (was 0x2)", .data = ldpv_107, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc108", .tc_id = 108, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .comment = "unlink_request: u32 at offset 288 set to 0x102 (was 0x2)", .data = ldpv_108, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc109", .tc_id = 109, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.1", .comment = "mkdir_request_partial: u32 at offset 348 set to 0x2 (was 0x0)", .data = ldpv_109, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc110", .tc_id = 110, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.1", .comment = "unlink_request: u32 at offset 348 set to 0xff (was 0x0)", .data = ldpv_110, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc111", .tc_id = 111, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.10", .comment = "mkdir_request: a 256-byte name", .data = ldpv_111, .len = 712, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc112", .tc_id = 112, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.10", .comment = "unlink_request: a 256-byte name", .data = ldpv_112, .len = 712, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc113", .tc_id = 113, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.11", .comment = "mkdir_request: name buffer: a slash", .data = ldpv_113, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc114", .tc_id = 114, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.11", .comment = "mkdir_request_partial: name buffer: a slash", .data = ldpv_114, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc115", .tc_id = 115, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.12", .comment = "mkdir_request: name buffer: \".\"", .data = ldpv_115, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc116", .tc_id = 116, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.12", .comment = "mkdir_request_be: name buffer: \"..\"", .data = ldpv_116, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc117", .tc_id = 117, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.13", .comment = "mkdir_request_partial: u32 at offset 400 set to 0x4 (was 0xd8)", .data = ldpv_117, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc118", .tc_id = 118, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.13", .comment = "mkdir_request_be: u32 at offset 400 set to 0x80 (was 0xd8)", .data = ldpv_118, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc119", .tc_id = 119, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.14", .comment = "mkdir_request: groups: 3 bytes", .data = ldpv_119, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc120", .tc_id = 120, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.14", .comment = "mkdir_request_be: u32 at offset 52 set to 0xd (was 0xc)", .data = ldpv_120, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc121", .tc_id = 121, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.15", .comment = "mkdir_request: name buffer: a NUL inside", .data = ldpv_121, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc122", .tc_id = 122, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.15", .comment = "mkdir_request_partial: buffer 4 8 bytes longer", .data = ldpv_122, .len = 464, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc123", .tc_id = 123, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.16", .comment = "mkdir_request_be: u32 at offset 124 set to 0x0 (was 0x64)", .data = ldpv_123, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc124", .tc_id = 124, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.16", .comment = "unlink_request: u32 at offset 124 set to 0x0 (was 0x64)", .data = ldpv_124, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc125", .tc_id = 125, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.2", .comment = "rename_object_request: u32 at offset 364 set to 0x10001 (was 0x0)", .data = ldpv_125, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc126", .tc_id = 126, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.2", .comment = "mkdir_request_be: u32 at offset 268 set to 0x11 (was 0x1)", .data = ldpv_126, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc127", .tc_id = 127, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.3", .comment = "mkdir_request: u32 at offset 368 set to 0x1 (was 0x0)", .data = ldpv_127, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc128", .tc_id = 128, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.3", .comment = "mkdir_request_partial: u32 at offset 368 set to 0x7 (was 0x2)", .data = ldpv_128, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc129", .tc_id = 129, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.4", .comment = "mkdir_request: no name", .data = ldpv_129, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc130", .tc_id = 130, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.4", .comment = "rename_object_request: u32 at offset 368 set to 0x100 (was 0x1)", .data = ldpv_130, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc131", .tc_id = 131, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.5", .comment = "rename_object_request: name buffer: no NUL", .data = ldpv_131, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc132", .tc_id = 132, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.5", .comment = "rename_object_request: name buffer: \".\"", .data = ldpv_132, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc133", .tc_id = 133, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.6", .comment = "mkdir_request_partial: u32 at offset 392 set to 0x10001 (was 0x41ed)", .data = ldpv_133, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc134", .tc_id = 134, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.6", .comment = "mkdir_request_partial: u32 at offset 392 set to 0x8 (was 0x41ed)", .data = ldpv_134, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc135", .tc_id = 135, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.7", .comment = "rename_object_request: u32 at offset 392 set to 0xffff (was 0x0)", .data = ldpv_135, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc136", .tc_id = 136, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.7", .comment = "unlink_request: u32 at offset 392 set to 0x7 (was 0x0)", .data = ldpv_136, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc137", .tc_id = 137, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.8", .comment = "mkdir_request: name buffer: no NUL", .data = ldpv_137, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc138", .tc_id = 138, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.8", .comment = "mkdir_request: u32 at offset 436 set to 0xffffffff (was 0x7269)", .data = ldpv_138, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc139", .tc_id = 139, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.9", .comment = "mkdir_request: name buffer: only the NUL", .data = ldpv_139, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc140", .tc_id = 140, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.9", .comment = "mkdir_request_be: name buffer: only the NUL", .data = ldpv_140, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc141", .tc_id = 141, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.1", .comment = "mkdir_request_partial: u32 at offset 12 set to 0x40 (was 0x5298)", .data = ldpv_141, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc142", .tc_id = 142, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.1", .comment = "mkdir_request: u32 at offset 404 set to 0x10000 (was 0x1000)", .data = ldpv_142, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc143", .tc_id = 143, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_complete: as written", .data = ldpv_143, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_143, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
-	{ .name = "tc144", .tc_id = 144, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_complete: bufcount 2", .data = ldpv_144, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_144_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc145", .tc_id = 145, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_complete: bufcount 10", .data = ldpv_145, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_145_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc146", .tc_id = 146, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_complete: buffer 0 8 bytes short", .data = ldpv_146, .len = 896, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_146_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc147", .tc_id = 147, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_complete: buffer 0 8 bytes longer", .data = ldpv_147, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_147_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc148", .tc_id = 148, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_complete: buffer 1 8 bytes longer", .data = ldpv_148, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_148_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc149", .tc_id = 149, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_complete: buffer 2 8 bytes longer", .data = ldpv_149, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_149_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc150", .tc_id = 150, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_absent: as written", .data = ldpv_150, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_150, .canonical_len = 696, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 0u, 0u, 0u, 32u, 0u } } },
-	{ .name = "tc151", .tc_id = 151, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: bufcount 2", .data = ldpv_151, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_151_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc152", .tc_id = 152, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: bufcount 8", .data = ldpv_152, .len = 688, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_152_canonical, .canonical_len = 696, .has_fields = 0 },
-	{ .name = "tc153", .tc_id = 153, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: bufcount 10", .data = ldpv_153, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_153_canonical, .canonical_len = 696, .has_fields = 0 },
-	{ .name = "tc154", .tc_id = 154, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: buffer 0 8 bytes short", .data = ldpv_154, .len = 688, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_154_canonical, .canonical_len = 696, .has_fields = 0 },
-	{ .name = "tc155", .tc_id = 155, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: buffer 0 8 bytes longer", .data = ldpv_155, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_155_canonical, .canonical_len = 696, .has_fields = 0 },
-	{ .name = "tc156", .tc_id = 156, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: buffer 1 8 bytes longer", .data = ldpv_156, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_156_canonical, .canonical_len = 696, .has_fields = 0 },
-	{ .name = "tc157", .tc_id = 157, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_absent: buffer 2 8 bytes longer", .data = ldpv_157, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_157_canonical, .canonical_len = 696, .has_fields = 0 },
-	{ .name = "tc158", .tc_id = 158, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_advisory: as written", .data = ldpv_158, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_158, .canonical_len = 712, .has_fields = 1, .rep = { -13, 0xdu, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 00u, 0u, 0u, 0x0u, { 216u, 44u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc159", .tc_id = 159, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: bufcount 2", .data = ldpv_159, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_159_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc160", .tc_id = 160, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: bufcount 8", .data = ldpv_160, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_160_canonical, .canonical_len = 712, .has_fields = 0 },
-	{ .name = "tc161", .tc_id = 161, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: bufcount 10", .data = ldpv_161, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_161_canonical, .canonical_len = 712, .has_fields = 0 },
-	{ .name = "tc162", .tc_id = 162, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: buffer 0 8 bytes short", .data = ldpv_162, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_162_canonical, .canonical_len = 712, .has_fields = 0 },
-	{ .name = "tc163", .tc_id = 163, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: buffer 0 8 bytes longer", .data = ldpv_163, .len = 720, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_163_canonical, .canonical_len = 712, .has_fields = 0 },
-	{ .name = "tc164", .tc_id = 164, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: buffer 1 8 bytes longer", .data = ldpv_164, .len = 720, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_164_canonical, .canonical_len = 712, .has_fields = 0 },
-	{ .name = "tc165", .tc_id = 165, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_advisory: buffer 2 8 bytes longer", .data = ldpv_165, .len = 720, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_165_canonical, .canonical_len = 712, .has_fields = 0 },
-	{ .name = "tc166", .tc_id = 166, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_eexist: as written", .data = ldpv_166, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_166, .canonical_len = 664, .has_fields = 1, .rep = { -17, 0x7u, 0x1u, 0x0u, 0x200000401ull, 0x5u, 0x0u, 040000u, 0u, 0u, 0x0u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc167", .tc_id = 167, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: bufcount 2", .data = ldpv_167, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_167_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc168", .tc_id = 168, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: bufcount 8", .data = ldpv_168, .len = 656, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_168_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc169", .tc_id = 169, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: bufcount 10", .data = ldpv_169, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_169_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc170", .tc_id = 170, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: buffer 0 8 bytes short", .data = ldpv_170, .len = 656, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_170_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc171", .tc_id = 171, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: buffer 0 8 bytes longer", .data = ldpv_171, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_171_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc172", .tc_id = 172, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: buffer 1 8 bytes longer", .data = ldpv_172, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_172_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc173", .tc_id = 173, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: buffer 2 8 bytes longer", .data = ldpv_173, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_173_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc174", .tc_id = 174, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_empty: as written", .data = ldpv_174, .len = 368, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_174, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc175", .tc_id = 175, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: bufcount 2", .data = ldpv_175, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_175_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc176", .tc_id = 176, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: bufcount 3", .data = ldpv_176, .len = 344, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_176_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc177", .tc_id = 177, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: bufcount 8", .data = ldpv_177, .len = 360, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_177_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc178", .tc_id = 178, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: bufcount 10", .data = ldpv_178, .len = 368, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_178_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc179", .tc_id = 179, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: buffer 0 8 bytes short", .data = ldpv_179, .len = 360, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_179_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc180", .tc_id = 180, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: buffer 0 8 bytes longer", .data = ldpv_180, .len = 376, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_180_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc181", .tc_id = 181, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_empty: buffer 1 8 bytes longer", .data = ldpv_181, .len = 376, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_181_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc182", .tc_id = 182, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_lov_truncated: as written", .data = ldpv_182, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_182, .canonical_len = 872, .has_fields = 1, .rep = { 0, 0x15u, 0x2fu, 0x10u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 5320u, 48u } } },
-	{ .name = "tc183", .tc_id = 183, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: bufcount 2", .data = ldpv_183, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_183_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc184", .tc_id = 184, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: bufcount 10", .data = ldpv_184, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_184_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc185", .tc_id = 185, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: buffer 0 8 bytes short", .data = ldpv_185, .len = 864, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_185_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc186", .tc_id = 186, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: buffer 0 8 bytes longer", .data = ldpv_186, .len = 880, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_186_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc187", .tc_id = 187, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: buffer 1 8 bytes longer", .data = ldpv_187, .len = 880, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_187_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc188", .tc_id = 188, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: buffer 2 8 bytes longer", .data = ldpv_188, .len = 880, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_188_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc189", .tc_id = 189, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_be: as written", .data = ldpv_189, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_189_canonical, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
-	{ .name = "tc190", .tc_id = 190, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_be: bufcount 2", .data = ldpv_190, .len = 336, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_190_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc191", .tc_id = 191, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_be: bufcount 10", .data = ldpv_191, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_191_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc192", .tc_id = 192, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_be: buffer 0 8 bytes short", .data = ldpv_192, .len = 896, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_192_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc193", .tc_id = 193, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_be: buffer 0 8 bytes longer", .data = ldpv_193, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_193_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc194", .tc_id = 194, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_be: buffer 1 8 bytes longer", .data = ldpv_194, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_194_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc195", .tc_id = 195, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_be: buffer 2 8 bytes longer", .data = ldpv_195, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_195_canonical, .canonical_len = 904, .has_fields = 0 },
-	{ .name = "tc196", .tc_id = 196, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "rename_object_reply: as written", .data = ldpv_196, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_196, .canonical_len = 664, .has_fields = 1, .rep = { 0, 0x0u, 0x1u, 0x0u, 0x0ull, 0x0u, 0x0u, 00u, 0u, 0u, 0x0u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
-	{ .name = "tc197", .tc_id = 197, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_reply: bufcount 2", .data = ldpv_197, .len = 336, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_197_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc198", .tc_id = 198, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_reply: bufcount 8", .data = ldpv_198, .len = 656, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_198_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc199", .tc_id = 199, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_reply: bufcount 10", .data = ldpv_199, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_199_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc200", .tc_id = 200, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_reply: buffer 0 8 bytes short", .data = ldpv_200, .len = 656, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_200_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc201", .tc_id = 201, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "unlink_reply: as written", .data = ldpv_201, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_201, .canonical_len = 752, .has_fields = 1, .rep = { 0, 0x7u, 0x9u, 0x0u, 0x200000401ull, 0x3u, 0x0u, 0100000u, 0u, 0u, 0x0u, { 216u, 0u, 0u, 88u, 0u, 0u } } },
-	{ .name = "tc202", .tc_id = 202, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: bufcount 2", .data = ldpv_202, .len = 336, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_202_canonical, .canonical_len = 368, .has_fields = 0 },
-	{ .name = "tc203", .tc_id = 203, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: bufcount 8", .data = ldpv_203, .len = 744, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_203_canonical, .canonical_len = 752, .has_fields = 0 },
-	{ .name = "tc204", .tc_id = 204, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: bufcount 10", .data = ldpv_204, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_204_canonical, .canonical_len = 752, .has_fields = 0 },
-	{ .name = "tc205", .tc_id = 205, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: buffer 0 8 bytes short", .data = ldpv_205, .len = 744, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_205_canonical, .canonical_len = 752, .has_fields = 0 },
-	{ .name = "tc206", .tc_id = 206, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: buffer 0 8 bytes longer", .data = ldpv_206, .len = 760, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_206_canonical, .canonical_len = 752, .has_fields = 0 },
-	{ .name = "tc207", .tc_id = 207, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: buffer 1 8 bytes longer", .data = ldpv_207, .len = 760, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_207_canonical, .canonical_len = 752, .has_fields = 0 },
-	{ .name = "tc208", .tc_id = 208, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "unlink_reply: buffer 2 8 bytes longer", .data = ldpv_208, .len = 760, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_208_canonical, .canonical_len = 752, .has_fields = 0 },
-	{ .name = "tc209", .tc_id = 209, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_be: request u32 at offset 408 set to 0xd8 (was 0x1000)", .data = ldpv_209, .len = 904, .request = ldpv_209_req, .request_len = 456, .canonical = ldpv_209_canonical, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
-	{ .name = "tc210", .tc_id = 210, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_be: request u32 at offset 404 set to 0xd8 (was 0x1000)", .data = ldpv_210, .len = 904, .request = ldpv_210_req, .request_len = 456, .canonical = ldpv_210_canonical, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
-	{ .name = "tc211", .tc_id = 211, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_absent: request u32 at offset 420 set to 0xd8 (was 0x1000)", .data = ldpv_211, .len = 696, .request = ldpv_211_req, .request_len = 456, .canonical = ldpv_211, .canonical_len = 696, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 0u, 0u, 0u, 32u, 0u } } },
-	{ .name = "tc212", .tc_id = 212, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .comment = "mkdir_reply_absent: request u32 at offset 404 set to 0xd8 (was 0x1000)", .data = ldpv_212, .len = 696, .request = ldpv_212_req, .request_len = 456, .canonical = ldpv_212, .canonical_len = 696, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 0u, 0u, 0u, 32u, 0u } } },
-	{ .name = "tc213", .tc_id = 213, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 200 set to 0x10000 (was 0x0)", .data = ldpv_213, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_213_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc214", .tc_id = 214, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 200 set to 0x7fffffff (was 0x0)", .data = ldpv_214, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_214_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc215", .tc_id = 215, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_eexist: u32 at offset 208 set to 0x100 (was 0x0)", .data = ldpv_215, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_215_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc216", .tc_id = 216, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 336 set to 0x100 (was 0x0)", .data = ldpv_216, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_216_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc217", .tc_id = 217, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 208 set to 0x2 (was 0x0)", .data = ldpv_217, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_217_canonical, .canonical_len = 872, .has_fields = 0 },
-	{ .name = "tc218", .tc_id = 218, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "rename_object_reply: u32 at offset 268 set to 0x7fffffff (was 0x0)", .data = ldpv_218, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_218_canonical, .canonical_len = 664, .has_fields = 0 },
-	{ .name = "tc219", .tc_id = 219, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .comment = "mkdir_reply_advisory: u32 at offset 44 set to 0x1d8 (was 0xd8)", .data = ldpv_219, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc220", .tc_id = 220, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .comment = "unlink_reply: cut to 152 of 752 bytes", .data = ldpv_220, .len = 152, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc221", .tc_id = 221, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .comment = "mkdir_reply_complete: buffer 1 8 bytes short", .data = ldpv_221, .len = 896, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc222", .tc_id = 222, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .comment = "mkdir_reply_absent: u32 at offset 36 set to 0x2 (was 0x70)", .data = ldpv_222, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc223", .tc_id = 223, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .comment = "mkdir_reply_advisory: u32 at offset 44 set to 0xd8000000 (was 0xd8)", .data = ldpv_223, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc224", .tc_id = 224, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .comment = "mkdir_reply_eexist: u32 at offset 32 set to 0xb8000000 (was 0xb8)", .data = ldpv_224, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc225", .tc_id = 225, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .comment = "mkdir_reply_complete: u32 at offset 84 set to 0x80 (was 0x3)", .data = ldpv_225, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc226", .tc_id = 226, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .comment = "unlink_reply: u32 at offset 88 set to 0x2 (was 0x65)", .data = ldpv_226, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc227", .tc_id = 227, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .comment = "mkdir_reply_lov_truncated: u32 at offset 352 set to 0x80 (was 0x7)", .data = ldpv_227, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc228", .tc_id = 228, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .comment = "mkdir_reply_be: u32 at offset 356 set to 0x4 (was 0x7)", .data = ldpv_228, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc229", .tc_id = 229, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .comment = "mkdir_reply_absent: u32 at offset 4 set to 0x7fffffff (was 0x0)", .data = ldpv_229, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc230", .tc_id = 230, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .comment = "unlink_reply: u32 at offset 4 set to 0x8 (was 0x0)", .data = ldpv_230, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc231", .tc_id = 231, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .comment = "unlink_reply: u32 at offset 8 set to 0xbd00bd1 (was 0xbd00bd3)", .data = ldpv_231, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc232", .tc_id = 232, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .comment = "mkdir_reply_absent: u32 at offset 8 set to 0x10000 (was 0xbd00bd3)", .data = ldpv_232, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc233", .tc_id = 233, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.2", .comment = "mkdir_reply_absent: u32 at offset 664 set to 0xd00bd10b (was 0xbd10bd0)", .data = ldpv_233, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc234", .tc_id = 234, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.2", .comment = "mkdir_reply_be: u32 at offset 736 set to 0xcd20cd0 (was 0xd00cd20c)", .data = ldpv_234, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc235", .tc_id = 235, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .comment = "mkdir_reply_complete: bufcount 0", .data = ldpv_235, .len = 32, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc236", .tc_id = 236, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .comment = "mkdir_reply_eexist: u32 at offset 0 set to 0x10001 (was 0x9)", .data = ldpv_236, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc237", .tc_id = 237, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .comment = "mkdir_reply_complete: a non-empty buffer 9", .data = ldpv_237, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc238", .tc_id = 238, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .comment = "mkdir_reply_eexist: a non-empty buffer 9", .data = ldpv_238, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc239", .tc_id = 239, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .comment = "mkdir_reply_absent: u32 at offset 80 set to 0x1 (was 0x1269)", .data = ldpv_239, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc240", .tc_id = 240, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .comment = "mkdir_reply_absent: u32 at offset 80 set to 0xffffffff (was 0x1269)", .data = ldpv_240, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc241", .tc_id = 241, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .comment = "mkdir_reply_advisory: u32 at offset 288 set to 0xffff (was 0x0)", .data = ldpv_241, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc242", .tc_id = 242, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .comment = "mkdir_reply_absent: u32 at offset 288 set to 0xffff (was 0x0)", .data = ldpv_242, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc243", .tc_id = 243, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .comment = "mkdir_reply_be: u32 at offset 304 set to 0x80000000 (was 0x2)", .data = ldpv_243, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc244", .tc_id = 244, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .comment = "mkdir_reply_advisory: u32 at offset 304 set to 0xffff (was 0x2)", .data = ldpv_244, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc245", .tc_id = 245, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.1", .comment = "rename_object_reply: u32 at offset 380 set to 0x80 (was 0x0)", .data = ldpv_245, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc246", .tc_id = 246, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.1", .comment = "mkdir_reply_eexist: u32 at offset 380 set to 0x100 (was 0x0)", .data = ldpv_246, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc247", .tc_id = 247, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.2", .comment = "mkdir_reply_complete: result 0: a 200-byte PATTR", .data = ldpv_247, .len = 888, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc248", .tc_id = 248, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.2", .comment = "mkdir_reply_eexist: result 0: a 200-byte PATTR", .data = ldpv_248, .len = 648, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc249", .tc_id = 249, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.1", .comment = "unlink_reply: u32 at offset 92 set to 0x40 (was 0x0)", .data = ldpv_249, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc250", .tc_id = 250, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.1", .comment = "mkdir_reply_complete: u32 at offset 92 set to 0x3 (was 0x0)", .data = ldpv_250, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc251", .tc_id = 251, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.10", .comment = "mkdir_reply_complete: bufcount 3", .data = ldpv_251, .len = 424, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc252", .tc_id = 252, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.10", .comment = "mkdir_reply_be: u32 at offset 436 set to 0x3 (was 0x30)", .data = ldpv_252, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc253", .tc_id = 253, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.11", .comment = "mkdir_reply_be: request u32 at offset 408 set to 0x7 (was 0x1000)", .data = ldpv_253, .len = 904, .request = ldpv_253_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc254", .tc_id = 254, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.11", .comment = "mkdir_reply_lov_truncated: request u32 at offset 412 set to 0x4 (was 0x1000)", .data = ldpv_254, .len = 872, .request = ldpv_254_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc255", .tc_id = 255, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.12", .comment = "mkdir_reply_lov_truncated: u32 at offset 432 set to 0x0 (was 0x14c8)", .data = ldpv_255, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc256", .tc_id = 256, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.12", .comment = "mkdir_reply_eexist: u32 at offset 380 set to 0x2 (was 0x0)", .data = ldpv_256, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc257", .tc_id = 257, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.13", .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0xffff (was 0x7)", .data = ldpv_257, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc258", .tc_id = 258, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.13", .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0x17 (was 0x7)", .data = ldpv_258, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc259", .tc_id = 259, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.14", .comment = "unlink_reply: u32 at offset 400 set to 0x8004 (was 0x8000)", .data = ldpv_259, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc260", .tc_id = 260, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.14", .comment = "mkdir_reply_eexist: u32 at offset 400 set to 0xffff (was 0x4000)", .data = ldpv_260, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc261", .tc_id = 261, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.15", .comment = "mkdir_reply_lov_truncated: request u32 at offset 368 set to 0x10 (was 0x0)", .data = ldpv_261, .len = 872, .request = ldpv_261_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc262", .tc_id = 262, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.15", .comment = "mkdir_reply_lov_truncated: request u32 at offset 368 set to 0x10000 (was 0x0)", .data = ldpv_262, .len = 872, .request = ldpv_262_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc263", .tc_id = 263, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.16", .comment = "rename_object_reply: u32 at offset 372 set to 0x7 (was 0x0)", .data = ldpv_263, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc264", .tc_id = 264, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.16", .comment = "rename_object_reply: u32 at offset 372 set to 0x1 (was 0x0)", .data = ldpv_264, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc265", .tc_id = 265, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.2", .comment = "mkdir_reply_complete: u32 at offset 376 set to 0x3d (was 0x3f)", .data = ldpv_265, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc266", .tc_id = 266, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.2", .comment = "mkdir_reply_absent: u32 at offset 376 set to 0x1 (was 0x3f)", .data = ldpv_266, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc267", .tc_id = 267, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.3", .comment = "mkdir_reply_lov_truncated: u32 at offset 372 set to 0x100 (was 0x15)", .data = ldpv_267, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc268", .tc_id = 268, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.3", .comment = "mkdir_reply_empty: u32 at offset 352 set to 0x9 (was 0x1)", .data = ldpv_268, .len = 368, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc269", .tc_id = 269, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.4", .comment = "mkdir_reply_advisory: u32 at offset 276 set to 0x7fffffff (was 0x2)", .data = ldpv_269, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc270", .tc_id = 270, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.4", .comment = "mkdir_reply_eexist: request u32 at offset 280 set to 0x10000 (was 0x975fb7c0)", .data = ldpv_270, .len = 664, .request = ldpv_270_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc271", .tc_id = 271, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.5", .comment = "mkdir_reply_be: u32 at offset 368 set to 0x1 (was 0x0)", .data = ldpv_271, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc272", .tc_id = 272, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.5", .comment = "mkdir_reply_eexist: u32 at offset 368 set to 0x2 (was 0xffffffef)", .data = ldpv_272, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc273", .tc_id = 273, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.6", .comment = "rename_object_reply: u32 at offset 372 set to 0x2 (was 0x0)", .data = ldpv_273, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc274", .tc_id = 274, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.6", .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0x6 (was 0x7)", .data = ldpv_274, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc275", .tc_id = 275, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.7", .comment = "mkdir_reply_be: u32 at offset 392 set to 0x80 (was 0x0)", .data = ldpv_275, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc276", .tc_id = 276, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.7", .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0x1 (was 0x7)", .data = ldpv_276, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc277", .tc_id = 277, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.8", .comment = "mkdir_reply_be: u32 at offset 380 set to 0x7 (was 0x0)", .data = ldpv_277, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc278", .tc_id = 278, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.8", .comment = "mkdir_reply_complete: u32 at offset 380 set to 0x1 (was 0x0)", .data = ldpv_278, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc279", .tc_id = 279, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.9", .comment = "unlink_reply: result 1: an ACL entry with e_perm 8", .data = ldpv_279, .len = 808, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc280", .tc_id = 280, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.9", .comment = "rename_object_reply: u32 at offset 424 set to 0x1 (was 0x0)", .data = ldpv_280, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc281", .tc_id = 281, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.2", .comment = "rename_object_reply: buffer 0 8 bytes longer", .data = ldpv_281, .len = 672, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc282", .tc_id = 282, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.2", .comment = "rename_object_reply: buffer 2 8 bytes longer", .data = ldpv_282, .len = 672, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc283", .tc_id = 283, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.1", .comment = "mkdir_reply_complete: result 3: an unknown LMV magic", .data = ldpv_283, .len = 936, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc284", .tc_id = 284, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.1", .comment = "mkdir_reply_complete: u32 at offset 856 set to 0xd8 (was 0xcd30cd0)", .data = ldpv_284, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc285", .tc_id = 285, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.10", .comment = "mkdir_reply_complete: result 1: ACL version 3", .data = ldpv_285, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc286", .tc_id = 286, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.10", .comment = "mkdir_reply_be: result 1: ACL version 3", .data = ldpv_286, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc287", .tc_id = 287, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.11", .comment = "mkdir_reply_lov_truncated: u32 at offset 828 set to 0x80000002 (was 0x2)", .data = ldpv_287, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc288", .tc_id = 288, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.11", .comment = "mkdir_reply_lov_truncated: u32 at offset 828 set to 0x80000000 (was 0x2)", .data = ldpv_288, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc289", .tc_id = 289, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.2", .comment = "mkdir_reply_lov_truncated: u32 at offset 740 set to 0x100 (was 0x2)", .data = ldpv_289, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc290", .tc_id = 290, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.2", .comment = "mkdir_reply_lov_truncated: u32 at offset 740 set to 0x7 (was 0x2)", .data = ldpv_290, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc291", .tc_id = 291, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.21", .comment = "mkdir_reply_complete: u32 at offset 740 set to 0x0 (was 0x2)", .data = ldpv_291, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc292", .tc_id = 292, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.21", .comment = "mkdir_reply_be: u32 at offset 740 set to 0x0 (was 0x2000000)", .data = ldpv_292, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc293", .tc_id = 293, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.22", .comment = "mkdir_reply_complete: u32 at offset 748 set to 0x2000000 (was 0x2)", .data = ldpv_293, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc294", .tc_id = 294, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.22", .comment = "mkdir_reply_be: u32 at offset 748 set to 0xff (was 0x2000000)", .data = ldpv_294, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc295", .tc_id = 295, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.4", .comment = "mkdir_reply_advisory: u32 at offset 692 set to 0xffff (was 0x70010)", .data = ldpv_295, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc296", .tc_id = 296, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.4", .comment = "mkdir_reply_advisory: u32 at offset 668 set to 0x10000 (was 0x70001)", .data = ldpv_296, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc297", .tc_id = 297, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.5", .comment = "mkdir_reply_complete: result 1: an ACL entry with e_perm 8", .data = ldpv_297, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc298", .tc_id = 298, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.5", .comment = "mkdir_reply_be: u32 at offset 692 set to 0x100006ff (was 0x10000700)", .data = ldpv_298, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc299", .tc_id = 299, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.6", .comment = "mkdir_reply_lov_truncated: u32 at offset 684 set to 0x8 (was 0x50004)", .data = ldpv_299, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc300", .tc_id = 300, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.6", .comment = "mkdir_reply_complete: u32 at offset 700 set to 0x4 (was 0x50020)", .data = ldpv_300, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc301", .tc_id = 301, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.8", .comment = "mkdir_reply_lov_truncated: u32 at offset 692 set to 0x8 (was 0x70010)", .data = ldpv_301, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc302", .tc_id = 302, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.8", .comment = "mkdir_reply_advisory: u32 at offset 692 set to 0x8 (was 0x70010)", .data = ldpv_302, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc303", .tc_id = 303, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .comment = "xattr_acl_default: as written", .data = ldpv_303, .len = 52, .request = 0, .request_len = 0, .canonical = ldpv_303, .canonical_len = 52, .has_fields = 0 },
-	{ .name = "tc304", .tc_id = 304, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .comment = "xattr_acl_access: as written", .data = ldpv_304, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_304, .canonical_len = 60, .has_fields = 0 },
-	{ .name = "tc305", .tc_id = 305, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .comment = "xattr_acl_32: as written", .data = ldpv_305, .len = 260, .request = 0, .request_len = 0, .canonical = ldpv_305, .canonical_len = 260, .has_fields = 0 },
-	{ .name = "tc306", .tc_id = 306, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .comment = "xattr_acl_large: as written", .data = ldpv_306, .len = 3236, .request = 0, .request_len = 0, .canonical = ldpv_306, .canonical_len = 3236, .has_fields = 0 },
-	{ .name = "tc307", .tc_id = 307, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_acl_access: u32 at offset 8 set to 0xd8 (was 0xffffffff)", .data = ldpv_307, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_307_canonical, .canonical_len = 60, .has_fields = 0 },
-	{ .name = "tc308", .tc_id = 308, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_acl_32: u32 at offset 8 set to 0xfffffff7 (was 0xffffffff)", .data = ldpv_308, .len = 260, .request = 0, .request_len = 0, .canonical = ldpv_308_canonical, .canonical_len = 260, .has_fields = 0 },
-	{ .name = "tc309", .tc_id = 309, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_acl_access: u32 at offset 32 set to 0x7 (was 0xffffffff)", .data = ldpv_309, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_309_canonical, .canonical_len = 60, .has_fields = 0 },
-	{ .name = "tc310", .tc_id = 310, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_acl_access: u32 at offset 48 set to 0x2 (was 0xffffffff)", .data = ldpv_310, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_310_canonical, .canonical_len = 60, .has_fields = 0 },
-	{ .name = "tc311", .tc_id = 311, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_acl_default: u32 at offset 24 set to 0xfffffffd (was 0xffffffff)", .data = ldpv_311, .len = 52, .request = 0, .request_len = 0, .canonical = ldpv_311_canonical, .canonical_len = 52, .has_fields = 0 },
-	{ .name = "tc312", .tc_id = 312, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_acl_32: u32 at offset 128 set to 0xd8 (was 0xffffffff)", .data = ldpv_312, .len = 260, .request = 0, .request_len = 0, .canonical = ldpv_312_canonical, .canonical_len = 260, .has_fields = 0 },
-	{ .name = "tc313", .tc_id = 313, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_acl_access: cut to 0 of 60 bytes", .data = ldpv_313, .len = 0, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc314", .tc_id = 314, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_acl_32: cut to 0 of 260 bytes", .data = ldpv_314, .len = 0, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc315", .tc_id = 315, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.10", .comment = "xattr_acl_access: u32 at offset 0 set to 0x80000002 (was 0x2)", .data = ldpv_315, .len = 60, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc316", .tc_id = 316, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.10", .comment = "xattr_acl_32: u32 at offset 0 set to 0x12 (was 0x2)", .data = ldpv_316, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc317", .tc_id = 317, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.3", .comment = "xattr_acl_large: cut to 3144 of 3236 bytes", .data = ldpv_317, .len = 3144, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc318", .tc_id = 318, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.3", .comment = "xattr_acl_large: cut to 1072 of 3236 bytes", .data = ldpv_318, .len = 1072, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc319", .tc_id = 319, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.4", .comment = "xattr_acl_large: u32 at offset 2956 set to 0x6000a (was 0x60008)", .data = ldpv_319, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc320", .tc_id = 320, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.4", .comment = "xattr_acl_large: u32 at offset 2796 set to 0x60007 (was 0x60008)", .data = ldpv_320, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc321", .tc_id = 321, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.5", .comment = "xattr_acl_32: u32 at offset 252 set to 0x80000020 (was 0x20)", .data = ldpv_321, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc322", .tc_id = 322, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.5", .comment = "xattr_acl_32: u32 at offset 36 set to 0x80040002 (was 0x40002)", .data = ldpv_322, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc323", .tc_id = 323, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.6", .comment = "xattr_acl_large: u32 at offset 2572 set to 0x2 (was 0x60008)", .data = ldpv_323, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc324", .tc_id = 324, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.6", .comment = "xattr_acl_large: u32 at offset 1548 set to 0x50001 (was 0x50002)", .data = ldpv_324, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc325", .tc_id = 325, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.7", .comment = "xattr_acl_default: the last entry (OTHER) removed", .data = ldpv_325, .len = 44, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc326", .tc_id = 326, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.7", .comment = "xattr_acl_32: the last entry (OTHER) removed", .data = ldpv_326, .len = 252, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc327", .tc_id = 327, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.8", .comment = "xattr_acl_32: u32 at offset 244 set to 0x8 (was 0x60010)", .data = ldpv_327, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc328", .tc_id = 328, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.8", .comment = "xattr_acl_default: u32 at offset 36 set to 0x8 (was 0x50010)", .data = ldpv_328, .len = 52, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc329", .tc_id = 329, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.9", .comment = "xattr_acl_large: u32 at offset 2232 set to 0x7fffffff (was 0x4f07)", .data = ldpv_329, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc330", .tc_id = 330, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.9", .comment = "xattr_acl_large: u32 at offset 432 set to 0x1 (was 0x2883)", .data = ldpv_330, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc331", .tc_id = 331, .kind = LDPV_XATTR, .xattr_name = "trusted.pin", .result = LDPV_VALID, .rule = 0, .comment = "xattr_pin_both: as written", .data = ldpv_331, .len = 20, .request = 0, .request_len = 0, .canonical = ldpv_331, .canonical_len = 20, .has_fields = 0 },
-	{ .name = "tc332", .tc_id = 332, .kind = LDPV_XATTR, .xattr_name = "trusted.pin", .result = LDPV_VALID, .rule = 0, .comment = "xattr_pin_unknown: as written", .data = ldpv_332, .len = 31, .request = 0, .request_len = 0, .canonical = ldpv_332, .canonical_len = 31, .has_fields = 0 },
-	{ .name = "tc333", .tc_id = 333, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lmv_striped: as written", .data = ldpv_333, .len = 120, .request = 0, .request_len = 0, .canonical = ldpv_333, .canonical_len = 120, .has_fields = 0 },
-	{ .name = "tc334", .tc_id = 334, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lmv_stripe: as written", .data = ldpv_334, .len = 56, .request = 0, .request_len = 0, .canonical = ldpv_334, .canonical_len = 56, .has_fields = 0 },
-	{ .name = "tc335", .tc_id = 335, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lmv_foreign: as written", .data = ldpv_335, .len = 30, .request = 0, .request_len = 0, .canonical = ldpv_335, .canonical_len = 30, .has_fields = 0 },
-	{ .name = "tc336", .tc_id = 336, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_lmv_striped: cut to 40 of 120 bytes", .data = ldpv_336, .len = 40, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc337", .tc_id = 337, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_lmv_stripe: cut to 55 of 56 bytes", .data = ldpv_337, .len = 55, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc338", .tc_id = 338, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.3", .comment = "xattr_lmv_stripe: u32 at offset 4 set to 0x10001 (was 0x4)", .data = ldpv_338, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc339", .tc_id = 339, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.3", .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x80000004 (was 0x4)", .data = ldpv_339, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc340", .tc_id = 340, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W1.2", .comment = "xattr_lmv_stripe: u32 at offset 0 set to 0xd00cd40c (was 0xcd40cd0)", .data = ldpv_340, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc341", .tc_id = 341, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W1.2", .comment = "xattr_lmv_striped: u32 at offset 0 set to 0xd00cd20c (was 0xcd20cd0)", .data = ldpv_341, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc342", .tc_id = 342, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.1", .comment = "xattr_lmv_striped: u32 at offset 0 set to 0xcd20cd8 (was 0xcd20cd0)", .data = ldpv_342, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc343", .tc_id = 343, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.1", .comment = "xattr_lmv_striped: u32 at offset 0 set to 0x0 (was 0xcd20cd0)", .data = ldpv_343, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc344", .tc_id = 344, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.19", .comment = "xattr_lmv_foreign: an empty foreign LMV (lfm_length 0)", .data = ldpv_344, .len = 16, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc345", .tc_id = 345, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.2", .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x80 (was 0x4)", .data = ldpv_345, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc346", .tc_id = 346, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.2", .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x7 (was 0x4)", .data = ldpv_346, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc347", .tc_id = 347, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.21", .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x0 (was 0x4)", .data = ldpv_347, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc348", .tc_id = 348, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.21", .comment = "xattr_lmv_stripe: u32 at offset 4 set to 0x0 (was 0x4)", .data = ldpv_348, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc349", .tc_id = 349, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.22", .comment = "xattr_lmv_stripe: u32 at offset 12 set to 0xffff (was 0x2)", .data = ldpv_349, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc350", .tc_id = 350, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.22", .comment = "xattr_lmv_striped: u32 at offset 12 set to 0x0 (was 0x2)", .data = ldpv_350, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc351", .tc_id = 351, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lov_v1: as written", .data = ldpv_351, .len = 32, .request = 0, .request_len = 0, .canonical = ldpv_351, .canonical_len = 32, .has_fields = 0 },
-	{ .name = "tc352", .tc_id = 352, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lov_v1_objects: as written", .data = ldpv_352, .len = 80, .request = 0, .request_len = 0, .canonical = ldpv_352, .canonical_len = 80, .has_fields = 0 },
-	{ .name = "tc353", .tc_id = 353, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lov_v3_pool: as written", .data = ldpv_353, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_353, .canonical_len = 48, .has_fields = 0 },
-	{ .name = "tc354", .tc_id = 354, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lov_comp3: as written", .data = ldpv_354, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_354, .canonical_len = 288, .has_fields = 0 },
-	{ .name = "tc355", .tc_id = 355, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .comment = "xattr_lov_foreign: as written", .data = ldpv_355, .len = 31, .request = 0, .request_len = 0, .canonical = ldpv_355, .canonical_len = 31, .has_fields = 0 },
-	{ .name = "tc356", .tc_id = 356, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .comment = "synth_lov_pfl_uninit: as written", .data = ldpv_356, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_356, .canonical_len = 240, .has_fields = 0 },
-	{ .name = "tc357", .tc_id = 357, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x2ffff (was 0x30000)", .data = ldpv_357, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_357_canonical, .canonical_len = 192, .has_fields = 0 },
-	{ .name = "tc358", .tc_id = 358, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x1ffff (was 0x20000)", .data = ldpv_358, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_358_canonical, .canonical_len = 136, .has_fields = 0 },
-	{ .name = "tc359", .tc_id = 359, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x10001 (was 0x20000)", .data = ldpv_359, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_359_canonical, .canonical_len = 136, .has_fields = 0 },
-	{ .name = "tc360", .tc_id = 360, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x10001 (was 0x30000)", .data = ldpv_360, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_360_canonical, .canonical_len = 112, .has_fields = 0 },
-	{ .name = "tc361", .tc_id = 361, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x10000 (was 0x20000)", .data = ldpv_361, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_361_canonical, .canonical_len = 136, .has_fields = 0 },
-	{ .name = "tc362", .tc_id = 362, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x10000 (was 0x30000)", .data = ldpv_362, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_362_canonical, .canonical_len = 112, .has_fields = 0 },
-	{ .name = "tc363", .tc_id = 363, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_lov_comp3: u32 at offset 108 set to 0x4 (was 0x20)", .data = ldpv_363, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc364", .tc_id = 364, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_lov_v3_pool: cut to 40 of 48 bytes", .data = ldpv_364, .len = 40, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc365", .tc_id = 365, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.3", .comment = "xattr_lov_foreign: u32 at offset 4 set to 0x7fffffff (was 0xf)", .data = ldpv_365, .len = 31, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc366", .tc_id = 366, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.3", .comment = "xattr_lov_comp3: u32 at offset 268 set to 0xfffffeff (was 0xffffffff)", .data = ldpv_366, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc367", .tc_id = 367, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W1.2", .comment = "synth_lov_pfl_uninit: u32 at offset 128 set to 0xd00bd10b (was 0xbd10bd0)", .data = ldpv_367, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc368", .tc_id = 368, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W1.2", .comment = "synth_lov_pfl_uninit: u32 at offset 0 set to 0xd00bd60b (was 0xbd60bd0)", .data = ldpv_368, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc369", .tc_id = 369, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.1", .comment = "synth_lov_pfl_uninit: u32 at offset 128 set to 0xbd10bcf (was 0xbd10bd0)", .data = ldpv_369, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc370", .tc_id = 370, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.1", .comment = "xattr_lov_comp3: u32 at offset 0 set to 0x8bd60bd0 (was 0xbd60bd0)", .data = ldpv_370, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc371", .tc_id = 371, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.12", .comment = "xattr_lov_v3_pool: lmm_pool_name: 16 bytes, no NUL", .data = ldpv_371, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc372", .tc_id = 372, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.13", .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x0 (was 0x20000)", .data = ldpv_372, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc373", .tc_id = 373, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.13", .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x40 (was 0x30000)", .data = ldpv_373, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc374", .tc_id = 374, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.14", .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x80000000 (was 0x20000)", .data = ldpv_374, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc375", .tc_id = 375, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.14", .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x80030000 (was 0x30000)", .data = ldpv_375, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc376", .tc_id = 376, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.15", .comment = "synth_lov_pfl_uninit: u32 at offset 56 set to 0xffffffff (was 0x80)", .data = ldpv_376, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc377", .tc_id = 377, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.15", .comment = "xattr_lov_comp3: u32 at offset 108 set to 0x120 (was 0x20)", .data = ldpv_377, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc378", .tc_id = 378, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.16", .comment = "xattr_lov_comp3: u32 at offset 152 set to 0x7 (was 0xf0)", .data = ldpv_378, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc379", .tc_id = 379, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.16", .comment = "xattr_lov_comp3: u32 at offset 56 set to 0x2 (was 0xb0)", .data = ldpv_379, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc380", .tc_id = 380, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.17", .comment = "xattr_lov_comp3: u32 at offset 152 set to 0xef (was 0xf0)", .data = ldpv_380, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc381", .tc_id = 381, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.17", .comment = "synth_lov_pfl_uninit: u32 at offset 104 set to 0xa8 (was 0xb8)", .data = ldpv_381, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc382", .tc_id = 382, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.18", .comment = "xattr_lov_comp3: component 0 is itself a composite layout", .data = ldpv_382, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc383", .tc_id = 383, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.18", .comment = "synth_lov_pfl_uninit: component 0 is itself a composite layout", .data = ldpv_383, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc384", .tc_id = 384, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.2", .comment = "xattr_lov_comp3: cut to 208 of 288 bytes", .data = ldpv_384, .len = 208, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc385", .tc_id = 385, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.2", .comment = "synth_lov_pfl_uninit: u32 at offset 4 set to 0xf1 (was 0xf0)", .data = ldpv_385, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc386", .tc_id = 386, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.20", .comment = "synth_lov_pfl_uninit: u32 at offset 236 set to 0x7 (was 0xffffffff)", .data = ldpv_386, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc387", .tc_id = 387, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.20", .comment = "synth_lov_pfl_uninit: u32 at offset 236 set to 0x4 (was 0xffffffff)", .data = ldpv_387, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc388", .tc_id = 388, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_dmv_none: as written", .data = ldpv_388, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_388, .canonical_len = 48, .has_fields = 0 },
-	{ .name = "tc389", .tc_id = 389, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_dmv_specific: as written", .data = ldpv_389, .len = 96, .request = 0, .request_len = 0, .canonical = ldpv_389, .canonical_len = 96, .has_fields = 0 },
-	{ .name = "tc390", .tc_id = 390, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_dmv_inherit3: as written", .data = ldpv_390, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_390, .canonical_len = 48, .has_fields = 0 },
-	{ .name = "tc391", .tc_id = 391, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_dmv_max: as written", .data = ldpv_391, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_391, .canonical_len = 48, .has_fields = 0 },
-	{ .name = "tc392", .tc_id = 392, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_dmv_end: as written", .data = ldpv_392, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_392, .canonical_len = 48, .has_fields = 0 },
-	{ .name = "tc393", .tc_id = 393, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .comment = "xattr_dmv_unlimited: as written", .data = ldpv_393, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_393, .canonical_len = 48, .has_fields = 0 },
-	{ .name = "tc394", .tc_id = 394, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_dmv_unlimited: cut to 24 of 48 bytes", .data = ldpv_394, .len = 24, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc395", .tc_id = 395, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.1", .comment = "xattr_dmv_none: cut to 24 of 48 bytes", .data = ldpv_395, .len = 24, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc396", .tc_id = 396, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.3", .comment = "xattr_dmv_unlimited: u32 at offset 4 set to 0x7fffffff (was 0x2)", .data = ldpv_396, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc397", .tc_id = 397, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.3", .comment = "xattr_dmv_unlimited: u32 at offset 4 set to 0x10000 (was 0x2)", .data = ldpv_397, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc398", .tc_id = 398, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W1.2", .comment = "xattr_dmv_inherit3: u32 at offset 0 set to 0xd00cd30c (was 0xcd30cd0)", .data = ldpv_398, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc399", .tc_id = 399, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W1.2", .comment = "xattr_dmv_max: u32 at offset 0 set to 0xd00cd30c (was 0xcd30cd0)", .data = ldpv_399, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc400", .tc_id = 400, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.1", .comment = "xattr_dmv_max: u32 at offset 0 set to 0xcd30cd2 (was 0xcd30cd0)", .data = ldpv_400, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc401", .tc_id = 401, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.1", .comment = "xattr_dmv_unlimited: u32 at offset 0 set to 0x0 (was 0xcd30cd0)", .data = ldpv_401, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc402", .tc_id = 402, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.11", .comment = "xattr_dmv_end: u32 at offset 4 set to 0xffffffef (was 0xffffffff)", .data = ldpv_402, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc403", .tc_id = 403, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.11", .comment = "xattr_dmv_end: u32 at offset 4 set to 0x80000000 (was 0xffffffff)", .data = ldpv_403, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc404", .tc_id = 404, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.2", .comment = "xattr_dmv_specific: u32 at offset 4 set to 0x12 (was 0x2)", .data = ldpv_404, .len = 96, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
-	{ .name = "tc405", .tc_id = 405, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.2", .comment = "xattr_dmv_specific: u32 at offset 4 set to 0xff (was 0x2)", .data = ldpv_405, .len = 96, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc1", .tc_id = 1, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: as written", .data = ldpv_1, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_1, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc2", .tc_id = 2, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: name buffer: the name \"x\"", .data = ldpv_2, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_2, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc3", .tc_id = 3, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: a 255-byte name", .data = ldpv_3, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_3, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc4", .tc_id = 4, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: a 1-byte name", .data = ldpv_4, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_4, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc5", .tc_id = 5, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: 128 groups", .data = ldpv_5, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_5, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc6", .tc_id = 6, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: bufcount 5", .data = ldpv_6, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_6_canonical, .canonical_len = 440, .has_fields = 0 },
+	{ .name = "tc7", .tc_id = 7, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: an empty buffer 6", .data = ldpv_7, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_7_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc8", .tc_id = 8, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 0 8 bytes short", .data = ldpv_8, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_8_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc9", .tc_id = 9, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 0 8 bytes longer", .data = ldpv_9, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_9_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc10", .tc_id = 10, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 1 8 bytes longer", .data = ldpv_10, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_10, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc11", .tc_id = 11, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 2 8 bytes longer", .data = ldpv_11, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_11_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc12", .tc_id = 12, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 3 8 bytes longer", .data = ldpv_12, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_12_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc13", .tc_id = 13, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 5 8 bytes short", .data = ldpv_13, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_13, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc14", .tc_id = 14, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: buffer 5 8 bytes longer", .data = ldpv_14, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_14, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc15", .tc_id = 15, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request: a v2 ptlrpc_body (152 bytes)", .data = ldpv_15, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_15_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc16", .tc_id = 16, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: as written", .data = ldpv_16, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_16_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc17", .tc_id = 17, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: name buffer: the name \"x\"", .data = ldpv_17, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_17_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc18", .tc_id = 18, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: a 255-byte name", .data = ldpv_18, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_18_canonical, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc19", .tc_id = 19, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: a 1-byte name", .data = ldpv_19, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_19_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc20", .tc_id = 20, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: 128 groups", .data = ldpv_20, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_20_canonical, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc21", .tc_id = 21, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: bufcount 5", .data = ldpv_21, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_21_canonical, .canonical_len = 440, .has_fields = 0 },
+	{ .name = "tc22", .tc_id = 22, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: an empty buffer 6", .data = ldpv_22, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_22_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc23", .tc_id = 23, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 0 8 bytes short", .data = ldpv_23, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_23_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc24", .tc_id = 24, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 0 8 bytes longer", .data = ldpv_24, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_24_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc25", .tc_id = 25, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 1 8 bytes longer", .data = ldpv_25, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_25_canonical, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc26", .tc_id = 26, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 2 8 bytes longer", .data = ldpv_26, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_26_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc27", .tc_id = 27, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 3 8 bytes longer", .data = ldpv_27, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_27_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc28", .tc_id = 28, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 5 8 bytes short", .data = ldpv_28, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_28_canonical, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc29", .tc_id = 29, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: buffer 5 8 bytes longer", .data = ldpv_29, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_29_canonical, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc30", .tc_id = 30, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: a v2 ptlrpc_body (152 bytes)", .data = ldpv_30, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_30_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc31", .tc_id = 31, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: as written", .data = ldpv_31, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_31, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc32", .tc_id = 32, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: name buffer: the name \"x\"", .data = ldpv_32, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_32, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc33", .tc_id = 33, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: a 255-byte name", .data = ldpv_33, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_33, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc34", .tc_id = 34, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: a 1-byte name", .data = ldpv_34, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_34, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc35", .tc_id = 35, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: 128 groups", .data = ldpv_35, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_35, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc36", .tc_id = 36, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: bufcount 5", .data = ldpv_36, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_36_canonical, .canonical_len = 440, .has_fields = 0 },
+	{ .name = "tc37", .tc_id = 37, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: an empty buffer 6", .data = ldpv_37, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_37_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc38", .tc_id = 38, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 0 8 bytes short", .data = ldpv_38, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_38_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc39", .tc_id = 39, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 0 8 bytes longer", .data = ldpv_39, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_39_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc40", .tc_id = 40, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 1 8 bytes longer", .data = ldpv_40, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_40, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc41", .tc_id = 41, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 2 8 bytes longer", .data = ldpv_41, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_41_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc42", .tc_id = 42, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 3 8 bytes longer", .data = ldpv_42, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_42_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc43", .tc_id = 43, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 5 8 bytes short", .data = ldpv_43, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_43, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc44", .tc_id = 44, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: buffer 5 8 bytes longer", .data = ldpv_44, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_44, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc45", .tc_id = 45, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: a v2 ptlrpc_body (152 bytes)", .data = ldpv_45, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_45_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc46", .tc_id = 46, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_request: as written", .data = ldpv_46, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_46, .canonical_len = 448, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc47", .tc_id = 47, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_request: no name", .data = ldpv_47, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_47, .canonical_len = 448, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc48", .tc_id = 48, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_request: 128 groups", .data = ldpv_48, .len = 944, .request = 0, .request_len = 0, .canonical = ldpv_48, .canonical_len = 944, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc49", .tc_id = 49, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: bufcount 4", .data = ldpv_49, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_49_canonical, .canonical_len = 432, .has_fields = 0 },
+	{ .name = "tc50", .tc_id = 50, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: bufcount 5", .data = ldpv_50, .len = 432, .request = 0, .request_len = 0, .canonical = ldpv_50_canonical, .canonical_len = 432, .has_fields = 0 },
+	{ .name = "tc51", .tc_id = 51, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: an empty buffer 6", .data = ldpv_51, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_51_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc52", .tc_id = 52, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 0 8 bytes short", .data = ldpv_52, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_52_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc53", .tc_id = 53, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 0 8 bytes longer", .data = ldpv_53, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_53_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc54", .tc_id = 54, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 1 8 bytes longer", .data = ldpv_54, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_54, .canonical_len = 456, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc55", .tc_id = 55, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 2 8 bytes longer", .data = ldpv_55, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_55_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc56", .tc_id = 56, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 3 8 bytes longer", .data = ldpv_56, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_56_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc57", .tc_id = 57, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 5 8 bytes short", .data = ldpv_57, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_57, .canonical_len = 440, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc58", .tc_id = 58, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_request: buffer 5 8 bytes longer", .data = ldpv_58, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_58, .canonical_len = 456, .has_fields = 1, .req = { 0x200000402ull, 0x1au, 0x0u, 0x1u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc59", .tc_id = 59, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: a v2 ptlrpc_body (152 bytes)", .data = ldpv_59, .len = 416, .request = 0, .request_len = 0, .canonical = ldpv_59_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc60", .tc_id = 60, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: as written", .data = ldpv_60, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_60, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc61", .tc_id = 61, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: name buffer: the name \"x\"", .data = ldpv_61, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_61, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc62", .tc_id = 62, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: a 255-byte name", .data = ldpv_62, .len = 704, .request = 0, .request_len = 0, .canonical = ldpv_62, .canonical_len = 704, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc63", .tc_id = 63, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: a 1-byte name", .data = ldpv_63, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_63, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc64", .tc_id = 64, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: 128 groups", .data = ldpv_64, .len = 952, .request = 0, .request_len = 0, .canonical = ldpv_64, .canonical_len = 952, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc65", .tc_id = 65, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: bufcount 5", .data = ldpv_65, .len = 440, .request = 0, .request_len = 0, .canonical = ldpv_65_canonical, .canonical_len = 440, .has_fields = 0 },
+	{ .name = "tc66", .tc_id = 66, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: an empty buffer 6", .data = ldpv_66, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_66_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc67", .tc_id = 67, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 0 8 bytes short", .data = ldpv_67, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_67_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc68", .tc_id = 68, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 0 8 bytes longer", .data = ldpv_68, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_68_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc69", .tc_id = 69, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 1 8 bytes longer", .data = ldpv_69, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_69, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc70", .tc_id = 70, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 2 8 bytes longer", .data = ldpv_70, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_70_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc71", .tc_id = 71, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 3 8 bytes longer", .data = ldpv_71, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_71_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc72", .tc_id = 72, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 5 8 bytes short", .data = ldpv_72, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_72, .canonical_len = 448, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc73", .tc_id = 73, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: buffer 5 8 bytes longer", .data = ldpv_73, .len = 464, .request = 0, .request_len = 0, .canonical = ldpv_73, .canonical_len = 464, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 4096u, 0u, 0u } } },
+	{ .name = "tc74", .tc_id = 74, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: a v2 ptlrpc_body (152 bytes)", .data = ldpv_74, .len = 424, .request = 0, .request_len = 0, .canonical = ldpv_74_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc75", .tc_id = 75, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_request: u32 at offset 412 set to 0xd8 (was 0x1000)", .data = ldpv_75, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_75, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 00u, { 216u, 0u, 0u, 216u, 0u, 0u } } },
+	{ .name = "tc76", .tc_id = 76, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request: u32 at offset 404 set to 0xd8 (was 0x1000)", .data = ldpv_76, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_76, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 216u, 4096u, 4096u, 4096u, 4096u } } },
+	{ .name = "tc77", .tc_id = 77, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_be: u32 at offset 420 set to 0xd8 (was 0x1000)", .data = ldpv_77, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_77_canonical, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x0u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 4096u, 4096u, 216u } } },
+	{ .name = "tc78", .tc_id = 78, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: u32 at offset 412 set to 0xd8 (was 0x1000)", .data = ldpv_78, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_78, .canonical_len = 456, .has_fields = 1, .req = { 0x200000401ull, 0x1u, 0x0u, 0x2u, 500u, 500u, 022u, 0x0ull, 040755u, { 216u, 4096u, 4096u, 216u, 4096u, 4096u } } },
+	{ .name = "tc79", .tc_id = 79, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: u32 at offset 320 set to 0x40 (was 0x0)", .data = ldpv_79, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_79_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc80", .tc_id = 80, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_partial: u32 at offset 396 set to 0xffff (was 0x0)", .data = ldpv_80, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_80_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc81", .tc_id = 81, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_request_be: u32 at offset 196 set to 0xffff (was 0x0)", .data = ldpv_81, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_81_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc82", .tc_id = 82, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_request: u32 at offset 396 set to 0x10000 (was 0x0)", .data = ldpv_82, .len = 448, .request = 0, .request_len = 0, .canonical = ldpv_82_canonical, .canonical_len = 448, .has_fields = 0 },
+	{ .name = "tc83", .tc_id = 83, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: u32 at offset 188 set to 0x10 (was 0x0)", .data = ldpv_83, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_83_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc84", .tc_id = 84, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_request: u32 at offset 196 set to 0x8 (was 0x0)", .data = ldpv_84, .len = 456, .request = 0, .request_len = 0, .canonical = ldpv_84_canonical, .canonical_len = 456, .has_fields = 0 },
+	{ .name = "tc85", .tc_id = 85, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_85_rules, .comment = "rename_object_request: u32 at offset 48 set to 0x80 (was 0x0)", .data = ldpv_85, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc86", .tc_id = 86, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_86_rules, .comment = "mkdir_request: u32 at offset 36 set to 0xd8 (was 0x68)", .data = ldpv_86, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc87", .tc_id = 87, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .rules = ldpv_87_rules, .comment = "mkdir_request: buffer 1 8 bytes short", .data = ldpv_87, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc88", .tc_id = 88, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .rules = ldpv_88_rules, .comment = "unlink_request: u32 at offset 32 set to 0x80 (was 0xb8)", .data = ldpv_88, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc89", .tc_id = 89, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_89_rules, .comment = "mkdir_request: 129 groups", .data = ldpv_89, .len = 960, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc90", .tc_id = 90, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_90_rules, .comment = "mkdir_request_partial: u32 at offset 40 set to 0x80000008 (was 0x8)", .data = ldpv_90, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc91", .tc_id = 91, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .rules = ldpv_91_rules, .comment = "unlink_request: u32 at offset 68 set to 0x10001 (was 0x40003)", .data = ldpv_91, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc92", .tc_id = 92, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .rules = ldpv_92_rules, .comment = "rename_object_request: u32 at offset 68 set to 0x100 (was 0x40003)", .data = ldpv_92, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc93", .tc_id = 93, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .rules = ldpv_93_rules, .comment = "rename_object_request: u32 at offset 240 set to 0x100000 (was 0x1000)", .data = ldpv_93, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc94", .tc_id = 94, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .rules = ldpv_94_rules, .comment = "unlink_request: u32 at offset 240 set to 0xd8 (was 0x1000)", .data = ldpv_94, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc95", .tc_id = 95, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .rules = ldpv_95_rules, .comment = "unlink_request: u32 at offset 380 set to 0x7fffffff (was 0x12)", .data = ldpv_95, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc96", .tc_id = 96, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .rules = ldpv_96_rules, .comment = "mkdir_request_be: u32 at offset 380 set to 0xffff (was 0x12)", .data = ldpv_96, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc97", .tc_id = 97, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .rules = ldpv_97_rules, .comment = "mkdir_request_be: u32 at offset 8 set to 0x8bd00bd3 (was 0xbd00bd3)", .data = ldpv_97, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc98", .tc_id = 98, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .rules = ldpv_98_rules, .comment = "rename_object_request: u32 at offset 8 set to 0x8bd00bd3 (was 0xbd00bd3)", .data = ldpv_98, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc99", .tc_id = 99, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .rules = ldpv_99_rules, .comment = "mkdir_request: bufcount 0", .data = ldpv_99, .len = 32, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc100", .tc_id = 100, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .rules = ldpv_100_rules, .comment = "unlink_request: u32 at offset 0 set to 0xd8 (was 0x6)", .data = ldpv_100, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc101", .tc_id = 101, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .rules = ldpv_101_rules, .comment = "mkdir_request: a non-empty buffer 6", .data = ldpv_101, .len = 472, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc102", .tc_id = 102, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .rules = ldpv_102_rules, .comment = "rename_object_request: a non-empty buffer 6", .data = ldpv_102, .len = 464, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc103", .tc_id = 103, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .rules = ldpv_103_rules, .comment = "unlink_request: u32 at offset 64 set to 0x3 (was 0x1267)", .data = ldpv_103, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc104", .tc_id = 104, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .rules = ldpv_104_rules, .comment = "mkdir_request_be: u32 at offset 64 set to 0x0 (was 0x1267)", .data = ldpv_104, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc105", .tc_id = 105, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .rules = ldpv_105_rules, .comment = "mkdir_request_be: u32 at offset 272 set to 0x100 (was 0x0)", .data = ldpv_105, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc106", .tc_id = 106, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .rules = ldpv_106_rules, .comment = "unlink_request: u32 at offset 272 set to 0x10 (was 0x0)", .data = ldpv_106, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc107", .tc_id = 107, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .rules = ldpv_107_rules, .comment = "unlink_request: u32 at offset 288 set to 0xff (was 0x2)", .data = ldpv_107, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc108", .tc_id = 108, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .rules = ldpv_108_rules, .comment = "unlink_request: u32 at offset 288 set to 0x102 (was 0x2)", .data = ldpv_108, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc109", .tc_id = 109, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.1", .rules = ldpv_109_rules, .comment = "mkdir_request_partial: u32 at offset 348 set to 0x2 (was 0x0)", .data = ldpv_109, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc110", .tc_id = 110, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.1", .rules = ldpv_110_rules, .comment = "unlink_request: u32 at offset 348 set to 0xff (was 0x0)", .data = ldpv_110, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc111", .tc_id = 111, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.10", .rules = ldpv_111_rules, .comment = "mkdir_request: a 256-byte name", .data = ldpv_111, .len = 712, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc112", .tc_id = 112, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.10", .rules = ldpv_112_rules, .comment = "unlink_request: a 256-byte name", .data = ldpv_112, .len = 712, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc113", .tc_id = 113, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.11", .rules = ldpv_113_rules, .comment = "mkdir_request: name buffer: a slash", .data = ldpv_113, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc114", .tc_id = 114, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.11", .rules = ldpv_114_rules, .comment = "mkdir_request_partial: name buffer: a slash", .data = ldpv_114, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc115", .tc_id = 115, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.12", .rules = ldpv_115_rules, .comment = "mkdir_request: name buffer: \".\"", .data = ldpv_115, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc116", .tc_id = 116, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.12", .rules = ldpv_116_rules, .comment = "mkdir_request_be: name buffer: \"..\"", .data = ldpv_116, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc117", .tc_id = 117, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.13", .rules = ldpv_117_rules, .comment = "mkdir_request_partial: u32 at offset 400 set to 0x4 (was 0xd8)", .data = ldpv_117, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc118", .tc_id = 118, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.13", .rules = ldpv_118_rules, .comment = "mkdir_request_be: u32 at offset 400 set to 0x80 (was 0xd8)", .data = ldpv_118, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc119", .tc_id = 119, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.14", .rules = ldpv_119_rules, .comment = "mkdir_request: groups: 3 bytes", .data = ldpv_119, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc120", .tc_id = 120, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.14", .rules = ldpv_120_rules, .comment = "mkdir_request_be: u32 at offset 52 set to 0xd (was 0xc)", .data = ldpv_120, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc121", .tc_id = 121, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.15", .rules = ldpv_121_rules, .comment = "mkdir_request: name buffer: a NUL inside", .data = ldpv_121, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc122", .tc_id = 122, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.15", .rules = ldpv_122_rules, .comment = "mkdir_request_partial: buffer 4 8 bytes longer", .data = ldpv_122, .len = 464, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc123", .tc_id = 123, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.16", .rules = ldpv_123_rules, .comment = "mkdir_request_be: u32 at offset 124 set to 0x0 (was 0x64)", .data = ldpv_123, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc124", .tc_id = 124, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.16", .rules = ldpv_124_rules, .comment = "unlink_request: u32 at offset 124 set to 0x0 (was 0x64)", .data = ldpv_124, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc125", .tc_id = 125, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.2", .rules = ldpv_125_rules, .comment = "rename_object_request: u32 at offset 364 set to 0x10001 (was 0x0)", .data = ldpv_125, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc126", .tc_id = 126, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.2", .rules = ldpv_126_rules, .comment = "mkdir_request_be: u32 at offset 268 set to 0x11 (was 0x1)", .data = ldpv_126, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc127", .tc_id = 127, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.3", .rules = ldpv_127_rules, .comment = "mkdir_request: u32 at offset 368 set to 0x1 (was 0x0)", .data = ldpv_127, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc128", .tc_id = 128, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.3", .rules = ldpv_128_rules, .comment = "mkdir_request_partial: u32 at offset 368 set to 0x7 (was 0x2)", .data = ldpv_128, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc129", .tc_id = 129, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.4", .rules = ldpv_129_rules, .comment = "mkdir_request: no name", .data = ldpv_129, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc130", .tc_id = 130, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.4", .rules = ldpv_130_rules, .comment = "rename_object_request: u32 at offset 368 set to 0x100 (was 0x1)", .data = ldpv_130, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc131", .tc_id = 131, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.5", .rules = ldpv_131_rules, .comment = "rename_object_request: name buffer: no NUL", .data = ldpv_131, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc132", .tc_id = 132, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.5", .rules = ldpv_132_rules, .comment = "rename_object_request: name buffer: \".\"", .data = ldpv_132, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc133", .tc_id = 133, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.6", .rules = ldpv_133_rules, .comment = "mkdir_request_partial: u32 at offset 392 set to 0x10001 (was 0x41ed)", .data = ldpv_133, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc134", .tc_id = 134, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.6", .rules = ldpv_134_rules, .comment = "mkdir_request_partial: u32 at offset 392 set to 0x8 (was 0x41ed)", .data = ldpv_134, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc135", .tc_id = 135, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.7", .rules = ldpv_135_rules, .comment = "rename_object_request: u32 at offset 392 set to 0xffff (was 0x0)", .data = ldpv_135, .len = 448, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc136", .tc_id = 136, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.7", .rules = ldpv_136_rules, .comment = "unlink_request: u32 at offset 392 set to 0x7 (was 0x0)", .data = ldpv_136, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc137", .tc_id = 137, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.8", .rules = ldpv_137_rules, .comment = "mkdir_request: name buffer: no NUL", .data = ldpv_137, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc138", .tc_id = 138, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.8", .rules = ldpv_138_rules, .comment = "mkdir_request: u32 at offset 436 set to 0xffffffff (was 0x7269)", .data = ldpv_138, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc139", .tc_id = 139, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.9", .rules = ldpv_139_rules, .comment = "mkdir_request: name buffer: only the NUL", .data = ldpv_139, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc140", .tc_id = 140, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W5.9", .rules = ldpv_140_rules, .comment = "mkdir_request_be: name buffer: only the NUL", .data = ldpv_140, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc141", .tc_id = 141, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.1", .rules = ldpv_141_rules, .comment = "mkdir_request_partial: u32 at offset 12 set to 0x40 (was 0x5298)", .data = ldpv_141, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc142", .tc_id = 142, .kind = LDPV_REQUEST, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.1", .rules = ldpv_142_rules, .comment = "mkdir_request: u32 at offset 404 set to 0x10000 (was 0x1000)", .data = ldpv_142, .len = 456, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc143", .tc_id = 143, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: as written", .data = ldpv_143, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_143, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
+	{ .name = "tc144", .tc_id = 144, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: bufcount 2", .data = ldpv_144, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_144_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc145", .tc_id = 145, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: bufcount 10", .data = ldpv_145, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_145_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc146", .tc_id = 146, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: buffer 0 8 bytes short", .data = ldpv_146, .len = 896, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_146_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc147", .tc_id = 147, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: buffer 0 8 bytes longer", .data = ldpv_147, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_147_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc148", .tc_id = 148, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: buffer 1 8 bytes longer", .data = ldpv_148, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_148_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc149", .tc_id = 149, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_complete: buffer 2 8 bytes longer", .data = ldpv_149, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_149_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc150", .tc_id = 150, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: as written", .data = ldpv_150, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_150, .canonical_len = 696, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 0u, 0u, 0u, 32u, 0u } } },
+	{ .name = "tc151", .tc_id = 151, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: bufcount 2", .data = ldpv_151, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_151_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc152", .tc_id = 152, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: bufcount 8", .data = ldpv_152, .len = 688, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_152_canonical, .canonical_len = 696, .has_fields = 0 },
+	{ .name = "tc153", .tc_id = 153, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: bufcount 10", .data = ldpv_153, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_153_canonical, .canonical_len = 696, .has_fields = 0 },
+	{ .name = "tc154", .tc_id = 154, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: buffer 0 8 bytes short", .data = ldpv_154, .len = 688, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_154_canonical, .canonical_len = 696, .has_fields = 0 },
+	{ .name = "tc155", .tc_id = 155, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: buffer 0 8 bytes longer", .data = ldpv_155, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_155_canonical, .canonical_len = 696, .has_fields = 0 },
+	{ .name = "tc156", .tc_id = 156, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: buffer 1 8 bytes longer", .data = ldpv_156, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_156_canonical, .canonical_len = 696, .has_fields = 0 },
+	{ .name = "tc157", .tc_id = 157, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: buffer 2 8 bytes longer", .data = ldpv_157, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_157_canonical, .canonical_len = 696, .has_fields = 0 },
+	{ .name = "tc158", .tc_id = 158, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: as written", .data = ldpv_158, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_158, .canonical_len = 712, .has_fields = 1, .rep = { -13, 0xdu, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 00u, 0u, 0u, 0x0u, { 216u, 44u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc159", .tc_id = 159, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: bufcount 2", .data = ldpv_159, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_159_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc160", .tc_id = 160, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: bufcount 8", .data = ldpv_160, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_160_canonical, .canonical_len = 712, .has_fields = 0 },
+	{ .name = "tc161", .tc_id = 161, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: bufcount 10", .data = ldpv_161, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_161_canonical, .canonical_len = 712, .has_fields = 0 },
+	{ .name = "tc162", .tc_id = 162, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: buffer 0 8 bytes short", .data = ldpv_162, .len = 704, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_162_canonical, .canonical_len = 712, .has_fields = 0 },
+	{ .name = "tc163", .tc_id = 163, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: buffer 0 8 bytes longer", .data = ldpv_163, .len = 720, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_163_canonical, .canonical_len = 712, .has_fields = 0 },
+	{ .name = "tc164", .tc_id = 164, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: buffer 1 8 bytes longer", .data = ldpv_164, .len = 720, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_164_canonical, .canonical_len = 712, .has_fields = 0 },
+	{ .name = "tc165", .tc_id = 165, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_advisory: buffer 2 8 bytes longer", .data = ldpv_165, .len = 720, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_165_canonical, .canonical_len = 712, .has_fields = 0 },
+	{ .name = "tc166", .tc_id = 166, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: as written", .data = ldpv_166, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_166, .canonical_len = 664, .has_fields = 1, .rep = { -17, 0x7u, 0x1u, 0x0u, 0x200000401ull, 0x5u, 0x0u, 040000u, 0u, 0u, 0x0u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc167", .tc_id = 167, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: bufcount 2", .data = ldpv_167, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_167_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc168", .tc_id = 168, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: bufcount 8", .data = ldpv_168, .len = 656, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_168_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc169", .tc_id = 169, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: bufcount 10", .data = ldpv_169, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_169_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc170", .tc_id = 170, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: buffer 0 8 bytes short", .data = ldpv_170, .len = 656, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_170_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc171", .tc_id = 171, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: buffer 0 8 bytes longer", .data = ldpv_171, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_171_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc172", .tc_id = 172, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: buffer 1 8 bytes longer", .data = ldpv_172, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_172_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc173", .tc_id = 173, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: buffer 2 8 bytes longer", .data = ldpv_173, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_173_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc174", .tc_id = 174, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: as written", .data = ldpv_174, .len = 368, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_174, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc175", .tc_id = 175, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: bufcount 2", .data = ldpv_175, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_175_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc176", .tc_id = 176, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: bufcount 3", .data = ldpv_176, .len = 344, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_176_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc177", .tc_id = 177, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: bufcount 8", .data = ldpv_177, .len = 360, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_177_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc178", .tc_id = 178, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: bufcount 10", .data = ldpv_178, .len = 368, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_178_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc179", .tc_id = 179, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: buffer 0 8 bytes short", .data = ldpv_179, .len = 360, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_179_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc180", .tc_id = 180, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: buffer 0 8 bytes longer", .data = ldpv_180, .len = 376, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_180_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc181", .tc_id = 181, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_empty: buffer 1 8 bytes longer", .data = ldpv_181, .len = 376, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_181_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc182", .tc_id = 182, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: as written", .data = ldpv_182, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_182, .canonical_len = 872, .has_fields = 1, .rep = { 0, 0x15u, 0x2fu, 0x10u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 5320u, 48u } } },
+	{ .name = "tc183", .tc_id = 183, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: bufcount 2", .data = ldpv_183, .len = 336, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_183_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc184", .tc_id = 184, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: bufcount 10", .data = ldpv_184, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_184_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc185", .tc_id = 185, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: buffer 0 8 bytes short", .data = ldpv_185, .len = 864, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_185_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc186", .tc_id = 186, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: buffer 0 8 bytes longer", .data = ldpv_186, .len = 880, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_186_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc187", .tc_id = 187, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: buffer 1 8 bytes longer", .data = ldpv_187, .len = 880, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_187_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc188", .tc_id = 188, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: buffer 2 8 bytes longer", .data = ldpv_188, .len = 880, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_188_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc189", .tc_id = 189, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: as written", .data = ldpv_189, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_189_canonical, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
+	{ .name = "tc190", .tc_id = 190, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: bufcount 2", .data = ldpv_190, .len = 336, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_190_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc191", .tc_id = 191, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: bufcount 10", .data = ldpv_191, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_191_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc192", .tc_id = 192, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: buffer 0 8 bytes short", .data = ldpv_192, .len = 896, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_192_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc193", .tc_id = 193, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: buffer 0 8 bytes longer", .data = ldpv_193, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_193_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc194", .tc_id = 194, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: buffer 1 8 bytes longer", .data = ldpv_194, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_194_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc195", .tc_id = 195, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: buffer 2 8 bytes longer", .data = ldpv_195, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = ldpv_195_canonical, .canonical_len = 904, .has_fields = 0 },
+	{ .name = "tc196", .tc_id = 196, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "rename_object_reply: as written", .data = ldpv_196, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_196, .canonical_len = 664, .has_fields = 1, .rep = { 0, 0x0u, 0x1u, 0x0u, 0x0ull, 0x0u, 0x0u, 00u, 0u, 0u, 0x0u, { 216u, 0u, 0u, 0u, 0u, 0u } } },
+	{ .name = "tc197", .tc_id = 197, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_reply: bufcount 2", .data = ldpv_197, .len = 336, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_197_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc198", .tc_id = 198, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_reply: bufcount 8", .data = ldpv_198, .len = 656, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_198_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc199", .tc_id = 199, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_reply: bufcount 10", .data = ldpv_199, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_199_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc200", .tc_id = 200, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_reply: buffer 0 8 bytes short", .data = ldpv_200, .len = 656, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_200_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc201", .tc_id = 201, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "unlink_reply: as written", .data = ldpv_201, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_201, .canonical_len = 752, .has_fields = 1, .rep = { 0, 0x7u, 0x9u, 0x0u, 0x200000401ull, 0x3u, 0x0u, 0100000u, 0u, 0u, 0x0u, { 216u, 0u, 0u, 88u, 0u, 0u } } },
+	{ .name = "tc202", .tc_id = 202, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: bufcount 2", .data = ldpv_202, .len = 336, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_202_canonical, .canonical_len = 368, .has_fields = 0 },
+	{ .name = "tc203", .tc_id = 203, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: bufcount 8", .data = ldpv_203, .len = 744, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_203_canonical, .canonical_len = 752, .has_fields = 0 },
+	{ .name = "tc204", .tc_id = 204, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: bufcount 10", .data = ldpv_204, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_204_canonical, .canonical_len = 752, .has_fields = 0 },
+	{ .name = "tc205", .tc_id = 205, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: buffer 0 8 bytes short", .data = ldpv_205, .len = 744, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_205_canonical, .canonical_len = 752, .has_fields = 0 },
+	{ .name = "tc206", .tc_id = 206, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: buffer 0 8 bytes longer", .data = ldpv_206, .len = 760, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_206_canonical, .canonical_len = 752, .has_fields = 0 },
+	{ .name = "tc207", .tc_id = 207, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: buffer 1 8 bytes longer", .data = ldpv_207, .len = 760, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_207_canonical, .canonical_len = 752, .has_fields = 0 },
+	{ .name = "tc208", .tc_id = 208, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "unlink_reply: buffer 2 8 bytes longer", .data = ldpv_208, .len = 760, .request = ldpv_201_req, .request_len = 456, .canonical = ldpv_208_canonical, .canonical_len = 752, .has_fields = 0 },
+	{ .name = "tc209", .tc_id = 209, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: request u32 at offset 408 set to 0xd8 (was 0x1000)", .data = ldpv_209, .len = 904, .request = ldpv_209_req, .request_len = 456, .canonical = ldpv_209_canonical, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
+	{ .name = "tc210", .tc_id = 210, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_be: request u32 at offset 404 set to 0xd8 (was 0x1000)", .data = ldpv_210, .len = 904, .request = ldpv_210_req, .request_len = 456, .canonical = ldpv_210_canonical, .canonical_len = 904, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 44u, 19u, 88u, 32u, 48u } } },
+	{ .name = "tc211", .tc_id = 211, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: request u32 at offset 420 set to 0xd8 (was 0x1000)", .data = ldpv_211, .len = 696, .request = ldpv_211_req, .request_len = 456, .canonical = ldpv_211, .canonical_len = 696, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 0u, 0u, 0u, 32u, 0u } } },
+	{ .name = "tc212", .tc_id = 212, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "mkdir_reply_absent: request u32 at offset 404 set to 0xd8 (was 0x1000)", .data = ldpv_212, .len = 696, .request = ldpv_212_req, .request_len = 456, .canonical = ldpv_212, .canonical_len = 696, .has_fields = 1, .rep = { 0, 0x15u, 0x3fu, 0x0u, 0x0ull, 0x0u, 0x0u, 042755u, 600u, 1000u, 0x20000000u, { 216u, 0u, 0u, 0u, 32u, 0u } } },
+	{ .name = "tc213", .tc_id = 213, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 200 set to 0x10000 (was 0x0)", .data = ldpv_213, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_213_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc214", .tc_id = 214, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 200 set to 0x7fffffff (was 0x0)", .data = ldpv_214, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_214_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc215", .tc_id = 215, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_eexist: u32 at offset 208 set to 0x100 (was 0x0)", .data = ldpv_215, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_215_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc216", .tc_id = 216, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 336 set to 0x100 (was 0x0)", .data = ldpv_216, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_216_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc217", .tc_id = 217, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "mkdir_reply_lov_truncated: u32 at offset 208 set to 0x2 (was 0x0)", .data = ldpv_217, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = ldpv_217_canonical, .canonical_len = 872, .has_fields = 0 },
+	{ .name = "tc218", .tc_id = 218, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "rename_object_reply: u32 at offset 268 set to 0x7fffffff (was 0x0)", .data = ldpv_218, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = ldpv_218_canonical, .canonical_len = 664, .has_fields = 0 },
+	{ .name = "tc219", .tc_id = 219, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_219_rules, .comment = "mkdir_reply_advisory: u32 at offset 44 set to 0x1d8 (was 0xd8)", .data = ldpv_219, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc220", .tc_id = 220, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_220_rules, .comment = "unlink_reply: cut to 152 of 752 bytes", .data = ldpv_220, .len = 152, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc221", .tc_id = 221, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .rules = ldpv_221_rules, .comment = "mkdir_reply_complete: buffer 1 8 bytes short", .data = ldpv_221, .len = 896, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc222", .tc_id = 222, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.2", .rules = ldpv_222_rules, .comment = "mkdir_reply_absent: u32 at offset 36 set to 0x2 (was 0x70)", .data = ldpv_222, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc223", .tc_id = 223, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_223_rules, .comment = "mkdir_reply_advisory: u32 at offset 44 set to 0xd8000000 (was 0xd8)", .data = ldpv_223, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc224", .tc_id = 224, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_224_rules, .comment = "mkdir_reply_eexist: u32 at offset 32 set to 0xb8000000 (was 0xb8)", .data = ldpv_224, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc225", .tc_id = 225, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .rules = ldpv_225_rules, .comment = "mkdir_reply_complete: u32 at offset 84 set to 0x80 (was 0x3)", .data = ldpv_225, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc226", .tc_id = 226, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.4", .rules = ldpv_226_rules, .comment = "unlink_reply: u32 at offset 88 set to 0x2 (was 0x65)", .data = ldpv_226, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc227", .tc_id = 227, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .rules = ldpv_227_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 352 set to 0x80 (was 0x7)", .data = ldpv_227, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc228", .tc_id = 228, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.5", .rules = ldpv_228_rules, .comment = "mkdir_reply_be: u32 at offset 356 set to 0x4 (was 0x7)", .data = ldpv_228, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc229", .tc_id = 229, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .rules = ldpv_229_rules, .comment = "mkdir_reply_absent: u32 at offset 4 set to 0x7fffffff (was 0x0)", .data = ldpv_229, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc230", .tc_id = 230, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W0.6", .rules = ldpv_230_rules, .comment = "unlink_reply: u32 at offset 4 set to 0x8 (was 0x0)", .data = ldpv_230, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc231", .tc_id = 231, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .rules = ldpv_231_rules, .comment = "unlink_reply: u32 at offset 8 set to 0xbd00bd1 (was 0xbd00bd3)", .data = ldpv_231, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc232", .tc_id = 232, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.1", .rules = ldpv_232_rules, .comment = "mkdir_reply_absent: u32 at offset 8 set to 0x10000 (was 0xbd00bd3)", .data = ldpv_232, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc233", .tc_id = 233, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_233_rules, .comment = "mkdir_reply_absent: u32 at offset 664 set to 0xd00bd10b (was 0xbd10bd0)", .data = ldpv_233, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc234", .tc_id = 234, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_234_rules, .comment = "mkdir_reply_be: u32 at offset 736 set to 0xcd20cd0 (was 0xd00cd20c)", .data = ldpv_234, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc235", .tc_id = 235, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .rules = ldpv_235_rules, .comment = "mkdir_reply_complete: bufcount 0", .data = ldpv_235, .len = 32, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc236", .tc_id = 236, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.1", .rules = ldpv_236_rules, .comment = "mkdir_reply_eexist: u32 at offset 0 set to 0x10001 (was 0x9)", .data = ldpv_236, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc237", .tc_id = 237, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .rules = ldpv_237_rules, .comment = "mkdir_reply_complete: a non-empty buffer 9", .data = ldpv_237, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc238", .tc_id = 238, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.2", .rules = ldpv_238_rules, .comment = "mkdir_reply_eexist: a non-empty buffer 9", .data = ldpv_238, .len = 672, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc239", .tc_id = 239, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .rules = ldpv_239_rules, .comment = "mkdir_reply_absent: u32 at offset 80 set to 0x1 (was 0x1269)", .data = ldpv_239, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc240", .tc_id = 240, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W2.3", .rules = ldpv_240_rules, .comment = "mkdir_reply_absent: u32 at offset 80 set to 0xffffffff (was 0x1269)", .data = ldpv_240, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc241", .tc_id = 241, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .rules = ldpv_241_rules, .comment = "mkdir_reply_advisory: u32 at offset 288 set to 0xffff (was 0x0)", .data = ldpv_241, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc242", .tc_id = 242, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.1", .rules = ldpv_242_rules, .comment = "mkdir_reply_absent: u32 at offset 288 set to 0xffff (was 0x0)", .data = ldpv_242, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc243", .tc_id = 243, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .rules = ldpv_243_rules, .comment = "mkdir_reply_be: u32 at offset 304 set to 0x80000000 (was 0x2)", .data = ldpv_243, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc244", .tc_id = 244, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W3.2", .rules = ldpv_244_rules, .comment = "mkdir_reply_advisory: u32 at offset 304 set to 0xffff (was 0x2)", .data = ldpv_244, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc245", .tc_id = 245, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.1", .rules = ldpv_245_rules, .comment = "rename_object_reply: u32 at offset 380 set to 0x80 (was 0x0)", .data = ldpv_245, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc246", .tc_id = 246, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.1", .rules = ldpv_246_rules, .comment = "mkdir_reply_eexist: u32 at offset 380 set to 0x100 (was 0x0)", .data = ldpv_246, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc247", .tc_id = 247, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.2", .rules = ldpv_247_rules, .comment = "mkdir_reply_complete: result 0: a 200-byte PATTR", .data = ldpv_247, .len = 888, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc248", .tc_id = 248, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W6.2", .rules = ldpv_248_rules, .comment = "mkdir_reply_eexist: result 0: a 200-byte PATTR", .data = ldpv_248, .len = 648, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc249", .tc_id = 249, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.1", .rules = ldpv_249_rules, .comment = "unlink_reply: u32 at offset 92 set to 0x40 (was 0x0)", .data = ldpv_249, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc250", .tc_id = 250, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.1", .rules = ldpv_250_rules, .comment = "mkdir_reply_complete: u32 at offset 92 set to 0x3 (was 0x0)", .data = ldpv_250, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc251", .tc_id = 251, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.10", .rules = ldpv_251_rules, .comment = "mkdir_reply_complete: bufcount 3", .data = ldpv_251, .len = 424, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc252", .tc_id = 252, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.10", .rules = ldpv_252_rules, .comment = "mkdir_reply_be: u32 at offset 436 set to 0x3 (was 0x30)", .data = ldpv_252, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc253", .tc_id = 253, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.11", .rules = ldpv_253_rules, .comment = "mkdir_reply_be: request u32 at offset 408 set to 0x7 (was 0x1000)", .data = ldpv_253, .len = 904, .request = ldpv_253_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc254", .tc_id = 254, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.11", .rules = ldpv_254_rules, .comment = "mkdir_reply_lov_truncated: request u32 at offset 412 set to 0x4 (was 0x1000)", .data = ldpv_254, .len = 872, .request = ldpv_254_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc255", .tc_id = 255, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.12", .rules = ldpv_255_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 432 set to 0x0 (was 0x14c8)", .data = ldpv_255, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc256", .tc_id = 256, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.12", .rules = ldpv_256_rules, .comment = "mkdir_reply_eexist: u32 at offset 380 set to 0x2 (was 0x0)", .data = ldpv_256, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc257", .tc_id = 257, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.13", .rules = ldpv_257_rules, .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0xffff (was 0x7)", .data = ldpv_257, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc258", .tc_id = 258, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.13", .rules = ldpv_258_rules, .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0x17 (was 0x7)", .data = ldpv_258, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc259", .tc_id = 259, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.14", .rules = ldpv_259_rules, .comment = "unlink_reply: u32 at offset 400 set to 0x8004 (was 0x8000)", .data = ldpv_259, .len = 752, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc260", .tc_id = 260, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.14", .rules = ldpv_260_rules, .comment = "mkdir_reply_eexist: u32 at offset 400 set to 0xffff (was 0x4000)", .data = ldpv_260, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc261", .tc_id = 261, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.15", .rules = ldpv_261_rules, .comment = "mkdir_reply_lov_truncated: request u32 at offset 368 set to 0x10 (was 0x0)", .data = ldpv_261, .len = 872, .request = ldpv_261_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc262", .tc_id = 262, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.15", .rules = ldpv_262_rules, .comment = "mkdir_reply_lov_truncated: request u32 at offset 368 set to 0x10000 (was 0x0)", .data = ldpv_262, .len = 872, .request = ldpv_262_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc263", .tc_id = 263, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.16", .rules = ldpv_263_rules, .comment = "rename_object_reply: u32 at offset 372 set to 0x7 (was 0x0)", .data = ldpv_263, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc264", .tc_id = 264, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.16", .rules = ldpv_264_rules, .comment = "rename_object_reply: u32 at offset 372 set to 0x1 (was 0x0)", .data = ldpv_264, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc265", .tc_id = 265, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.2", .rules = ldpv_265_rules, .comment = "mkdir_reply_complete: u32 at offset 376 set to 0x3d (was 0x3f)", .data = ldpv_265, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc266", .tc_id = 266, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.2", .rules = ldpv_266_rules, .comment = "mkdir_reply_absent: u32 at offset 376 set to 0x1 (was 0x3f)", .data = ldpv_266, .len = 696, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc267", .tc_id = 267, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.3", .rules = ldpv_267_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 372 set to 0x100 (was 0x15)", .data = ldpv_267, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc268", .tc_id = 268, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.3", .rules = ldpv_268_rules, .comment = "mkdir_reply_empty: u32 at offset 352 set to 0x9 (was 0x1)", .data = ldpv_268, .len = 368, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc269", .tc_id = 269, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.4", .rules = ldpv_269_rules, .comment = "mkdir_reply_advisory: u32 at offset 276 set to 0x7fffffff (was 0x2)", .data = ldpv_269, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc270", .tc_id = 270, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.4", .rules = ldpv_270_rules, .comment = "mkdir_reply_eexist: request u32 at offset 280 set to 0x10000 (was 0x975fb7c0)", .data = ldpv_270, .len = 664, .request = ldpv_270_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc271", .tc_id = 271, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.5", .rules = ldpv_271_rules, .comment = "mkdir_reply_be: u32 at offset 368 set to 0x1 (was 0x0)", .data = ldpv_271, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc272", .tc_id = 272, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.5", .rules = ldpv_272_rules, .comment = "mkdir_reply_eexist: u32 at offset 368 set to 0x2 (was 0xffffffef)", .data = ldpv_272, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc273", .tc_id = 273, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.6", .rules = ldpv_273_rules, .comment = "rename_object_reply: u32 at offset 372 set to 0x2 (was 0x0)", .data = ldpv_273, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc274", .tc_id = 274, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.6", .rules = ldpv_274_rules, .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0x6 (was 0x7)", .data = ldpv_274, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc275", .tc_id = 275, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.7", .rules = ldpv_275_rules, .comment = "mkdir_reply_be: u32 at offset 392 set to 0x80 (was 0x0)", .data = ldpv_275, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc276", .tc_id = 276, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.7", .rules = ldpv_276_rules, .comment = "mkdir_reply_eexist: u32 at offset 372 set to 0x1 (was 0x7)", .data = ldpv_276, .len = 664, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc277", .tc_id = 277, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.8", .rules = ldpv_277_rules, .comment = "mkdir_reply_be: u32 at offset 380 set to 0x7 (was 0x0)", .data = ldpv_277, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc278", .tc_id = 278, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.8", .rules = ldpv_278_rules, .comment = "mkdir_reply_complete: u32 at offset 380 set to 0x1 (was 0x0)", .data = ldpv_278, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc279", .tc_id = 279, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.9", .rules = ldpv_279_rules, .comment = "unlink_reply: result 1: an ACL entry with e_perm 8", .data = ldpv_279, .len = 808, .request = ldpv_201_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc280", .tc_id = 280, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W7.9", .rules = ldpv_280_rules, .comment = "rename_object_reply: u32 at offset 424 set to 0x1 (was 0x0)", .data = ldpv_280, .len = 664, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc281", .tc_id = 281, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.2", .rules = ldpv_281_rules, .comment = "rename_object_reply: buffer 0 8 bytes longer", .data = ldpv_281, .len = 672, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc282", .tc_id = 282, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W8.2", .rules = ldpv_282_rules, .comment = "rename_object_reply: buffer 2 8 bytes longer", .data = ldpv_282, .len = 672, .request = ldpv_196_req, .request_len = 448, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc283", .tc_id = 283, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_283_rules, .comment = "mkdir_reply_complete: result 3: an unknown LMV magic", .data = ldpv_283, .len = 936, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc284", .tc_id = 284, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_284_rules, .comment = "mkdir_reply_complete: u32 at offset 856 set to 0xd8 (was 0xcd30cd0)", .data = ldpv_284, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc285", .tc_id = 285, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.10", .rules = ldpv_285_rules, .comment = "mkdir_reply_complete: result 1: ACL version 3", .data = ldpv_285, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc286", .tc_id = 286, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.10", .rules = ldpv_286_rules, .comment = "mkdir_reply_be: result 1: ACL version 3", .data = ldpv_286, .len = 912, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc287", .tc_id = 287, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.11", .rules = ldpv_287_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 828 set to 0x80000002 (was 0x2)", .data = ldpv_287, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc288", .tc_id = 288, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.11", .rules = ldpv_288_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 828 set to 0x80000000 (was 0x2)", .data = ldpv_288, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc289", .tc_id = 289, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_289_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 740 set to 0x100 (was 0x2)", .data = ldpv_289, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc290", .tc_id = 290, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_290_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 740 set to 0x7 (was 0x2)", .data = ldpv_290, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc291", .tc_id = 291, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.21", .rules = ldpv_291_rules, .comment = "mkdir_reply_complete: u32 at offset 740 set to 0x0 (was 0x2)", .data = ldpv_291, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc292", .tc_id = 292, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.21", .rules = ldpv_292_rules, .comment = "mkdir_reply_be: u32 at offset 740 set to 0x0 (was 0x2000000)", .data = ldpv_292, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc293", .tc_id = 293, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.22", .rules = ldpv_293_rules, .comment = "mkdir_reply_complete: u32 at offset 748 set to 0x2000000 (was 0x2)", .data = ldpv_293, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc294", .tc_id = 294, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.22", .rules = ldpv_294_rules, .comment = "mkdir_reply_be: u32 at offset 748 set to 0xff (was 0x2000000)", .data = ldpv_294, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc295", .tc_id = 295, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.4", .rules = ldpv_295_rules, .comment = "mkdir_reply_advisory: u32 at offset 692 set to 0xffff (was 0x70010)", .data = ldpv_295, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc296", .tc_id = 296, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.4", .rules = ldpv_296_rules, .comment = "mkdir_reply_advisory: u32 at offset 668 set to 0x10000 (was 0x70001)", .data = ldpv_296, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc297", .tc_id = 297, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.5", .rules = ldpv_297_rules, .comment = "mkdir_reply_complete: result 1: an ACL entry with e_perm 8", .data = ldpv_297, .len = 912, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc298", .tc_id = 298, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.5", .rules = ldpv_298_rules, .comment = "mkdir_reply_be: u32 at offset 692 set to 0x100006ff (was 0x10000700)", .data = ldpv_298, .len = 904, .request = ldpv_189_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc299", .tc_id = 299, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.6", .rules = ldpv_299_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 684 set to 0x8 (was 0x50004)", .data = ldpv_299, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc300", .tc_id = 300, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.6", .rules = ldpv_300_rules, .comment = "mkdir_reply_complete: u32 at offset 700 set to 0x4 (was 0x50020)", .data = ldpv_300, .len = 904, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc301", .tc_id = 301, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.8", .rules = ldpv_301_rules, .comment = "mkdir_reply_lov_truncated: u32 at offset 692 set to 0x8 (was 0x70010)", .data = ldpv_301, .len = 872, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc302", .tc_id = 302, .kind = LDPV_REPLY, .xattr_name = 0, .result = LDPV_INVALID, .rule = "W9.8", .rules = ldpv_302_rules, .comment = "mkdir_reply_advisory: u32 at offset 692 set to 0x8 (was 0x70010)", .data = ldpv_302, .len = 712, .request = ldpv_143_req, .request_len = 456, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc303", .tc_id = 303, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_acl_default: as written", .data = ldpv_303, .len = 52, .request = 0, .request_len = 0, .canonical = ldpv_303, .canonical_len = 52, .has_fields = 0 },
+	{ .name = "tc304", .tc_id = 304, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_acl_access: as written", .data = ldpv_304, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_304, .canonical_len = 60, .has_fields = 0 },
+	{ .name = "tc305", .tc_id = 305, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_acl_32: as written", .data = ldpv_305, .len = 260, .request = 0, .request_len = 0, .canonical = ldpv_305, .canonical_len = 260, .has_fields = 0 },
+	{ .name = "tc306", .tc_id = 306, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_acl_large: as written", .data = ldpv_306, .len = 3236, .request = 0, .request_len = 0, .canonical = ldpv_306, .canonical_len = 3236, .has_fields = 0 },
+	{ .name = "tc307", .tc_id = 307, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_acl_access: u32 at offset 8 set to 0xd8 (was 0xffffffff)", .data = ldpv_307, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_307_canonical, .canonical_len = 60, .has_fields = 0 },
+	{ .name = "tc308", .tc_id = 308, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_acl_32: u32 at offset 8 set to 0xfffffff7 (was 0xffffffff)", .data = ldpv_308, .len = 260, .request = 0, .request_len = 0, .canonical = ldpv_308_canonical, .canonical_len = 260, .has_fields = 0 },
+	{ .name = "tc309", .tc_id = 309, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_acl_access: u32 at offset 32 set to 0x7 (was 0xffffffff)", .data = ldpv_309, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_309_canonical, .canonical_len = 60, .has_fields = 0 },
+	{ .name = "tc310", .tc_id = 310, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_acl_access: u32 at offset 48 set to 0x2 (was 0xffffffff)", .data = ldpv_310, .len = 60, .request = 0, .request_len = 0, .canonical = ldpv_310_canonical, .canonical_len = 60, .has_fields = 0 },
+	{ .name = "tc311", .tc_id = 311, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_acl_default: u32 at offset 24 set to 0xfffffffd (was 0xffffffff)", .data = ldpv_311, .len = 52, .request = 0, .request_len = 0, .canonical = ldpv_311_canonical, .canonical_len = 52, .has_fields = 0 },
+	{ .name = "tc312", .tc_id = 312, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_acl_32: u32 at offset 128 set to 0xd8 (was 0xffffffff)", .data = ldpv_312, .len = 260, .request = 0, .request_len = 0, .canonical = ldpv_312_canonical, .canonical_len = 260, .has_fields = 0 },
+	{ .name = "tc313", .tc_id = 313, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_313_rules, .comment = "xattr_acl_access: cut to 0 of 60 bytes", .data = ldpv_313, .len = 0, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc314", .tc_id = 314, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_314_rules, .comment = "xattr_acl_32: cut to 0 of 260 bytes", .data = ldpv_314, .len = 0, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc315", .tc_id = 315, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.10", .rules = ldpv_315_rules, .comment = "xattr_acl_access: u32 at offset 0 set to 0x80000002 (was 0x2)", .data = ldpv_315, .len = 60, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc316", .tc_id = 316, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.10", .rules = ldpv_316_rules, .comment = "xattr_acl_32: u32 at offset 0 set to 0x12 (was 0x2)", .data = ldpv_316, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc317", .tc_id = 317, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.3", .rules = ldpv_317_rules, .comment = "xattr_acl_large: cut to 3144 of 3236 bytes", .data = ldpv_317, .len = 3144, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc318", .tc_id = 318, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.3", .rules = ldpv_318_rules, .comment = "xattr_acl_large: cut to 1072 of 3236 bytes", .data = ldpv_318, .len = 1072, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc319", .tc_id = 319, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.4", .rules = ldpv_319_rules, .comment = "xattr_acl_large: u32 at offset 2956 set to 0x6000a (was 0x60008)", .data = ldpv_319, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc320", .tc_id = 320, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.4", .rules = ldpv_320_rules, .comment = "xattr_acl_large: u32 at offset 2796 set to 0x60007 (was 0x60008)", .data = ldpv_320, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc321", .tc_id = 321, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.5", .rules = ldpv_321_rules, .comment = "xattr_acl_32: u32 at offset 252 set to 0x80000020 (was 0x20)", .data = ldpv_321, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc322", .tc_id = 322, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.5", .rules = ldpv_322_rules, .comment = "xattr_acl_32: u32 at offset 36 set to 0x80040002 (was 0x40002)", .data = ldpv_322, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc323", .tc_id = 323, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.6", .rules = ldpv_323_rules, .comment = "xattr_acl_large: u32 at offset 2572 set to 0x2 (was 0x60008)", .data = ldpv_323, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc324", .tc_id = 324, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.6", .rules = ldpv_324_rules, .comment = "xattr_acl_large: u32 at offset 1548 set to 0x50001 (was 0x50002)", .data = ldpv_324, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc325", .tc_id = 325, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.7", .rules = ldpv_325_rules, .comment = "xattr_acl_default: the last entry (OTHER) removed", .data = ldpv_325, .len = 44, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc326", .tc_id = 326, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.7", .rules = ldpv_326_rules, .comment = "xattr_acl_32: the last entry (OTHER) removed", .data = ldpv_326, .len = 252, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc327", .tc_id = 327, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.8", .rules = ldpv_327_rules, .comment = "xattr_acl_32: u32 at offset 244 set to 0x8 (was 0x60010)", .data = ldpv_327, .len = 260, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc328", .tc_id = 328, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.8", .rules = ldpv_328_rules, .comment = "xattr_acl_default: u32 at offset 36 set to 0x8 (was 0x50010)", .data = ldpv_328, .len = 52, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc329", .tc_id = 329, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.9", .rules = ldpv_329_rules, .comment = "xattr_acl_large: u32 at offset 2232 set to 0x7fffffff (was 0x4f07)", .data = ldpv_329, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc330", .tc_id = 330, .kind = LDPV_XATTR, .xattr_name = "system.posix_acl_default", .result = LDPV_INVALID, .rule = "W9.9", .rules = ldpv_330_rules, .comment = "xattr_acl_large: u32 at offset 432 set to 0x1 (was 0x2883)", .data = ldpv_330, .len = 3236, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc331", .tc_id = 331, .kind = LDPV_XATTR, .xattr_name = "trusted.pin", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_pin_both: as written", .data = ldpv_331, .len = 20, .request = 0, .request_len = 0, .canonical = ldpv_331, .canonical_len = 20, .has_fields = 0 },
+	{ .name = "tc332", .tc_id = 332, .kind = LDPV_XATTR, .xattr_name = "trusted.pin", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_pin_unknown: as written", .data = ldpv_332, .len = 31, .request = 0, .request_len = 0, .canonical = ldpv_332, .canonical_len = 31, .has_fields = 0 },
+	{ .name = "tc333", .tc_id = 333, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lmv_striped: as written", .data = ldpv_333, .len = 120, .request = 0, .request_len = 0, .canonical = ldpv_333, .canonical_len = 120, .has_fields = 0 },
+	{ .name = "tc334", .tc_id = 334, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lmv_stripe: as written", .data = ldpv_334, .len = 56, .request = 0, .request_len = 0, .canonical = ldpv_334, .canonical_len = 56, .has_fields = 0 },
+	{ .name = "tc335", .tc_id = 335, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lmv_foreign: as written", .data = ldpv_335, .len = 30, .request = 0, .request_len = 0, .canonical = ldpv_335, .canonical_len = 30, .has_fields = 0 },
+	{ .name = "tc336", .tc_id = 336, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_336_rules, .comment = "xattr_lmv_striped: cut to 40 of 120 bytes", .data = ldpv_336, .len = 40, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc337", .tc_id = 337, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_337_rules, .comment = "xattr_lmv_stripe: cut to 55 of 56 bytes", .data = ldpv_337, .len = 55, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc338", .tc_id = 338, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_338_rules, .comment = "xattr_lmv_stripe: u32 at offset 4 set to 0x10001 (was 0x4)", .data = ldpv_338, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc339", .tc_id = 339, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_339_rules, .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x80000004 (was 0x4)", .data = ldpv_339, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc340", .tc_id = 340, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_340_rules, .comment = "xattr_lmv_stripe: u32 at offset 0 set to 0xd00cd40c (was 0xcd40cd0)", .data = ldpv_340, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc341", .tc_id = 341, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_341_rules, .comment = "xattr_lmv_striped: u32 at offset 0 set to 0xd00cd20c (was 0xcd20cd0)", .data = ldpv_341, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc342", .tc_id = 342, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_342_rules, .comment = "xattr_lmv_striped: u32 at offset 0 set to 0xcd20cd8 (was 0xcd20cd0)", .data = ldpv_342, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc343", .tc_id = 343, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_343_rules, .comment = "xattr_lmv_striped: u32 at offset 0 set to 0x0 (was 0xcd20cd0)", .data = ldpv_343, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc344", .tc_id = 344, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.19", .rules = ldpv_344_rules, .comment = "xattr_lmv_foreign: an empty foreign LMV (lfm_length 0)", .data = ldpv_344, .len = 16, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc345", .tc_id = 345, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_345_rules, .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x80 (was 0x4)", .data = ldpv_345, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc346", .tc_id = 346, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_346_rules, .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x7 (was 0x4)", .data = ldpv_346, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc347", .tc_id = 347, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.21", .rules = ldpv_347_rules, .comment = "xattr_lmv_striped: u32 at offset 4 set to 0x0 (was 0x4)", .data = ldpv_347, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc348", .tc_id = 348, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.21", .rules = ldpv_348_rules, .comment = "xattr_lmv_stripe: u32 at offset 4 set to 0x0 (was 0x4)", .data = ldpv_348, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc349", .tc_id = 349, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.22", .rules = ldpv_349_rules, .comment = "xattr_lmv_stripe: u32 at offset 12 set to 0xffff (was 0x2)", .data = ldpv_349, .len = 56, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc350", .tc_id = 350, .kind = LDPV_XATTR, .xattr_name = "trusted.lmv", .result = LDPV_INVALID, .rule = "W9.22", .rules = ldpv_350_rules, .comment = "xattr_lmv_striped: u32 at offset 12 set to 0x0 (was 0x2)", .data = ldpv_350, .len = 120, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc351", .tc_id = 351, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lov_v1: as written", .data = ldpv_351, .len = 32, .request = 0, .request_len = 0, .canonical = ldpv_351, .canonical_len = 32, .has_fields = 0 },
+	{ .name = "tc352", .tc_id = 352, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lov_v1_objects: as written", .data = ldpv_352, .len = 80, .request = 0, .request_len = 0, .canonical = ldpv_352, .canonical_len = 80, .has_fields = 0 },
+	{ .name = "tc353", .tc_id = 353, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lov_v3_pool: as written", .data = ldpv_353, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_353, .canonical_len = 48, .has_fields = 0 },
+	{ .name = "tc354", .tc_id = 354, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lov_comp3: as written", .data = ldpv_354, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_354, .canonical_len = 288, .has_fields = 0 },
+	{ .name = "tc355", .tc_id = 355, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_lov_foreign: as written", .data = ldpv_355, .len = 31, .request = 0, .request_len = 0, .canonical = ldpv_355, .canonical_len = 31, .has_fields = 0 },
+	{ .name = "tc356", .tc_id = 356, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "synth_lov_pfl_uninit: as written", .data = ldpv_356, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_356, .canonical_len = 240, .has_fields = 0 },
+	{ .name = "tc357", .tc_id = 357, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x2ffff (was 0x30000)", .data = ldpv_357, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_357_canonical, .canonical_len = 192, .has_fields = 0 },
+	{ .name = "tc358", .tc_id = 358, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x1ffff (was 0x20000)", .data = ldpv_358, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_358_canonical, .canonical_len = 136, .has_fields = 0 },
+	{ .name = "tc359", .tc_id = 359, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x10001 (was 0x20000)", .data = ldpv_359, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_359_canonical, .canonical_len = 136, .has_fields = 0 },
+	{ .name = "tc360", .tc_id = 360, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x10001 (was 0x30000)", .data = ldpv_360, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_360_canonical, .canonical_len = 112, .has_fields = 0 },
+	{ .name = "tc361", .tc_id = 361, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x10000 (was 0x20000)", .data = ldpv_361, .len = 240, .request = 0, .request_len = 0, .canonical = ldpv_361_canonical, .canonical_len = 136, .has_fields = 0 },
+	{ .name = "tc362", .tc_id = 362, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_ACCEPTABLE, .rule = 0, .rules = 0, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x10000 (was 0x30000)", .data = ldpv_362, .len = 288, .request = 0, .request_len = 0, .canonical = ldpv_362_canonical, .canonical_len = 112, .has_fields = 0 },
+	{ .name = "tc363", .tc_id = 363, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_363_rules, .comment = "xattr_lov_comp3: u32 at offset 108 set to 0x4 (was 0x20)", .data = ldpv_363, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc364", .tc_id = 364, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_364_rules, .comment = "xattr_lov_v3_pool: cut to 40 of 48 bytes", .data = ldpv_364, .len = 40, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc365", .tc_id = 365, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_365_rules, .comment = "xattr_lov_foreign: u32 at offset 4 set to 0x7fffffff (was 0xf)", .data = ldpv_365, .len = 31, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc366", .tc_id = 366, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_366_rules, .comment = "xattr_lov_comp3: u32 at offset 268 set to 0xfffffeff (was 0xffffffff)", .data = ldpv_366, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc367", .tc_id = 367, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_367_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 128 set to 0xd00bd10b (was 0xbd10bd0)", .data = ldpv_367, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc368", .tc_id = 368, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_368_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 0 set to 0xd00bd60b (was 0xbd60bd0)", .data = ldpv_368, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc369", .tc_id = 369, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_369_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 128 set to 0xbd10bcf (was 0xbd10bd0)", .data = ldpv_369, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc370", .tc_id = 370, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_370_rules, .comment = "xattr_lov_comp3: u32 at offset 0 set to 0x8bd60bd0 (was 0xbd60bd0)", .data = ldpv_370, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc371", .tc_id = 371, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.12", .rules = ldpv_371_rules, .comment = "xattr_lov_v3_pool: lmm_pool_name: 16 bytes, no NUL", .data = ldpv_371, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc372", .tc_id = 372, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.13", .rules = ldpv_372_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x0 (was 0x20000)", .data = ldpv_372, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc373", .tc_id = 373, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.13", .rules = ldpv_373_rules, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x40 (was 0x30000)", .data = ldpv_373, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc374", .tc_id = 374, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.14", .rules = ldpv_374_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 12 set to 0x80000000 (was 0x20000)", .data = ldpv_374, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc375", .tc_id = 375, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.14", .rules = ldpv_375_rules, .comment = "xattr_lov_comp3: u32 at offset 12 set to 0x80030000 (was 0x30000)", .data = ldpv_375, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc376", .tc_id = 376, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.15", .rules = ldpv_376_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 56 set to 0xffffffff (was 0x80)", .data = ldpv_376, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc377", .tc_id = 377, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.15", .rules = ldpv_377_rules, .comment = "xattr_lov_comp3: u32 at offset 108 set to 0x120 (was 0x20)", .data = ldpv_377, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc378", .tc_id = 378, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.16", .rules = ldpv_378_rules, .comment = "xattr_lov_comp3: u32 at offset 152 set to 0x7 (was 0xf0)", .data = ldpv_378, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc379", .tc_id = 379, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.16", .rules = ldpv_379_rules, .comment = "xattr_lov_comp3: u32 at offset 56 set to 0x2 (was 0xb0)", .data = ldpv_379, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc380", .tc_id = 380, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.17", .rules = ldpv_380_rules, .comment = "xattr_lov_comp3: u32 at offset 152 set to 0xef (was 0xf0)", .data = ldpv_380, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc381", .tc_id = 381, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.17", .rules = ldpv_381_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 104 set to 0xa8 (was 0xb8)", .data = ldpv_381, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc382", .tc_id = 382, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.18", .rules = ldpv_382_rules, .comment = "xattr_lov_comp3: component 0 is itself a composite layout", .data = ldpv_382, .len = 288, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc383", .tc_id = 383, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.18", .rules = ldpv_383_rules, .comment = "synth_lov_pfl_uninit: component 0 is itself a composite layout", .data = ldpv_383, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc384", .tc_id = 384, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_384_rules, .comment = "xattr_lov_comp3: cut to 208 of 288 bytes", .data = ldpv_384, .len = 208, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc385", .tc_id = 385, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_385_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 4 set to 0xf1 (was 0xf0)", .data = ldpv_385, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc386", .tc_id = 386, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.20", .rules = ldpv_386_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 236 set to 0x7 (was 0xffffffff)", .data = ldpv_386, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc387", .tc_id = 387, .kind = LDPV_XATTR, .xattr_name = "trusted.lov", .result = LDPV_INVALID, .rule = "W9.20", .rules = ldpv_387_rules, .comment = "synth_lov_pfl_uninit: u32 at offset 236 set to 0x4 (was 0xffffffff)", .data = ldpv_387, .len = 240, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc388", .tc_id = 388, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_dmv_none: as written", .data = ldpv_388, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_388, .canonical_len = 48, .has_fields = 0 },
+	{ .name = "tc389", .tc_id = 389, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_dmv_specific: as written", .data = ldpv_389, .len = 96, .request = 0, .request_len = 0, .canonical = ldpv_389, .canonical_len = 96, .has_fields = 0 },
+	{ .name = "tc390", .tc_id = 390, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_dmv_inherit3: as written", .data = ldpv_390, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_390, .canonical_len = 48, .has_fields = 0 },
+	{ .name = "tc391", .tc_id = 391, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_dmv_max: as written", .data = ldpv_391, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_391, .canonical_len = 48, .has_fields = 0 },
+	{ .name = "tc392", .tc_id = 392, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_dmv_end: as written", .data = ldpv_392, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_392, .canonical_len = 48, .has_fields = 0 },
+	{ .name = "tc393", .tc_id = 393, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_VALID, .rule = 0, .rules = 0, .comment = "xattr_dmv_unlimited: as written", .data = ldpv_393, .len = 48, .request = 0, .request_len = 0, .canonical = ldpv_393, .canonical_len = 48, .has_fields = 0 },
+	{ .name = "tc394", .tc_id = 394, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_394_rules, .comment = "xattr_dmv_unlimited: cut to 24 of 48 bytes", .data = ldpv_394, .len = 24, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc395", .tc_id = 395, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.1", .rules = ldpv_395_rules, .comment = "xattr_dmv_none: cut to 24 of 48 bytes", .data = ldpv_395, .len = 24, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc396", .tc_id = 396, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_396_rules, .comment = "xattr_dmv_unlimited: u32 at offset 4 set to 0x7fffffff (was 0x2)", .data = ldpv_396, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc397", .tc_id = 397, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W0.3", .rules = ldpv_397_rules, .comment = "xattr_dmv_unlimited: u32 at offset 4 set to 0x10000 (was 0x2)", .data = ldpv_397, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc398", .tc_id = 398, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_398_rules, .comment = "xattr_dmv_inherit3: u32 at offset 0 set to 0xd00cd30c (was 0xcd30cd0)", .data = ldpv_398, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc399", .tc_id = 399, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W1.2", .rules = ldpv_399_rules, .comment = "xattr_dmv_max: u32 at offset 0 set to 0xd00cd30c (was 0xcd30cd0)", .data = ldpv_399, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc400", .tc_id = 400, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_400_rules, .comment = "xattr_dmv_max: u32 at offset 0 set to 0xcd30cd2 (was 0xcd30cd0)", .data = ldpv_400, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc401", .tc_id = 401, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.1", .rules = ldpv_401_rules, .comment = "xattr_dmv_unlimited: u32 at offset 0 set to 0x0 (was 0xcd30cd0)", .data = ldpv_401, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc402", .tc_id = 402, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.11", .rules = ldpv_402_rules, .comment = "xattr_dmv_end: u32 at offset 4 set to 0xffffffef (was 0xffffffff)", .data = ldpv_402, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc403", .tc_id = 403, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.11", .rules = ldpv_403_rules, .comment = "xattr_dmv_end: u32 at offset 4 set to 0x80000000 (was 0xffffffff)", .data = ldpv_403, .len = 48, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc404", .tc_id = 404, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_404_rules, .comment = "xattr_dmv_specific: u32 at offset 4 set to 0x12 (was 0x2)", .data = ldpv_404, .len = 96, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
+	{ .name = "tc405", .tc_id = 405, .kind = LDPV_XATTR, .xattr_name = "trusted.dmv", .result = LDPV_INVALID, .rule = "W9.2", .rules = ldpv_405_rules, .comment = "xattr_dmv_specific: u32 at offset 4 set to 0xff (was 0x2)", .data = ldpv_405, .len = 96, .request = 0, .request_len = 0, .canonical = 0, .canonical_len = 0, .has_fields = 0 },
 };
 
 #endif /* _LUSTRE_DNE_PREPARE_VECTORS_H */
