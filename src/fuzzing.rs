@@ -8,7 +8,6 @@ use crate::intent::{
     MdLockIntent, MessageView, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
 };
 use crate::limits::MLI_BUF_MAX;
-use crate::limits::PTLRPC_BODY_V3_SIZE;
 use crate::wire::MsgView;
 use crate::xattr::{
     AclKind, AclView, Credentials, DefaultLmvView, LmvView, LovView, PinView, XattrEncode,
@@ -251,9 +250,8 @@ fn assert_only_zeroed(input: &[u8], reencoded: &[u8]) {
     only_zeroed("header", &input[4..32], &reencoded[4..32]);
     for k in 0..r.bufcount() {
         let (ib, rb) = (i.buffer_or_empty(k), r.buffer_or_empty(k));
-        let grown_v2 = k == 0 && ib.len() < rb.len() && rb.len() == PTLRPC_BODY_V3_SIZE;
         assert!(
-            rb.len() <= ib.len() || grown_v2,
+            rb.len() <= ib.len(),
             "buffer {k} grew from {} to {} bytes through decode and encode",
             ib.len(),
             rb.len()

@@ -311,6 +311,7 @@ int dp_msg_check_past(struct dp_ctx *ctx, const struct dp_msg *m,
 void dp_msg_pack_header(struct dp_out *o, const struct dp_msg *m,
 			const __u32 *lens, __u32 count);
 int dp_ptlrpc_check_len(struct dp_ctx *ctx, __u32 len);
+__u32 dp_ptlrpc_len(const struct dp_msg *m);
 void dp_ptlrpc_pack(struct dp_out *o, const struct dp_msg *m);
 int dp_ptlrpc_check_type(struct dp_ctx *ctx, const struct dp_msg *m,
 			 __u32 type);

@@ -149,19 +149,37 @@ int dp_ptlrpc_check_len(struct dp_ctx *ctx, __u32 len)
 	return 0;
 }
 
-/* Always a v3 body: a v2 body's missing pb_jobid reads as zeros (W11.4). */
+/*
+ * The size buffer 0 is written at (W11.4): v3, or v2 for a body shorter
+ * than v3, which has no pb_jobid (its tail is not one).
+ */
+__u32 dp_ptlrpc_len(const struct dp_msg *m)
+{
+	__u32 len;
+
+	dp_msg_buf(m, 0, &len);
+	return len < PTLRPC_BODY_V3_SIZE ? PTLRPC_BODY_V2_SIZE :
+					   PTLRPC_BODY_V3_SIZE;
+}
+
 void dp_ptlrpc_pack(struct dp_out *o, const struct dp_msg *m)
 {
 	__u8 v3[PTLRPC_BODY_V3_SIZE];
-	__u32 len;
+	__u32 len, n = dp_ptlrpc_len(m);
 	const __u8 *b = dp_msg_buf(m, 0, &len);
+	__u8 *d;
 
-	/* a body shorter than v3 is read as v2: its tail is not a jobid */
 	memset(v3, 0, sizeof(v3));
-	memcpy(v3, b, len < PTLRPC_BODY_V3_SIZE ? PTLRPC_BODY_V2_SIZE :
-					       PTLRPC_BODY_V3_SIZE);
-	dp_canon(dp_put_zero(o, PTLRPC_BODY_V3_SIZE), v3, m->swab,
-		 ptlrpc_body_fields, DP_NFIELDS(ptlrpc_body_fields));
+	memcpy(v3, b, n);
+	d = dp_put_zero(o, n);
+	if (n == PTLRPC_BODY_V3_SIZE) {
+		dp_canon(d, v3, m->swab, ptlrpc_body_fields,
+			 DP_NFIELDS(ptlrpc_body_fields));
+	} else {
+		/* every field but pb_jobid, the last entry of the table */
+		dp_canon(d, v3, m->swab, ptlrpc_body_fields,
+			 DP_NFIELDS(ptlrpc_body_fields) - 1);
+	}
 }
 
 /*

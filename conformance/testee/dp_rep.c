@@ -357,7 +357,7 @@ int dp_rep_unpack(struct dp_ctx *ctx, struct dp_rep *r,
 	return dp_rep_check(ctx, r);
 }
 
-/* Canonical reply: nine buffers, v3 body, results carried verbatim. */
+/* Canonical reply: nine buffers, the body at its size, PATTR little-endian, xattrs verbatim. */
 void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 {
 	const struct dp_msg *m = &r->msg;
@@ -368,7 +368,7 @@ void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 	int i;
 
 	memset(lens, 0, sizeof(lens));
-	lens[0] = PTLRPC_BODY_V3_SIZE;
+	lens[0] = dp_ptlrpc_len(m);
 	lens[1] = LDLM_REPLY_SIZE;
 	if (r->has_body) {
 		lens[2] = PREPARE_REP_SIZE;

@@ -283,7 +283,7 @@ int dp_req_unpack(struct dp_ctx *ctx, struct dp_req *r,
 	return dp_req_unpack_groups(ctx, r);
 }
 
-/* Canonical request: six buffers, v3 body, zero padding, name + NUL. */
+/* Canonical request: six buffers, the body at its size, zero padding, name + NUL. */
 void dp_req_pack(struct dp_out *o, const struct dp_req *r)
 {
 	const struct dp_msg *m = &r->msg;
@@ -292,7 +292,7 @@ void dp_req_pack(struct dp_out *o, const struct dp_req *r)
 	__u32 len, i;
 	__u8 *d;
 
-	lens[0] = PTLRPC_BODY_V3_SIZE;
+	lens[0] = dp_ptlrpc_len(&r->msg);
 	lens[1] = LDLM_REQUEST_FIXED + 8 * r->nhandles;
 	lens[2] = LDLM_INTENT_SIZE;
 	lens[3] = PREPARE_REQ_SIZE;

@@ -70,7 +70,6 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
         // The null flavour's policy; the rest of lm_secflvr is free.
         header.secflvr &= !crate::wire::FLVR_POLICY_MASK;
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
-        ptlrpc.jobid.get_or_insert([0; crate::limits::JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REPLY;
         // A receiver checks only the low 16 bits: the high ones stay arbitrary.
         ptlrpc.version = ptlrpc.version & LUSTRE_VERSION_MASK | PTLRPC_MSG_VERSION;

@@ -45,9 +45,9 @@ pub(super) struct Wire<'x> {
 }
 
 impl Wire<'_> {
-    /// `lm_buflens` of the canonical form: always nine buffers, a v3 `ptlrpc_body`.
+    /// `lm_buflens` of the canonical form: always nine buffers, the body's own size.
     pub(super) fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
-        canonical_lens(self.body.is_some(), &self.results)
+        canonical_lens(self.ptlrpc.wire_len(), self.body.is_some(), &self.results)
     }
 
     /// Every rule a decoder checks, at the offsets of the canonical layout.
@@ -80,8 +80,9 @@ impl Wire<'_> {
     #[cfg(feature = "alloc")]
     pub(super) fn put<W: Out + ?Sized>(&self, order: Endian, out: &mut W) {
         put_header(order, self.header, &self.lens(), out);
-        // The canonical form, WIRE.md §11: always a v3 body, a zero mcpp_fid as zeros.
-        put_struct(self.ptlrpc, order, out);
+        // The canonical form, WIRE.md §11: a v3 body (v2 without a job id), a zero mcpp_fid
+        // as zeros.
+        self.ptlrpc.put_buffer_to(order, out);
         put_struct(self.ldlm, order, out);
         if let Some(b) = self.body {
             put_struct(&canonical_rep(*b), order, out);
@@ -134,8 +135,9 @@ impl Wire<'_> {
         out: &mut [u8],
     ) {
         let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, lens, out);
+        // 184 bytes; a v2 body's tail is then written over by buffer 1.
         write_at::<_, O>(self.ptlrpc, out, at);
-        at += PTLRPC_BODY_V3_SIZE;
+        at += lens[0] as usize;
         write_at::<_, O>(self.ldlm, out, at);
         at += LDLM_REPLY_SIZE;
         let Some(b) = self.body else { return };
@@ -150,8 +152,8 @@ impl Wire<'_> {
 }
 
 /// The raw buffers of a validated view, written in the order they were received: each fixed
-/// structure is copied as it is, with the bytes a native round trip would not keep (padding, a
-/// v2 body's missing job id, a zero FID's `f_ver`) zeroed over the copy. A test compares it with
+/// structure is copied as it is (at its own size, a v2 body as v2), with the bytes a native
+/// round trip would not keep (padding, a zero FID's `f_ver`) zeroed over the copy. A test compares it with
 /// [`Wire::write`] of the decoded structures on every vector and every one-byte change of them.
 pub(super) struct Copied<'x> {
     pub(super) header: &'x MsgHeader,
@@ -173,28 +175,31 @@ const REP_FID: (usize, usize) = (16, 16); // mcpp_fid
 impl Copied<'_> {
     /// Size of the encoded message.
     pub(super) fn wire_len(&self) -> usize {
-        msg_size_u32(&canonical_lens(self.body.is_some(), &self.results))
+        msg_size_u32(&self.lens())
+    }
+
+    /// `lm_buflens`: buffer 0 at its version's size (v2 when shorter than v3).
+    fn lens(&self) -> [u32; REPLY_BUFCOUNT] {
+        canonical_lens(self.ptlrpc_len(), self.body.is_some(), &self.results)
+    }
+
+    fn ptlrpc_len(&self) -> usize {
+        if self.ptlrpc.len() >= PTLRPC_BODY_V3_SIZE {
+            PTLRPC_BODY_V3_SIZE
+        } else {
+            PTLRPC_BODY_V2_SIZE
+        }
     }
 
     /// Writes the message in byte order `O`, the order the buffers are in, at the start of
     /// `out`, which holds at least [`Copied::wire_len`] bytes (the caller checked).
     pub(super) fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
-        let lens = canonical_lens(self.body.is_some(), &self.results);
+        let lens = self.lens();
         let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, &lens, out);
-        let p = self.ptlrpc;
-        if p.len() >= PTLRPC_BODY_V3_SIZE {
-            copy_at(out, at, &p[..PTLRPC_BODY_V3_SIZE]);
-        } else {
-            // A v2 body: the job id is written as zeros.
-            copy_at(
-                out,
-                at + PTLRPC_BODY_V2_SIZE,
-                &[0; PTLRPC_BODY_V3_SIZE - PTLRPC_BODY_V2_SIZE],
-            );
-            copy_at(out, at, p.get(..PTLRPC_BODY_V2_SIZE).unwrap_or(&[]));
-        }
+        let n = self.ptlrpc_len();
+        copy_at(out, at, self.ptlrpc.get(..n).unwrap_or(&[]));
         zero_ranges(out, at, &PTLRPC_ZEROS);
-        at += PTLRPC_BODY_V3_SIZE;
+        at += n;
         copy_at(out, at, self.ldlm.get(..LDLM_REPLY_SIZE).unwrap_or(&[]));
         zero_ranges(out, at, &LDLM_ZEROS);
         at += LDLM_REPLY_SIZE;
@@ -241,10 +246,15 @@ fn write_results(results: &[&[u8]; MLI_BUF_MAX], out: &mut [u8], mut at: usize) 
     }
 }
 
-/// `lm_buflens` of the canonical form: always nine buffers, a v3 `ptlrpc_body`.
-fn canonical_lens(has_body: bool, results: &[&[u8]; MLI_BUF_MAX]) -> [u32; REPLY_BUFCOUNT] {
+/// `lm_buflens` of the canonical form: always nine buffers, `ptlrpc_body` at `ptlrpc_len`
+/// (184 for v3, 152 for v2).
+fn canonical_lens(
+    ptlrpc_len: usize,
+    has_body: bool,
+    results: &[&[u8]; MLI_BUF_MAX],
+) -> [u32; REPLY_BUFCOUNT] {
     let mut lens = [0u32; REPLY_BUFCOUNT];
-    lens[0] = PTLRPC_BODY_V3_SIZE as u32;
+    lens[0] = ptlrpc_len as u32;
     lens[1] = LDLM_REPLY_SIZE as u32;
     if has_body {
         lens[2] = PREPARE_REP_SIZE as u32;

@@ -19,7 +19,7 @@ use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    JOBID_SIZE, LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_HEADER_FIXED,
+    LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_HEADER_FIXED,
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT, REQUEST_BUFCOUNT,
     XATTR_SIZE_MAX,
 };
@@ -74,13 +74,6 @@ struct Facts<'x, D, B> {
     spans: &'x [Span; REQUEST_BUFCOUNT],
     /// The first non-empty buffer past buffer 5, with its length (W2.2).
     past_last: Option<(usize, usize)>,
-}
-
-/// The `ptlrpc_body` a message value holds: always a v3 body (WIRE.md W11.4), a v2 body's
-/// missing job id read as zeros, so that a decoded value encodes to what it decodes from.
-pub(crate) fn v3_body(mut p: PtlrpcBody) -> PtlrpcBody {
-    p.jobid.get_or_insert([0; JOBID_SIZE]);
-    p
 }
 
 /// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
@@ -448,7 +441,8 @@ impl PrepareRequest {
 
     pub(super) fn lens(&self) -> [u32; REQUEST_BUFCOUNT] {
         [
-            PTLRPC_BODY_V3_SIZE as u32,
+            // v3, or v2 for a body without a job id (WIRE.md W11.4).
+            self.ptlrpc.wire_len() as u32,
             self.ldlm.wire_len() as u32,
             LDLM_INTENT_SIZE as u32,
             PREPARE_REQ_SIZE as u32,
@@ -590,7 +584,6 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareRequest {
             ..header
         };
         let mut ptlrpc: PtlrpcBody = u.arbitrary()?;
-        ptlrpc.jobid.get_or_insert([0; JOBID_SIZE]);
         ptlrpc.msg_type = PtlrpcMsgType::REQUEST;
         ptlrpc.version = LUSTRE_DLM_MSG_VERSION;
         ptlrpc.opc = LDLM_ENQUEUE;

@@ -6,7 +6,7 @@ use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::Operation;
 use crate::limits::REQUEST_BUFCOUNT;
-use crate::limits::{LDLM_INTENT_SIZE, MSG_ALIGN, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE};
+use crate::limits::{LDLM_INTENT_SIZE, MSG_ALIGN, PREPARE_REQ_SIZE};
 use crate::wire::msg::{encode_into_slice, msg_size_u32, round8, write_header};
 #[cfg(feature = "alloc")]
 use crate::wire::msg::{put_header, put_padding};
@@ -101,8 +101,8 @@ impl<'r> ValidatedRequest<'r> {
     fn put_to<B: Out + ?Sized>(&self, order: Endian, out: &mut B) {
         let (r, lens) = (self.request, &self.lens);
         put_header(order, &r.header, lens, out);
-        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
-        put_struct(&r.ptlrpc, order, out);
+        // v3, or v2 without a job id (WIRE.md W11.4).
+        r.ptlrpc.put_buffer_to(order, out);
         r.ldlm.put_buffer_to(order, out);
         put_struct(&LdlmIntent { opc: r.opc }, order, out);
         put_struct(&r.body, order, out);
@@ -129,9 +129,10 @@ impl<'r> ValidatedRequest<'r> {
     fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
         let (r, lens) = (self.request, &self.lens);
         let mut at = write_header::<O, REQUEST_BUFCOUNT>(&r.header, lens, out);
-        // Always v3 (a missing job id as zeros): the canonical form, WIRE.md W11.4.
+        // v3, or v2 without a job id (WIRE.md W11.4): the 184 bytes written, the next buffer
+        // over a v2 body's tail.
         write_at::<_, O>(&r.ptlrpc, out, at);
-        at += PTLRPC_BODY_V3_SIZE;
+        at += lens[0] as usize;
         at += round8(r.ldlm.write_buffer_at::<O>(out, at));
         write_at::<_, O>(&LdlmIntent { opc: r.opc }, out, at);
         at += LDLM_INTENT_SIZE;

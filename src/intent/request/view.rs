@@ -1,6 +1,6 @@
 //! The validated, lazy view of a received prepare request ([`RequestView`]).
 
-use super::{Facts, REQ, check_after_type, v3_body};
+use super::{Facts, REQ, check_after_type};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
@@ -283,7 +283,7 @@ impl<'a> RequestView<'a> {
     pub fn to_value(&self) -> PrepareRequest {
         PrepareRequest {
             header: self.msg().header(),
-            ptlrpc: v3_body(self.ptlrpc()),
+            ptlrpc: self.ptlrpc(),
             ldlm: self.ldlm(),
             opc: self.op.opc(),
             body: self.body(),
