@@ -30,13 +30,19 @@
 //! ```
 //!
 //! ## Features
-//! - `std` (default): `std::error::Error` for the errors, the `model` and the C header
-//!   generator; implies `alloc`.
-//! - `alloc`: the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the
-//!   owned xattr payloads) and the `bytes::Bytes`/`BufMut` API. Without it the crate depends on
-//!   neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and
-//!   [`intent::MdLockIntent::fill`] work on caller buffers.
-//! - `arbitrary`, `proptest`: `Arbitrary` impls for fuzzing, and the model's strategies.
+//! | feature | default | what it adds | dependencies it brings |
+//! |---|---|---|---|
+//! | `std` | yes | `std::error::Error` for the errors, the sequential model ([`model`]), the C header generator ([`cheader`]), the fuzz harnesses ([`fuzzing`]); implies `alloc` | `bytes/std`, `thiserror/std` |
+//! | `alloc` | with `std` | the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the owned xattr payloads) and the `bytes::Bytes`/`BufMut` API (re-exported as `lustre_dne_intent::bytes`). Without it the crate depends on neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and [`intent::MdLockIntent::fill`] work on caller buffers | `bytes` |
+//! | `serde` | no | `Serialize`/`Deserialize` for every value type, the JSON schema of `json` | `serde` |
+//! | `arbitrary` | no | `Arbitrary` impls of the values, for fuzzing | `arbitrary` |
+//! | `proptest` | no | the model's strategies (stores, credentials, operations, faults) and wire-level ones | `proptest` |
+//! | `conformance` | no | the conformance kit: vectors, the C vectors header, the runner and a testee (`conformance`) | `serde_json` |
+//! | `capture` | no | reading and writing pcap/pcapng captures of socklnd traffic (`capture`) | `pcap-file`, `etherparse` |
+//! | `system` | no | the concurrent reference model (MODEL.md §6), checked with stateright | `stateright` |
+//!
+//! Items behind a feature carry a badge in docs built with
+//! `RUSTDOCFLAGS="--cfg docsrs" cargo +nightly doc --all-features`, as docs.rs builds them.
 //!
 //! ## Contract
 //! - No input makes a decoder panic. Every length, count and offset read from input is checked
@@ -115,6 +121,9 @@ pub mod xattr;
 #[cfg(feature = "std")]
 pub mod fuzzing;
 
+/// The `bytes` crate, whose `Bytes` and `BufMut` the owned values and encoders take.
+#[cfg(feature = "alloc")]
+pub use bytes;
 pub use endian::Endian;
 pub use error::{At, DecodeError, EncodeError, ErrorKind};
 pub use flags::{ParseError, ParseErrorKind};

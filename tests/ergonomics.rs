@@ -9,7 +9,7 @@ use lustre_dne_intent::intent::*;
 use lustre_dne_intent::limits::GROUPS_MAX;
 use lustre_dne_intent::model::{self, Fault, Invariant, Mutations, Violation};
 use lustre_dne_intent::wire::{LockMode, PtlrpcMsgType};
-use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
+use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag};
 use lustre_dne_intent::{DecodeError, Endian};
 use std::error::Error;
 

@@ -6,7 +6,7 @@
 
 use lustre_dne_intent::ErrorKind;
 use lustre_dne_intent::xattr::{
-    LOV_MAGIC_V1, Lov, LovBlob, LovComp, LovComponent, LovMd, LovPattern, LovView, XattrEncode,
+    LOV_MAGIC_V1, Lov, LovBlob, LovComp, LovComponent, LovMd, LovPattern, LovView,
 };
 
 /// Three plain V1 components (32-byte blobs) packed after the table: 176, 208, 240.

@@ -11,7 +11,7 @@ use lustre_dne_intent::wire::LuFid;
 /// The remote parent (the one the strategies of the `proptest` feature use; this test runs
 /// without that feature).
 const PARENT: LuFid = LuFid::new(0x2_0000_0401, 1, 0);
-use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
+use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag};
 
 fn acl(entries: &[(AclTag, u16, u32)]) -> Vec<u8> {
     Acl::new(

@@ -13,7 +13,6 @@ use lustre_dne_intent::wire::{LockMode, LuFid, LustreHandle, WireStruct};
 use lustre_dne_intent::xattr::{
     Acl, AclEntry, AclPerm, AclTag, DefaultLmv, LMV_MAGIC_V1, LMV_USER_MAGIC, LOV_MAGIC_V1,
     LcmeFlags, Lmv, LmvHashType, LmvMd, Lov, LovBlob, LovComp, LovComponent, LovMd, LovPattern,
-    XattrEncode,
 };
 
 /// Whether a golden vector is a request or a reply.

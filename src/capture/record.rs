@@ -14,7 +14,7 @@ use super::{CaptureError, Connreq, Event, Flow, Hello, KsockMsgHdr, LnetCmd, Lne
 use super::{Prepare, opcode_name};
 use crate::Endian;
 use crate::error::DecodeError;
-use crate::intent::{IntentOpc, McppFlags, MessageView, ReplyView, WireMessage};
+use crate::intent::{IntentOpc, MessageView, ReplyKind, ReplyView, WireMessage};
 use crate::wire::{PtlrpcBody, PtlrpcMsgType};
 use alloc::boxed::Box;
 use alloc::string::{String, ToString};
@@ -291,15 +291,11 @@ impl Outcome {
         if v.ptlrpc().status != 0 || v.ptlrpc().msg_type == PtlrpcMsgType::ERR {
             return Outcome::Error;
         }
-        let Some(body) = v.body() else {
-            return Outcome::Empty;
-        };
-        if body.flags.contains(McppFlags::ADVISORY) {
-            Outcome::Advisory
-        } else if v.results().iter().any(|r| !r.is_known()) {
-            Outcome::Partial
-        } else {
-            Outcome::Complete
+        match v.kind() {
+            ReplyKind::Complete => Outcome::Complete,
+            ReplyKind::Partial => Outcome::Partial,
+            ReplyKind::Advisory => Outcome::Advisory,
+            ReplyKind::Empty => Outcome::Empty,
         }
     }
 

@@ -11,7 +11,7 @@
 
 use crate::intent::{ReplyView, RequestView};
 use crate::rules::RuleId;
-use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView, XattrEncode};
+use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView};
 use crate::{DecodeError, Endian};
 
 mod broken;

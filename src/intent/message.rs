@@ -164,6 +164,31 @@ impl<'a> MessageView<'a> {
         }
     }
 
+    /// How many bytes of the input the message takes (its header and padded buffers): where
+    /// the next one starts when messages follow each other in one buffer.
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::MessageView;
+    ///
+    /// let mut stream = include_bytes!("../../testdata/mkdir_request.bin").to_vec();
+    /// stream.extend_from_slice(include_bytes!("../../testdata/mkdir_reply_complete.bin"));
+    /// let mut rest = &stream[..];
+    /// let mut kinds = Vec::new();
+    /// while !rest.is_empty() {
+    ///     let m = MessageView::parse(rest)?;
+    ///     kinds.push(matches!(m, MessageView::Request(_)));
+    ///     rest = &rest[m.consumed_len()..];
+    /// }
+    /// assert_eq!(kinds, [true, false]);
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn consumed_len(&self) -> usize {
+        match self {
+            MessageView::Request(r) => r.consumed_len(),
+            MessageView::Reply(r) => r.consumed_len(),
+        }
+    }
+
     /// True for a request.
     pub fn is_request(&self) -> bool {
         matches!(self, MessageView::Request(_))

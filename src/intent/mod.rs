@@ -32,5 +32,5 @@ pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
 pub(crate) use reply::arbitrary_payload;
 #[cfg(feature = "alloc")]
 pub use reply::{PrepareOutcome, PrepareReply, ReplyMessage, ValidatedReply};
-pub use reply::{ReplyContext, ReplyView};
+pub use reply::{ReplyContext, ReplyKind, ReplyView};
 pub use request::{PrepareRequest, RequestView, ValidatedRequest, reply_size_for};

@@ -12,7 +12,7 @@ use super::store::{
 use crate::intent::MliBuf;
 use crate::mode::{S_IFDIR, S_IFLNK, S_IFREG};
 use crate::wire::LuFid;
-use crate::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
+use crate::xattr::{Acl, AclEntry, AclPerm, AclTag};
 use alloc::vec::Vec;
 use arbitrary::{Arbitrary, Result, Unstructured};
 

@@ -10,7 +10,7 @@ use crate::limits::NAME_MAX;
 use crate::mode::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, S_ISGID, S_ISVTX, S_IXGRP};
 use crate::wire::LuFid;
 use crate::xattr::acl::{MAY_EXEC, MAY_READ, MAY_WRITE};
-use crate::xattr::{AclView, DefaultLmvView, XattrEncode, generic_permission, posix_acl_create};
+use crate::xattr::{AclView, DefaultLmvView, generic_permission, posix_acl_create};
 use alloc::vec::Vec;
 
 /// What the helper learns about one object with one read ("attr_get, permission"): its

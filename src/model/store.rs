@@ -2,7 +2,6 @@
 
 use crate::mode::{S_IFDIR, S_IFMT};
 use crate::wire::{LuFid, MdtBody, MdtValid};
-use crate::xattr::XattrEncode;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 

@@ -41,7 +41,7 @@ use super::store::{APPEND_FL, Attrs, IMMUTABLE_FL, Object, PROJINHERIT_FL, Store
 use crate::intent::MliBuf;
 use crate::mode::{S_IFDIR, S_IFLNK, S_IFREG, S_IFSOCK};
 use crate::wire::LuFid;
-use crate::xattr::{Acl, AclEntry, AclPerm, AclTag, XattrEncode};
+use crate::xattr::{Acl, AclEntry, AclPerm, AclTag};
 use alloc::vec::Vec;
 use proptest::prelude::*;
 

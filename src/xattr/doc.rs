@@ -16,7 +16,6 @@
 
 use super::{
     Acl, AclView, DefaultLmv, DefaultLmvView, LayoutOf, Lmv, LmvView, Lov, LovView, Pin, PinView,
-    XattrEncode,
 };
 use crate::error::{DecodeError, EncodeError};
 use alloc::string::{String, ToString};

@@ -383,6 +383,34 @@ impl<'a> LmvView<'a> {
             )),
         }
     }
+    /// The striped directory's layout, `None` for a foreign LMV.
+    pub fn md(&self) -> Option<&LmvMdView<'a>> {
+        match self {
+            LmvView::Md(m) => Some(m),
+            LmvView::Foreign(_) => None,
+        }
+    }
+    /// `lmv_stripe_count`: how many stripes the directory has; 0 for a foreign LMV.
+    ///
+    /// ```
+    /// use lustre_dne_intent::xattr::LmvView;
+    ///
+    /// let lmv = LmvView::parse(include_bytes!("../../testdata/xattr_lmv_striped.bin"))?;
+    /// assert_eq!(lmv.stripe_count(), lmv.md().map_or(0, |m| m.stripe_fids().len() as u32));
+    /// assert!(lmv.hash_type().is_some());
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn stripe_count(&self) -> u32 {
+        self.md().map_or(0, LmvMdView::stripe_count)
+    }
+    /// `lmv_hash_type`, `None` for a foreign LMV.
+    pub fn hash_type(&self) -> Option<LmvHashType> {
+        self.md().map(LmvMdView::hash_type)
+    }
+    /// `lmv_master_mdt_index`, `None` for a foreign LMV.
+    pub fn master_mdt_index(&self) -> Option<u32> {
+        self.md().map(LmvMdView::master_mdt_index)
+    }
 
     /// The magic.
     pub fn magic(&self) -> u32 {

@@ -425,6 +425,33 @@ impl ForeignMd {
 #[cfg(feature = "alloc")]
 pub use encode::XattrEncode;
 
+/// [`XattrEncode`]'s methods as inherent ones, so that encoding a payload needs no trait
+/// import: `acl.to_bytes()` works with `use lustre_dne_intent::xattr::Acl` alone.
+macro_rules! inherent_encode {
+    ($($t:ty),*) => {$(
+        #[cfg(feature = "alloc")]
+        impl $t {
+            /// Size of the encoding.
+            pub fn wire_len(&self) -> usize {
+                XattrEncode::wire_len(self)
+            }
+            /// Checks every rule a decoder would, and the `XATTR_SIZE_MAX` bound.
+            pub fn validate(&self) -> Result<(), crate::EncodeError> {
+                XattrEncode::validate(self)
+            }
+            /// Writes the payload at the start of `out`, after validating it; returns its size.
+            pub fn encode_into(&self, out: &mut [u8]) -> Result<usize, crate::EncodeError> {
+                XattrEncode::encode_into(self, out)
+            }
+            /// The payload as a new buffer, after validating it.
+            pub fn to_bytes(&self) -> Result<bytes::Bytes, crate::EncodeError> {
+                XattrEncode::to_bytes(self)
+            }
+        }
+    )*};
+}
+inherent_encode!(Acl, Lmv, DefaultLmv, Lov, Pin);
+
 #[cfg(feature = "alloc")]
 mod encode {
     use crate::error::{EncodeError, ErrorKind};

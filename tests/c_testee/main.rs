@@ -15,7 +15,7 @@
 
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{ReplyContext, ReplyView, RequestView};
-use lustre_dne_intent::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView, XattrEncode};
+use lustre_dne_intent::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

@@ -33,6 +33,28 @@ use crate::limits::MLI_BUF_MAX;
 use crate::wire::{DispFlags, LdlmLockDesc};
 
 pub(crate) const REP: &str = "md_create_prepare_rep";
+
+/// What a valid prepare reply answers, as a coordinator acts on it ([`ReplyView::kind`]). The
+/// lock is granted in every case; what differs is what the coordinator still reads itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum ReplyKind {
+    /// Every result known (valid: present or absent): nothing left to read.
+    Complete,
+    /// Some result unknown (not requested, too large, or not read): the coordinator reads
+    /// those itself.
+    Partial,
+    /// `MCPP_ADVISORY`: the status, permission check and derived child attributes were decided
+    /// with incomplete information and are redone; the valid results may still be used.
+    Advisory,
+    /// The empty result (no `md_create_prepare_rep`): the ordinary reads, as without the
+    /// extension.
+    Empty,
+}
 /// The dispositions a prepare reply may carry in `lock_policy_res1` (WIRE.md §3, §7).
 pub(crate) const DISPOSITIONS: DispFlags = DispFlags(
     DispFlags::IT_EXECD.0

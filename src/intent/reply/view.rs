@@ -307,6 +307,12 @@ impl<'a> ReplyView<'a> {
     pub fn bufcount(&self) -> usize {
         self.parts.bufcount.into()
     }
+    /// How many bytes of the input the message takes: its header and its padded buffers.
+    /// Bytes after them are not part of it (WIRE.md §2); the next message, in a stream of them,
+    /// starts there. See [`MessageView::consumed_len`](crate::intent::MessageView::consumed_len).
+    pub fn consumed_len(&self) -> usize {
+        crate::wire::MsgView::framed(self.bytes, self.parts.order, self.bufcount()).wire_len()
+    }
     /// Buffer 0, decoded from the bytes on each call (a v2 body reads as v3 with zero
     /// `pb_padding` and `pb_jobid`).
     pub fn ptlrpc(&self) -> PtlrpcBody {
@@ -348,6 +354,34 @@ impl<'a> ReplyView<'a> {
         // W6.2 proved a present PATTR is one mdt_body: decoding it cannot fail.
         self.result(MliBuf::Pattr)
             .map(|s| crate::wire::MdtBody::decode(s, self.parts.order).unwrap_or_default())
+    }
+    /// What the reply answers: [`ReplyKind`](super::ReplyKind).
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{ReplyKind, ReplyView};
+    ///
+    /// let complete = include_bytes!("../../../testdata/mkdir_reply_complete.bin");
+    /// assert_eq!(ReplyView::parse(complete)?.kind(), ReplyKind::Complete);
+    /// let empty = include_bytes!("../../../testdata/mkdir_reply_empty.bin");
+    /// assert_eq!(ReplyView::parse(empty)?.kind(), ReplyKind::Empty);
+    /// let advisory = include_bytes!("../../../testdata/mkdir_reply_advisory.bin");
+    /// assert_eq!(ReplyView::parse(advisory)?.kind(), ReplyKind::Advisory);
+    /// let truncated = include_bytes!("../../../testdata/mkdir_reply_lov_truncated.bin");
+    /// assert_eq!(ReplyView::parse(truncated)?.kind(), ReplyKind::Partial);
+    /// # Ok::<(), lustre_dne_intent::DecodeError>(())
+    /// ```
+    pub fn kind(&self) -> super::ReplyKind {
+        use super::ReplyKind;
+        let Some(body) = self.body() else {
+            return ReplyKind::Empty;
+        };
+        if body.flags.contains(crate::intent::McppFlags::ADVISORY) {
+            ReplyKind::Advisory
+        } else if self.results().iter().any(|r| !r.is_known()) {
+            ReplyKind::Partial
+        } else {
+            ReplyKind::Complete
+        }
     }
     /// All six results, in index order.
     pub fn results(&self) -> [PrepResult<&'a [u8]>; MLI_BUF_MAX] {

@@ -189,6 +189,12 @@ impl<'a> RequestView<'a> {
         })
     }
 
+    /// How many bytes of the input the message takes: its header and its padded buffers.
+    /// Bytes after them are not part of it (WIRE.md §2). See
+    /// [`MessageView::consumed_len`](crate::intent::MessageView::consumed_len).
+    pub fn consumed_len(&self) -> usize {
+        self.msg().wire_len()
+    }
     /// The framing (header, buffers, byte order).
     pub fn msg(&self) -> MsgView<'a> {
         MsgView::framed(self.bytes, self.order, self.count as usize)
