@@ -158,3 +158,40 @@ fn violations_invariants_and_survey_rows_are_data() {
     let t = serde_json::to_value(survey::TRACES[0]).unwrap();
     assert_eq!(t["operation"], survey::TRACES[0].operation);
 }
+
+/// A hand-written scenario may leave out what has a natural default: attributes other than the
+/// mode, xattrs (absent), `dead`, an entry's `ftype`, the caller's groups, capabilities, umask
+/// and `groups_partial`.
+#[test]
+fn a_scenario_leaves_out_what_defaults() {
+    let text = json!({
+        "store": { "objects": {
+            "[0x200000007:0x1:0x0]": {
+                "attrs": { "mode": 16877 },
+                "xattrs": { "lov": "d00bd10b" },
+                "entries": [ { "name": "sub", "fid": "[0x200000401:0x1:0x0]" } ]
+            }
+        }},
+        "creds": { "fsuid": 500, "fsgid": 500 },
+        "op": { "create": { "parent": "[0x200000007:0x1:0x0]", "name": "newdir", "mode": 16877 } }
+    });
+    let sc: Scenario = serde_json::from_value(text).unwrap();
+    let root = sc.store.get(LuFid::ROOT).unwrap();
+    assert_eq!(root.attrs.mode, 16877);
+    assert_eq!(
+        (root.attrs.nlink, root.attrs.size, root.attrs.mtime),
+        (0, 0, 0)
+    );
+    assert_eq!(root.xattrs.default_acl, None);
+    assert!(root.xattrs.lov.is_some());
+    assert!(!root.dead);
+    assert_eq!(root.entries[&b"sub"[..]].ftype, 0);
+    assert_eq!(sc.creds.groups, Vec::<u32>::new());
+    assert_eq!(
+        (sc.creds.cap, sc.creds.umask, sc.creds.groups_partial),
+        (0, 0, false)
+    );
+    // Unknown fields are still refused.
+    let bad = json!({ "mode": 1, "nlinks": 2 });
+    assert!(serde_json::from_value::<Attrs>(bad).is_err());
+}

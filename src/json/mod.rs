@@ -5,6 +5,12 @@
 //! prepare results, the xattr payloads, and the model's scenarios, faults and outcomes. Borrowing
 //! views (`*View`) do not; turn them into values first (`to_value()`).
 //!
+//! **Defaults on input.** A model scenario written by hand may leave out what has a natural
+//! default: every attribute (`nlink`, `size`, `mtime` … read as 0), every xattr (absent),
+//! `dead` (false), an entry's `ftype` (0, unknown), and the caller's `groups`, `cap`, `umask`
+//! and `groups_partial`. Wire messages have no defaults: every field is spelled out. Unknown
+//! fields are refused everywhere.
+//!
 //! # Schema
 //!
 //! **Names.** Fields carry Lustre's C field names, prefix included (`lm_repsize`, `pb_opc`,

@@ -43,6 +43,8 @@ struct EntryItem {
     #[serde(with = "super::bytes::name")]
     name: Vec<u8>,
     fid: LuFid,
+    /// 0 (unknown) when left out.
+    #[serde(default)]
     ftype: u32,
 }
 

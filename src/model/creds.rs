@@ -22,7 +22,7 @@ pub const CAP_SYS_RESOURCE: u32 = 24;
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
+    serde(deny_unknown_fields, default)
 )]
 pub struct Creds {
     /// Filesystem uid.

@@ -17,7 +17,7 @@ pub const PROJINHERIT_FL: u32 = 0x2000_0000;
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
+    serde(deny_unknown_fields, default)
 )]
 pub struct Attrs {
     /// Type and permission bits.
@@ -98,7 +98,7 @@ impl Attrs {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
+    serde(deny_unknown_fields, default)
 )]
 pub struct Xattrs {
     /// `system.posix_acl_access`.
@@ -131,7 +131,7 @@ pub struct Xattrs {
 pub struct Entry {
     /// The child.
     pub fid: LuFid,
-    /// Its S_IFMT bits.
+    /// Its S_IFMT bits (0, unknown, when a JSON entry leaves it out).
     pub ftype: u32,
 }
 
@@ -140,7 +140,7 @@ pub struct Entry {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
+    serde(deny_unknown_fields, default)
 )]
 pub struct Object {
     /// Attributes.
