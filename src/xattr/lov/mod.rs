@@ -328,7 +328,7 @@ pub struct LovCompMdEntryV1Raw {
     pub lcme_cstripe_count: u8,
     /// `lcme_compr_type`.
     pub lcme_compr_type: u8,
-    /// `lcme_compr_lvl:4` (low nibble) and `lcme_compr_chunk_log_bits:4` (high nibble).
+    /// `lcme_compr_lvl:4` (low nibble) and `lcme_compr_chunk_lum_bits:4` (high nibble).
     pub lcme_compr_bits: u8,
 }
 crate::wire::check_layout!(LovCompMdEntryV1Raw, 48;
