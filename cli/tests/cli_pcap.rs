@@ -210,18 +210,27 @@ fn expected() -> Vec<(usize, &'static str, String)> {
     want
 }
 
-#[test]
-fn tshark_with_the_generated_dissector_shows_the_codecs_values() {
+/// A scratch directory holding the generated dissector, and tshark's `lua_script:` option for
+/// it; `None` (after saying SKIP) when tshark is not installed.
+fn dissector_for_tshark(name: &str) -> Option<(TempDir, String)> {
     if Command::new("tshark").arg("-v").output().is_err() {
         println!(
             "SKIP: tshark is not installed (apt-get install tshark); the dissector was not run"
         );
-        return;
+        return None;
     }
-    let dir = tmpdir("tshark");
+    let dir = tmpdir(name);
     let lua = dir.0.join("dne_prepare.lua");
     std::fs::write(&lua, run(&["wireshark-lua"])).unwrap();
     let script = format!("lua_script:{}", lua.display());
+    Some((dir, script))
+}
+
+#[test]
+fn tshark_with_the_generated_dissector_shows_the_codecs_values() {
+    let Some((dir, script)) = dissector_for_tshark("tshark") else {
+        return;
+    };
     let mut checked = 0;
     // Big-endian socklnd framing is not tried: the built-in LNet dissector does not frame it,
     // so it never calls a portal dissector (the Lustre messages inside may be either order).
@@ -485,16 +494,9 @@ fn count_frames(cap: &str, prefs: &[&str], filter: &str) -> usize {
 
 #[test]
 fn tshark_with_the_dissector_shows_every_pipelined_message_the_codec_decodes() {
-    if Command::new("tshark").arg("-v").output().is_err() {
-        println!(
-            "SKIP: tshark is not installed (apt-get install tshark); the dissector was not run"
-        );
+    let Some((dir, script)) = dissector_for_tshark("pipelined") else {
         return;
-    }
-    let dir = tmpdir("pipelined");
-    let lua = dir.0.join("dne_prepare.lua");
-    std::fs::write(&lua, run(&["wireshark-lua"])).unwrap();
-    let script = format!("lua_script:{}", lua.display());
+    };
     // The preferences the README names.
     let prefs = [
         "-o",
