@@ -19,7 +19,7 @@
 //!   complete mkdir reply and for the largest reply the protocol allows.
 //!
 //! `cargo bench --bench codec` runs everything (about 3 minutes); `python3 benches/ratios.py`
-//! turns criterion's estimates into the ratio table of the README. Under `cargo test` each
+//! turns criterion's estimates into the ratio table of docs/performance.md. Under `cargo test` each
 //! benchmark runs once, as a smoke test.
 #![forbid(unsafe_code)]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn criterion's estimates of `cargo bench --bench codec` into the README's ratio table.
+"""Turn criterion's estimates of `cargo bench --bench codec` into the ratio table of docs/performance.md.
 
 Reads target/criterion/<group>/<function>/<param>/new/estimates.json (the median's point
 estimate, in ns) and prints, for every group and parameter, the crate's time, the two baselines

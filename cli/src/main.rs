@@ -691,7 +691,7 @@ fn cmd_encode(input: &Input, hex: bool, force: bool, out: &mut Output) -> Result
         bytes
     };
     if hex {
-        out.write(input::xxd_plain(&bytes).as_bytes())
+        out.write(lustre_dne_intent::hex::xxd_plain(&bytes).as_bytes())
     } else {
         out.write_binary(&bytes, force)
     }

@@ -2,8 +2,9 @@
 //! (the shared helper for one create) and `check` (a reply through the coordinator's rules).
 
 use crate::CliError;
-use crate::input::{Input, Output, to_hex};
+use crate::input::{Input, Output};
 use lustre_dne_intent::errno::ErrnoName;
+use lustre_dne_intent::hex::encode as to_hex;
 use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::intent::{
     McppFlags, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,

@@ -3,7 +3,8 @@
 //! `lustre_dne_intent::xattr::XattrDoc`.
 
 use crate::CliError;
-use crate::input::{Input, Output, decode_hex, decode_hex_form, hex_form};
+use crate::input::{Input, Output};
+use lustre_dne_intent::hex::{self, HexForm};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::acl::POSIX_ACL_XATTR_VERSION;
 use lustre_dne_intent::xattr::{
@@ -308,16 +309,17 @@ pub fn cmd_xattr(
             if only.is_some_and(|n| n != name) {
                 continue;
             }
-            let Some(hex) = value.strip_prefix("0x") else {
+            if !value.starts_with("0x") {
                 if json {
                     failures.push(format!("{name}: not hex: run getfattr with -e hex"));
                 } else {
                     let _ = writeln!(out, "{name}: (not hex: run getfattr with -e hex)");
                 }
                 continue;
-            };
+            }
             found += 1;
-            match decode_hex(hex.as_bytes())
+            // The plain form skips exactly the `0x` just checked for: errors count from after it.
+            match hex::decode_form(value, HexForm::Plain)
                 .map_err(|e| format!("{name}: {e}"))
                 .and_then(|b| {
                     // getfattr names the file: that is lfs's path line.
@@ -344,8 +346,8 @@ pub fn cmd_xattr(
         }
     } else {
         let form = if json { Form::Json } else { Form::Bare };
-        let bytes = match hex_form(&raw) {
-            Some(form) => decode_hex_form(&raw, form).map_err(|e| input.error(e))?,
+        let bytes = match hex::form(&raw) {
+            Some(form) => hex::decode_form(&raw, form).map_err(|e| input.error(e))?,
             None => raw,
         };
         let name = match only {

@@ -217,10 +217,10 @@ fn derive_runs_the_shared_helper() {
     // Errors name the JSON path.
     let (code, _, err) = run(
         &["derive"],
-        b"{\"store\": {\"objects\": {}}, \"creds\": {}}",
+        b"{\"store\": {\"objects\": {}}, \"creds\": {\"fsuid\": \"x\"}}",
     );
     assert_eq!(code, 1);
-    assert!(err.contains("creds: missing field `fsuid`"), "{err}");
+    assert!(err.contains("creds.fsuid: invalid type"), "{err}");
     let mut bad = sc.clone();
     bad["store"]["objects"]["[0x200000401:0x1:0x0]"]["attrs"]["colour"] = "red".into();
     let (code, _, err) = run(&["derive"], bad.to_string().as_bytes());

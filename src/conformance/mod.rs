@@ -317,34 +317,18 @@ pub fn message_order(kind: Kind, bytes: &[u8]) -> Endian {
     }
 }
 
-/// Lowercase hex of `bytes`.
+/// Lowercase hex of `bytes` ([`crate::hex::encode`]).
 pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    s
+    crate::hex::encode(bytes)
 }
 
-/// Bytes of a hex string (either case); `None` if it is not hex of whole bytes.
+/// Bytes of a hex string (either case); `None` if it is not hex of whole bytes. Stricter than
+/// [`crate::hex::decode`]: digits only, no white space or `0x`.
 pub fn from_hex(s: &str) -> Option<Vec<u8>> {
-    fn digit(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
-    }
-    let s = s.as_bytes();
-    if !s.len().is_multiple_of(2) {
+    if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    s.chunks_exact(2)
-        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-        .collect()
+    crate::hex::decode_form(s, crate::hex::HexForm::Plain).ok()
 }
 
 /// A small seeded generator (SplitMix64): the same seed gives the same cases on every host.

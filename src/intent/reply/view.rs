@@ -12,7 +12,6 @@ use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::body::{MdCreatePrepareRepRaw, PrepareRepFields};
 use crate::intent::message::PtlrpcHead;
-#[cfg(feature = "alloc")]
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
 use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT,
