@@ -159,6 +159,17 @@ fn committed() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/vectors")
 }
 
+/// `dne-intent vectors --out DIR`, which must succeed; its output.
+fn write_vectors(dir: &Path) -> Output {
+    let o = Command::new(bin())
+        .args(["vectors", "--out"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 fn tempdir(what: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dne-intent-{what}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -174,12 +185,7 @@ fn committed_vectors_are_fresh() {
     } else {
         tempdir("vectors")
     };
-    let o = Command::new(bin())
-        .args(["vectors", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = write_vectors(&dir);
     for f in ["dne_intent_vectors.json", "lustre_dne_prepare_vectors.h"] {
         let fresh = std::fs::read(dir.join(f)).unwrap();
         let kept = std::fs::read(committed().join(f))
@@ -199,12 +205,7 @@ fn committed_vectors_are_fresh() {
 #[test]
 fn generated_json_has_the_documented_shape() {
     let dir = tempdir("shape");
-    let o = Command::new(bin())
-        .args(["vectors", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = write_vectors(&dir);
     let text = std::fs::read_to_string(dir.join("dne_intent_vectors.json")).unwrap();
     let mut several = 0;
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -505,11 +506,7 @@ fn the_docs_state_no_stale_count() {
         .collect();
     assert_eq!(found, [(412, 395), (2400, 2395), (405, 395)]);
     let dir = tempdir("doc-counts");
-    let o = Command::new(bin())
-        .args(["vectors", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let o = write_vectors(&dir);
     let vectors: u64 = stdout(&o).split(' ').next().unwrap().parse().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for doc in ["README.md", "docs/conformance.md", "fuzz/README.md"] {
