@@ -185,7 +185,7 @@ fn committed_vectors_are_fresh() {
     } else {
         tempdir("vectors")
     };
-    let o = write_vectors(&dir);
+    write_vectors(&dir);
     for f in ["dne_intent_vectors.json", "lustre_dne_prepare_vectors.h"] {
         let fresh = std::fs::read(dir.join(f)).unwrap();
         let kept = std::fs::read(committed().join(f))
@@ -205,7 +205,7 @@ fn committed_vectors_are_fresh() {
 #[test]
 fn generated_json_has_the_documented_shape() {
     let dir = tempdir("shape");
-    let o = write_vectors(&dir);
+    write_vectors(&dir);
     let text = std::fs::read_to_string(dir.join("dne_intent_vectors.json")).unwrap();
     let mut several = 0;
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();

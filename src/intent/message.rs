@@ -29,6 +29,17 @@ const PB_TYPE: usize = 8;
 const PB_VERSION: usize = 12;
 const PB_OPC: usize = 16;
 const PB_STATUS: usize = 20;
+/// Offset of `pb_timeout` (a request's deadline, W5.16).
+pub(crate) const PB_TIMEOUT: usize = 68;
+
+/// `pb_timeout` of a buffer 0 that [`PtlrpcHead::check_in`] accepted (152 bytes at least).
+#[inline(always)]
+pub(crate) fn pb_timeout_in<O: ByteOrder>(b0: &[u8]) -> u32 {
+    match b0.get(PB_TIMEOUT..PB_TIMEOUT + 4) {
+        Some(&[a, b, c, d]) => U32::<O>::from_bytes([a, b, c, d]).get(),
+        _ => 0,
+    }
+}
 
 /// What a decoder reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

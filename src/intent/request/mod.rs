@@ -13,7 +13,7 @@
 #[cfg(feature = "arbitrary")]
 use super::McprFlags;
 use super::body::{PrepareReqFields, req_off};
-use super::message::{Expect, PtlrpcHead, check_type};
+use super::message::{Expect, PB_TIMEOUT, PtlrpcHead, check_type};
 use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
@@ -323,7 +323,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
     }
     if h.flags & MSGHDR_AT_SUPPORT != 0 && timeout == 0 {
         return Err(DecodeError::new(
-            At::new("ptlrpc_body", "pb_timeout", o0 + 68),
+            At::new("ptlrpc_body", "pb_timeout", o0 + PB_TIMEOUT),
             ErrorKind::ZeroTimeout,
         ));
     }

@@ -4,7 +4,7 @@ use super::{Facts, REQ, check_after_type};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
-use crate::intent::message::{Expect, PtlrpcHead, check_type};
+use crate::intent::message::{Expect, PtlrpcHead, check_type, pb_timeout_in};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{
@@ -39,18 +39,6 @@ pub struct RequestView<'a> {
     name: Option<&'a [u8]>,
     groups: GroupsView<'a>,
 }
-
-/// `pb_timeout` of a buffer 0 that [`PtlrpcHead::check_in`] accepted (152 bytes at least).
-#[inline(always)]
-fn pb_timeout<O: ByteOrder>(b0: &[u8]) -> u32 {
-    match b0.get(PB_TIMEOUT..PB_TIMEOUT + 4) {
-        Some(&[a, b, c, d]) => zerocopy::byteorder::U32::<O>::from_bytes([a, b, c, d]).get(),
-        _ => 0,
-    }
-}
-
-/// Offset of `pb_timeout` in `ptlrpc_body`.
-const PB_TIMEOUT: usize = 68;
 
 impl<'a> RequestView<'a> {
     /// Decodes and validates a request message in either byte order.
@@ -160,7 +148,7 @@ impl<'a> RequestView<'a> {
         let name_buf = buf(4);
         let op = check_after_type(&Facts {
             header: &f.header,
-            timeout: pb_timeout::<O>(buf(0)),
+            timeout: pb_timeout_in::<O>(buf(0)),
             ptlrpc,
             lock_flags: lock.lock_flags,
             lock_desc: lock.lock_desc,
