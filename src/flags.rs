@@ -106,7 +106,7 @@ impl fmt::Write for Count {
 
 /// Writes `body` honouring the formatter's width, fill and alignment (left by default, as
 /// `Formatter::pad` does for strings), without allocating.
-pub(crate) fn pad_with(
+pub fn pad_with(
     f: &mut fmt::Formatter<'_>,
     body: impl Fn(&mut dyn fmt::Write) -> fmt::Result,
 ) -> fmt::Result {
@@ -134,7 +134,7 @@ pub(crate) fn pad_with(
 
 /// The greedy decomposition of `bits` into names, in `NAMED` order: a name is taken when all of
 /// its bits are still set. Returns the bit mask of the `NAMED` indices taken and the bits left.
-pub(crate) fn decompose<T: WireBits>(bits: u64) -> (u128, u64) {
+pub fn decompose<T: WireBits>(bits: u64) -> (u128, u64) {
     let mut rest = bits;
     let mut taken = 0u128;
     for (i, (_, v)) in (0..128).map_while(T::named).enumerate() {
@@ -147,7 +147,7 @@ pub(crate) fn decompose<T: WireBits>(bits: u64) -> (u128, u64) {
 }
 
 /// `NAME|NAME|0xREST`, or `0x0` for the empty set.
-pub(crate) fn write_flags<T: WireBits>(w: &mut dyn fmt::Write, v: T) -> fmt::Result {
+pub fn write_flags<T: WireBits>(w: &mut dyn fmt::Write, v: T) -> fmt::Result {
     let (taken, rest) = decompose::<T>(v.to_u64());
     let mut first = true;
     for (i, (name, _)) in (0..128).map_while(T::named).enumerate() {
@@ -169,7 +169,7 @@ pub(crate) fn write_flags<T: WireBits>(w: &mut dyn fmt::Write, v: T) -> fmt::Res
 }
 
 /// Reads `0x…` (hex) or decimal digits, at most `max`.
-pub(crate) fn parse_number(s: &str, max: u64) -> Option<u64> {
+pub fn parse_number(s: &str, max: u64) -> Option<u64> {
     let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(h) if !h.is_empty() && !h.starts_with('+') => u64::from_str_radix(h, 16).ok()?,
         Some(_) => return None,
@@ -180,7 +180,7 @@ pub(crate) fn parse_number(s: &str, max: u64) -> Option<u64> {
 }
 
 /// Parses `NAME|NAME|0x80` (whitespace ignored; the empty string is the empty set).
-pub(crate) fn parse_flags<T: WireBits>(s: &str) -> Result<u64, ParseError> {
+pub fn parse_flags<T: WireBits>(s: &str) -> Result<u64, ParseError> {
     if s.trim().is_empty() {
         return Ok(0);
     }
@@ -212,7 +212,7 @@ pub(crate) fn parse_flags<T: WireBits>(s: &str) -> Result<u64, ParseError> {
 }
 
 /// Parses an enumeration: a name, `0x…` or a decimal number (surrounding whitespace ignored).
-pub(crate) fn parse_enum<T: WireBits>(s: &str) -> Result<u64, ParseError> {
+pub fn parse_enum<T: WireBits>(s: &str) -> Result<u64, ParseError> {
     let word = s.trim();
     let at = s.len() - s.trim_start().len();
     if word.is_empty() {
@@ -232,7 +232,7 @@ pub(crate) fn parse_enum<T: WireBits>(s: &str) -> Result<u64, ParseError> {
 }
 
 /// Parses a closed enumeration by the names `name` gives its `values`.
-pub(crate) fn parse_closed<T: Copy>(
+pub fn parse_closed<T: Copy>(
     s: &str,
     what: &'static str,
     values: &[T],
@@ -251,6 +251,8 @@ pub(crate) fn parse_closed<T: Copy>(
 }
 
 /// Defines a bit-set newtype with named single-bit (or multi-bit) constants.
+#[macro_export]
+#[doc(hidden)]
 macro_rules! wire_flags {
     (
         $(#[$meta:meta])*
@@ -338,8 +340,8 @@ macro_rules! wire_flags {
             fn not(self) -> Self { Self(!self.0) }
         }
 
-        $crate::flags::wire_bits_common!($Name, $T);
-        $crate::flags::wire_bits_common!(serde $Name, serialize, deserialize);
+        $crate::wire_bits_common!($Name, $T);
+        $crate::wire_bits_common!(serde $Name, serialize, deserialize);
 
         impl core::fmt::Display for $Name {
             /// `NAME|NAME|0xUNKNOWN`, or `0x0` when empty.
@@ -361,6 +363,8 @@ macro_rules! wire_flags {
 
 /// What `wire_flags!` and `wire_enum!` share: the [`WireBits`] impl over `NAMED`, `Debug` as
 /// `Name(Display)`, and serde through `json::flags` (as names, or `{bits, names}`).
+#[macro_export]
+#[doc(hidden)]
 macro_rules! wire_bits_common {
     ($Name:ident, $T:ty) => {
         impl $crate::flags::WireBits for $Name {
@@ -402,9 +406,10 @@ macro_rules! wire_bits_common {
         }
     };
 }
-pub(crate) use wire_bits_common;
 
 /// Defines an open enumeration: a newtype with named values; unknown values are kept.
+#[macro_export]
+#[doc(hidden)]
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
@@ -434,8 +439,8 @@ macro_rules! wire_enum {
             }
         }
 
-        $crate::flags::wire_bits_common!($Name, $T);
-        $crate::flags::wire_bits_common!(serde $Name, serialize_enum, deserialize_enum);
+        $crate::wire_bits_common!($Name, $T);
+        $crate::wire_bits_common!(serde $Name, serialize_enum, deserialize_enum);
 
         impl core::fmt::Display for $Name {
             /// The Lustre name, or the value in hex when it has none.

@@ -1,9 +1,15 @@
 //! # lustre-dne-intent
 //!
-//! The reference codec and reference model for the Lustre DNE *prepare intent*: an
-//! operation-aware intent (create, rename, unlink) carried on the remote name-hash lock enqueue,
-//! answered under that lock with the lookup, the permission checks, the inheritance and up to six
-//! optional results of the parent directory.
+//! The reference codec for the Lustre DNE *prepare intent*: an operation-aware intent (create,
+//! rename, unlink) carried on the remote name-hash lock enqueue, answered under that lock with
+//! the lookup, the permission checks, the inheritance and up to six optional results of the
+//! parent directory.
+//!
+//! This crate is the codec alone (`no_std` without its default `std` feature). Beside it, each
+//! depending on it: `lustre-dne-intent-model` (the reference model, MODEL.md),
+//! `lustre-dne-intent-capture` (pcap/pcapng of socklnd traffic, the Wireshark dissector),
+//! `lustre-dne-intent-conformance` (vectors, runner, C testee, C header, fuzz harnesses) and the
+//! `dne-intent` tool.
 //!
 //! Data flows one way: bytes → validated views ([`intent::RequestView`],
 //! [`intent::ReplyView`]) → owned values ([`intent::PrepareRequest`],
@@ -32,14 +38,10 @@
 //! ## Features
 //! | feature | default | what it adds | dependencies it brings |
 //! |---|---|---|---|
-//! | `std` | yes | `std::error::Error` for the errors, the sequential model ([`model`]), the C header generator ([`cheader`]), the fuzz harnesses ([`fuzzing`]); implies `alloc` | `bytes/std`, `thiserror/std` |
+//! | `std` | yes | `std::error::Error` for the errors; implies `alloc` | `bytes/std`, `thiserror/std` |
 //! | `alloc` | with `std` | the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the owned xattr payloads) the `bytes::Bytes`/`BufMut` API (re-exported as `lustre_dne_intent::bytes`), and the hex reader ([`hex`]) for the dump forms the tool reads. Without it the crate depends on neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and [`intent::MdLockIntent::fill`] work on caller buffers | `bytes` |
 //! | `serde` | no | `Serialize`/`Deserialize` for every value type, the JSON schema of `json` | `serde` |
-//! | `arbitrary` | no | `Arbitrary` impls of the values, for fuzzing | `arbitrary` |
-//! | `proptest` | no | the model's strategies (stores, credentials, operations, faults) and wire-level ones | `proptest` |
-//! | `conformance` | no | the conformance kit: vectors, the C vectors header, the runner and a testee (`conformance`) | `serde_json` |
-//! | `capture` | no | reading and writing pcap/pcapng captures of socklnd traffic (`capture`) | `pcap-file`, `etherparse` |
-//! | `system` | no | the concurrent reference model (MODEL.md §6), checked with stateright | `stateright` |
+//! | `arbitrary` | no | `Arbitrary` impls of the values, for fuzzing and the conformance kit's generators | `arbitrary` |
 //!
 //! Items behind a feature carry a badge in docs built with
 //! `RUSTDOCFLAGS="--cfg docsrs" cargo +nightly doc --all-features`, as docs.rs builds them.
@@ -94,15 +96,12 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+// `pub` for the sibling crates, whose Lustre flags and enums use the same `wire_flags!` and
+// `wire_enum!`; not part of the documented API.
 #[macro_use]
-mod flags;
+#[doc(hidden)]
+pub mod flags;
 
-#[cfg(feature = "capture")]
-pub mod capture;
-#[cfg(feature = "std")]
-pub mod cheader;
-#[cfg(any(feature = "conformance", feature = "proptest"))]
-pub mod conformance;
 pub mod endian;
 pub mod errno;
 pub mod error;
@@ -113,15 +112,9 @@ pub mod intent;
 pub mod json;
 pub mod limits;
 pub mod mode;
-#[cfg(feature = "std")]
-pub mod model;
 pub mod rules;
 pub mod wire;
 pub mod xattr;
-
-#[doc(hidden)]
-#[cfg(feature = "std")]
-pub mod fuzzing;
 
 /// The `bytes` crate, whose `Bytes` and `BufMut` the owned values and encoders take.
 #[cfg(feature = "alloc")]
@@ -131,7 +124,10 @@ pub use error::{At, DecodeError, EncodeError, ErrorKind};
 pub use flags::{ParseError, ParseErrorKind};
 pub use rules::RuleId;
 
-/// The README's example runs as a doc test.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+/// What the sibling crates (`lustre-dne-intent-model`, `-capture`, `-conformance`) share with
+/// the codec beyond its API: the number and name helpers their own names follow. Not a stable
+/// API.
+#[doc(hidden)]
+pub mod __shared {
+    pub use crate::flags::{pad_with, parse_number};
+}

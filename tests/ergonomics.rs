@@ -7,7 +7,6 @@ use common::*;
 use lustre_dne_intent::error::{EncodeError, ErrorKind};
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::limits::GROUPS_MAX;
-use lustre_dne_intent::model::{self, Fault, Invariant, Mutations, Violation};
 use lustre_dne_intent::wire::{LockMode, PtlrpcMsgType};
 use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag};
 use lustre_dne_intent::{DecodeError, Endian};
@@ -90,61 +89,6 @@ fn decode_errors_are_one_message() {
     // DecodeError converts into EncodeError for `?` in encoders.
     let conv: EncodeError = e.into();
     assert_eq!(conv, EncodeError::Invalid(e));
-}
-
-/// A downstream `fn f() -> Result<(), Box<dyn Error>>` applies `?` to `model::check`.
-#[test]
-fn a_violation_is_an_error() {
-    fn run(m: Mutations) -> Result<(), Box<dyn Error>> {
-        let sc = model_mkdir();
-        model::check_with(&sc, Fault::None, m)?;
-        Ok(())
-    }
-    run(Mutations::default()).expect("the reference coordinator holds");
-    let e = run(Mutations {
-        double_release: true,
-        ..Default::default()
-    })
-    .unwrap_err();
-    let v = e.downcast_ref::<Violation>().expect("a Violation");
-    assert_eq!(v.invariant, Invariant::NoLockLeak);
-    let msgs = assert_each_cause_once(e.as_ref());
-    assert_eq!(msgs.len(), 1);
-    assert!(
-        msgs[0].starts_with("invariant 2 (no lock leak) broken: "),
-        "{msgs:?}"
-    );
-}
-
-fn model_mkdir() -> model::Scenario {
-    use lustre_dne_intent::mode::S_IFDIR;
-    use lustre_dne_intent::model::*;
-    let dir = |mode| Object {
-        attrs: Attrs {
-            mode: S_IFDIR | mode,
-            gid: 600,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let mut store = Store::default();
-    store.insert(lustre_dne_intent::wire::LuFid::ROOT, dir(0o755));
-    store.insert(PARENT, dir(0o2775));
-    Scenario {
-        store,
-        creds: Creds {
-            fsuid: 500,
-            fsgid: 500,
-            groups: vec![600],
-            umask: 0o022,
-            ..Default::default()
-        },
-        op: Op::Create {
-            parent: PARENT,
-            name: b"new".to_vec(),
-            mode: S_IFDIR | 0o755,
-        },
-    }
 }
 
 #[test]

@@ -1,11 +1,11 @@
 //! `vectors`, `conform` and the hidden `conform-testee`: the conformance kit's commands
-//! (docs/conformance.md). The logic lives in `lustre_dne_intent::conformance`.
+//! (docs/conformance.md). The logic lives in `lustre_dne_intent_conformance`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use lustre_dne_intent::conformance::{Case, cvectors, json, runner, testee, vectors};
+use lustre_dne_intent_conformance::{Case, cvectors, json, runner, testee, vectors};
 
 use crate::CliError;
 use crate::input::Output;

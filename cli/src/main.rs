@@ -14,7 +14,7 @@ mod pcap_cmd;
 mod pcap_stats;
 mod system_cmds;
 mod text;
-mod wireshark_lua;
+
 mod xattr;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -60,8 +60,8 @@ fn parse_pipeline(s: &str) -> Result<usize, String> {
 }
 
 /// `requests`, `replies` or `both`, for `pcap --reorder` and `--retransmit`.
-fn parse_directions(s: &str) -> Result<lustre_dne_intent::capture::Directions, String> {
-    use lustre_dne_intent::capture::Directions;
+fn parse_directions(s: &str) -> Result<lustre_dne_intent_capture::Directions, String> {
+    use lustre_dne_intent_capture::Directions;
     match s {
         "requests" => Ok(Directions::Requests),
         "replies" => Ok(Directions::Replies),
@@ -188,7 +188,7 @@ enum Command {
         /// partial-groups-N, unknown-X or truncated-X with X one of pattr, def-acl, pin, lmv,
         /// lov, def-lmv.
         #[arg(long = "fault", value_name = "FAULT", value_parser = model_cmds::parse_fault)]
-        faults: Vec<lustre_dne_intent::model::Fault>,
+        faults: Vec<lustre_dne_intent_model::Fault>,
     },
     /// Run the shared helper for one create and print the child's derived state.
     ///
@@ -244,7 +244,7 @@ enum Command {
         /// With --write: most TCP payload bytes per segment (1 to 65000).
         #[arg(long, default_value_t = 1448, requires = "write",
               value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
-                  .range(1..=lustre_dne_intent::capture::limits::WRITER_MAX_SEGMENT as u64))]
+                  .range(1..=lustre_dne_intent_capture::limits::WRITER_MAX_SEGMENT as u64))]
         segment_size: usize,
         /// With --write: the peers' socklnd structures in big-endian order.
         #[arg(long, requires = "write")]
@@ -255,8 +255,8 @@ enum Command {
         /// With --write: socklnd version of the hello (2, 3, or 4 for large NIDs).
         #[arg(long, default_value_t = 3, requires = "write",
               value_parser = clap::value_parser!(u32).range(
-                  i64::from(lustre_dne_intent::capture::socklnd::KSOCK_PROTO_V2)
-                      ..=i64::from(lustre_dne_intent::capture::socklnd::KSOCK_PROTO_V4)))]
+                  i64::from(lustre_dne_intent_capture::socklnd::KSOCK_PROTO_V2)
+                      ..=i64::from(lustre_dne_intent_capture::socklnd::KSOCK_PROTO_V4)))]
         socklnd_version: u32,
         /// With --write: write the messages this many times over (at least once).
         #[arg(long, default_value_t = 1, requires = "write",
@@ -272,12 +272,12 @@ enum Command {
         /// (out-of-order delivery) in these directions: requests, replies or both.
         #[arg(long, value_name = "DIRECTIONS", requires = "write",
               value_parser = parse_directions)]
-        reorder: Option<lustre_dne_intent::capture::Directions>,
+        reorder: Option<lustre_dne_intent_capture::Directions>,
         /// With --write: send every TCP segment twice (retransmissions) in these directions:
         /// requests, replies or both.
         #[arg(long, value_name = "DIRECTIONS", requires = "write",
               value_parser = parse_directions)]
-        retransmit: Option<lustre_dne_intent::capture::Directions>,
+        retransmit: Option<lustre_dne_intent_capture::Directions>,
         /// The capture (`-`: standard input), or with --write the message files.
         #[arg(default_value = "-")]
         inputs: Vec<Input>,
@@ -311,7 +311,7 @@ enum Command {
         threads: usize,
         /// Check with this deliberate bug (see --list-mutations); it must be caught.
         #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_mutation)]
-        mutation: Option<lustre_dne_intent::model::system::Mutation>,
+        mutation: Option<lustre_dne_intent_model::system::Mutation>,
         /// Print the mutation names, one a line.
         #[arg(long)]
         list_mutations: bool,
@@ -329,7 +329,7 @@ enum Command {
         scope: Option<String>,
         /// A mutation to explore.
         #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_mutation)]
-        mutation: Option<lustre_dne_intent::model::system::Mutation>,
+        mutation: Option<lustre_dne_intent_model::system::Mutation>,
     },
     /// Print the C header of the new structures, with its wirecheck function.
     ///
@@ -500,9 +500,9 @@ fn run(command: Command) -> Result<(), CliError> {
                     segment_size,
                     big_endian,
                     handshake: if no_handshake {
-                        lustre_dne_intent::capture::Handshake::None
+                        lustre_dne_intent_capture::Handshake::None
                     } else {
-                        lustre_dne_intent::capture::Handshake::Socklnd(socklnd_version)
+                        lustre_dne_intent_capture::Handshake::Socklnd(socklnd_version)
                     },
                     repeat,
                     pipeline,
@@ -523,7 +523,9 @@ fn run(command: Command) -> Result<(), CliError> {
                 pcap_cmd::cmd_read(input, mode, &mut out)
             }
         },
-        Command::WiresharkLua => out.write(wireshark_lua::dissector().as_bytes()),
+        Command::WiresharkLua => {
+            out.write(lustre_dne_intent_capture::wireshark::dissector().as_bytes())
+        }
         Command::Vectors { out: dir, seed } => conform_cmds::cmd_vectors(&dir, seed, &mut out),
         Command::Conform {
             seed,
@@ -585,7 +587,9 @@ fn run(command: Command) -> Result<(), CliError> {
             scope,
             mutation,
         } => system_cmds::cmd_explore(port, scope.as_deref(), mutation),
-        Command::CHeader => out.write(lustre_dne_intent::cheader::c_header().as_bytes()),
+        Command::CHeader => {
+            out.write(lustre_dne_intent_conformance::cheader::c_header().as_bytes())
+        }
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "dne-intent", &mut buf);

@@ -9,9 +9,9 @@ use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::intent::{
     McppFlags, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
 };
-use lustre_dne_intent::model::helper::{LocalSource, prepare};
-use lustre_dne_intent::model::survey::{self, TRACES};
-use lustre_dne_intent::model::{Fault, Op, Scenario};
+use lustre_dne_intent_model::helper::{LocalSource, prepare};
+use lustre_dne_intent_model::survey::{self, TRACES};
+use lustre_dne_intent_model::{Fault, Op, Scenario};
 use std::fmt::Write as _;
 
 /// Parses a `--fault` value (clap reports the error as a usage error). The list of known

@@ -3,15 +3,15 @@
 
 use crate::CliError;
 use crate::input::{Input, Output};
-use crate::pcap_stats::Stats;
+use crate::pcap_stats::{Stats, rpc_kind};
 use lustre_dne_intent::Endian;
-use lustre_dne_intent::capture::writer::WriteError;
-use lustre_dne_intent::capture::{
+use lustre_dne_intent::intent::MessageView;
+use lustre_dne_intent::wire::PtlrpcMsgType;
+use lustre_dne_intent_capture::writer::WriteError;
+use lustre_dne_intent_capture::{
     CaptureReader, CaptureWriter, Directions, Event, EventRecord, Handshake, Message, Outcome,
     Prepare, WriterOptions, opcode_name,
 };
-use lustre_dne_intent::intent::MessageView;
-use lustre_dne_intent::wire::PtlrpcMsgType;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
@@ -81,15 +81,6 @@ pub fn cmd_read(input: &Input, mode: Mode, out: &mut Output) -> Result<(), CliEr
 
 fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
-}
-
-pub(crate) fn rpc_kind(t: PtlrpcMsgType) -> &'static str {
-    match t {
-        PtlrpcMsgType::REQUEST => "request",
-        PtlrpcMsgType::REPLY => "reply",
-        PtlrpcMsgType::ERR => "error reply",
-        _ => "message",
-    }
 }
 
 /// One line per event, like tshark's summary: frame, time, source → destination, protocol

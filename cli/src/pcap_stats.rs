@@ -1,10 +1,10 @@
 //! `dne-intent pcap --stats`: what a capture holds, by opcode, prepare operation and outcome,
 //! and result.
 
-use crate::pcap_cmd::rpc_kind;
-use lustre_dne_intent::capture::{Event, Outcome, Prepare, ReaderStats, opcode_name};
 use lustre_dne_intent::intent::{MliBuf, Operation, PrepResult, UnknownReason};
 use lustre_dne_intent::limits::XATTR_SIZE_MAX;
+use lustre_dne_intent::wire::PtlrpcMsgType;
+use lustre_dne_intent_capture::{Event, Outcome, Prepare, ReaderStats, opcode_name};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -159,5 +159,14 @@ impl Stats {
             )?;
         }
         Ok(())
+    }
+}
+
+pub(crate) fn rpc_kind(t: PtlrpcMsgType) -> &'static str {
+    match t {
+        PtlrpcMsgType::REQUEST => "request",
+        PtlrpcMsgType::REPLY => "reply",
+        PtlrpcMsgType::ERR => "error reply",
+        _ => "message",
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::CliError;
 use crate::input::Output;
-use lustre_dne_intent::model::system::{
+use lustre_dne_intent_model::system::{
     CheckOutcome, Mutation, Strategy, SystemModel, check, scope, scope_names, scopes,
 };
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! `dne-intent simulate`, `derive` and `check`.
 
-use lustre_dne_intent::model::{Fault, Op, Prepared, Scenario, survey};
+use lustre_dne_intent_model::{Fault, Op, Prepared, Scenario, survey};
 use std::io::Write;
 use std::process::{Command, Stdio};
 

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| lustre_dne_intent::fuzzing::model_check(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lustre_dne_intent_model::fuzz_check(data));

@@ -16,7 +16,7 @@
 //!   payload.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-use lustre_dne_intent::conformance::{
+use lustre_dne_intent_conformance::{
     Judgement, XATTR_NAMES, judge_reply, judge_reply_alone, judge_request, judge_xattr,
 };
 use std::cell::RefCell;

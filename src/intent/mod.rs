@@ -28,8 +28,9 @@ pub use message::MessageView;
 pub use message::WireMessage;
 pub use name::{EntryName, GroupList, GroupsView};
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
-#[cfg(any(feature = "conformance", feature = "proptest"))]
-pub(crate) use reply::arbitrary_payload;
+#[cfg(feature = "arbitrary")]
+#[doc(hidden)]
+pub use reply::arbitrary_payload;
 #[cfg(feature = "alloc")]
 pub use reply::{PrepareOutcome, PrepareReply, ReplyMessage, ValidatedReply};
 pub use reply::{ReplyContext, ReplyKind, ReplyView};

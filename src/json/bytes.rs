@@ -6,7 +6,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 
 /// Lower-case hex of bytes, written as it goes.
-pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
+pub struct Hex<'a>(pub &'a [u8]);
 
 impl fmt::Display for Hex<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -18,7 +18,7 @@ impl fmt::Display for Hex<'_> {
 }
 
 /// Decodes hex (either case) of at most `max` bytes.
-pub(crate) fn unhex<E: de::Error>(s: &str, max: usize) -> Result<Vec<u8>, E> {
+pub fn unhex<E: de::Error>(s: &str, max: usize) -> Result<Vec<u8>, E> {
     let s = s.trim();
     if !s.len().is_multiple_of(2) {
         return Err(E::custom("hex: odd number of digits"));
@@ -60,30 +60,28 @@ impl Visitor<'_> for HexVisitor {
 }
 
 /// Reads a hex blob of at most `max` bytes.
-pub(crate) fn de_hex<'de, D: Deserializer<'de>>(d: D, max: usize) -> Result<Vec<u8>, D::Error> {
+pub fn de_hex<'de, D: Deserializer<'de>>(d: D, max: usize) -> Result<Vec<u8>, D::Error> {
     d.deserialize_str(HexVisitor(max))
 }
 
 /// `#[serde(with)]` for an opaque blob (`Bytes`, `Vec<u8>`): `"0a0b…"`, at most
 /// `XATTR_SIZE_MAX` bytes (every blob of the protocol is bounded by it).
-pub(crate) mod hex {
+pub mod hex {
     use super::*;
     use crate::limits::XATTR_SIZE_MAX;
-    pub(crate) fn serialize<S: Serializer, T: AsRef<[u8]>>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer, T: AsRef<[u8]>>(v: &T, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(&Hex(v.as_ref()))
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>, T: From<Vec<u8>>>(
-        d: D,
-    ) -> Result<T, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>, T: From<Vec<u8>>>(d: D) -> Result<T, D::Error> {
         de_hex(d, XATTR_SIZE_MAX).map(T::from)
     }
 }
 
 /// `#[serde(with)]` for an optional blob: `null` or hex (the model's xattrs).
 #[cfg(feature = "std")]
-pub(crate) mod opt_hex {
+pub mod opt_hex {
     use super::*;
-    pub(crate) fn serialize<S: Serializer, T: AsRef<[u8]>>(
+    pub fn serialize<S: Serializer, T: AsRef<[u8]>>(
         v: &Option<T>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
@@ -92,7 +90,7 @@ pub(crate) mod opt_hex {
             None => s.serialize_none(),
         }
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>, T: From<Vec<u8>>>(
+    pub fn deserialize<'de, D: Deserializer<'de>, T: From<Vec<u8>>>(
         d: D,
     ) -> Result<Option<T>, D::Error> {
         let v: Option<HexBlob> = serde::Deserialize::deserialize(d)?;
@@ -101,7 +99,7 @@ pub(crate) mod opt_hex {
 }
 
 /// A blob in its hex form.
-pub(crate) struct HexStr<'a>(pub(crate) &'a [u8]);
+pub struct HexStr<'a>(pub &'a [u8]);
 
 impl serde::Serialize for HexStr<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -110,7 +108,7 @@ impl serde::Serialize for HexStr<'_> {
 }
 
 /// A blob read from hex.
-pub(crate) struct HexBlob(pub(crate) Vec<u8>);
+pub struct HexBlob(pub Vec<u8>);
 
 impl<'de> serde::Deserialize<'de> for HexBlob {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -119,7 +117,7 @@ impl<'de> serde::Deserialize<'de> for HexBlob {
 }
 
 /// Writes a name: a JSON string when UTF-8, else `{"hex": "…"}`.
-pub(crate) fn ser_name<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+pub fn ser_name<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
     match core::str::from_utf8(b) {
         Ok(t) => s.serialize_str(t),
         Err(_) => {
@@ -193,29 +191,25 @@ impl<'de> de::DeserializeSeed<'de> for HexSeed {
 }
 
 /// Reads a name of at most `max` bytes (text or `{"hex"}`).
-pub(crate) fn de_name<'de, D: Deserializer<'de>>(d: D, max: usize) -> Result<Vec<u8>, D::Error> {
+pub fn de_name<'de, D: Deserializer<'de>>(d: D, max: usize) -> Result<Vec<u8>, D::Error> {
     d.deserialize_any(NameVisitor(max))
 }
 
 /// `#[serde(with)]` for a model name (`Vec<u8>`): text or `{"hex"}`.
 #[cfg(feature = "std")]
-pub(crate) mod name {
+pub mod name {
     use super::*;
-    pub(crate) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
         ser_name(v, s)
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         de_name(d, crate::limits::XATTR_SIZE_MAX)
     }
 }
 
 /// A fixed, NUL-padded byte field (`pb_jobid`, pool names): text when it is printable ASCII of
 /// at most `text_max` bytes followed by NULs only, else `{"hex"}` of the whole field.
-pub(crate) fn ser_padded<S: Serializer>(
-    field: &[u8],
-    text_max: usize,
-    s: S,
-) -> Result<S::Ok, S::Error> {
+pub fn ser_padded<S: Serializer>(field: &[u8], text_max: usize, s: S) -> Result<S::Ok, S::Error> {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
     let tail_clean = field[end..].iter().all(|&b| b == 0);
     let printable = field[..end].iter().all(|b| (0x20..0x7f).contains(b));
@@ -231,7 +225,7 @@ pub(crate) fn ser_padded<S: Serializer>(
 
 /// Reads a fixed field of `N` bytes: text of at most `text_max` bytes (NUL-padded, no NUL
 /// inside), or `{"hex"}` of exactly `N` bytes.
-pub(crate) fn de_padded<'de, D: Deserializer<'de>, const N: usize>(
+pub fn de_padded<'de, D: Deserializer<'de>, const N: usize>(
     d: D,
     text_max: usize,
 ) -> Result<[u8; N], D::Error> {
@@ -268,10 +262,10 @@ pub(crate) fn de_padded<'de, D: Deserializer<'de>, const N: usize>(
 
 /// A short string read without allocating (map keys, names): at most 64 bytes are kept, which
 /// is longer than any name it is compared with.
-pub(crate) struct BoundedStr(super::StackStr<64>);
+pub struct BoundedStr(super::StackStr<64>);
 
 impl BoundedStr {
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
 }
@@ -301,22 +295,19 @@ impl<'de> serde::Deserialize<'de> for BoundedStr {
 /// `#[serde(with)]` for a fixed padding field (`[u8; N]`): hex of its N bytes. Paired with
 /// `skip_serializing_if = "crate::json::bytes::padding::is_zero"` and `default`, a field that
 /// is zero, as Lustre writes it, does not appear, and one that is not is shown, never dropped.
-pub(crate) mod padding {
+pub mod padding {
     use super::*;
 
     /// True when every byte is zero.
-    pub(crate) fn is_zero<const N: usize>(v: &[u8; N]) -> bool {
+    pub fn is_zero<const N: usize>(v: &[u8; N]) -> bool {
         v.iter().all(|&b| b == 0)
     }
 
-    pub(crate) fn serialize<S: Serializer, const N: usize>(
-        v: &[u8; N],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer, const N: usize>(v: &[u8; N], s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(&Hex(v))
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
         d: D,
     ) -> Result<[u8; N], D::Error> {
         let v = de_hex(d, N)?;

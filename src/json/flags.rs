@@ -28,7 +28,7 @@ impl<T: WireBits> serde::Serialize for Names<T> {
     }
 }
 
-pub(crate) fn serialize<T: WireBits, S: Serializer>(v: T, s: S) -> Result<S::Ok, S::Error> {
+pub fn serialize<T: WireBits, S: Serializer>(v: T, s: S) -> Result<S::Ok, S::Error> {
     let bits = v.to_u64();
     let (taken, rest) = decompose::<T>(bits);
     let mut st = s.serialize_struct(T::TYPE, if rest != 0 { 3 } else { 2 })?;
@@ -40,7 +40,7 @@ pub(crate) fn serialize<T: WireBits, S: Serializer>(v: T, s: S) -> Result<S::Ok,
     st.end()
 }
 
-pub(crate) fn serialize_enum<T: WireBits, S: Serializer>(v: T, s: S) -> Result<S::Ok, S::Error> {
+pub fn serialize_enum<T: WireBits, S: Serializer>(v: T, s: S) -> Result<S::Ok, S::Error> {
     let value = v.to_u64();
     let name = (0..).map_while(T::named).find(|&(_, x)| x == value);
     let mut st = s.serialize_struct(T::TYPE, 1 + name.is_some() as usize)?;
@@ -263,14 +263,12 @@ impl<'de> serde::Deserialize<'de> for KeyStr {
     }
 }
 
-pub(crate) fn deserialize<'de, T: WireBits, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+pub fn deserialize<'de, T: WireBits, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
     d.deserialize_any(AnyForm::<T>(Shape::Flags, PhantomData))
         .map(T::from_u64)
 }
 
-pub(crate) fn deserialize_enum<'de, T: WireBits, D: Deserializer<'de>>(
-    d: D,
-) -> Result<T, D::Error> {
+pub fn deserialize_enum<'de, T: WireBits, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
     d.deserialize_any(AnyForm::<T>(Shape::Enum, PhantomData))
         .map(T::from_u64)
 }

@@ -7,7 +7,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeTuple, Serializer};
 
 /// Accepts a u64 as a JSON number, or a string in `0x` hex or decimal.
-pub(crate) struct U64Visitor;
+pub struct U64Visitor;
 
 impl Visitor<'_> for U64Visitor {
     type Value = u64;
@@ -65,49 +65,48 @@ fn ser_dec<S: Serializer>(v: u64, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// `#[serde(with)]` for an opaque u64: `"0x0000000000001234"`.
-pub(crate) mod hex {
+pub mod hex {
     use super::*;
-    pub(crate) fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         ser_hex(*v, s)
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         d.deserialize_any(U64Visitor)
     }
 }
 
 /// `#[serde(with)]` for an optional opaque u64 (with `default` and `skip_serializing_if`).
-#[cfg(feature = "capture")]
-pub(crate) mod hex_opt {
+pub mod hex_opt {
     use super::*;
-    pub(crate) fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
         match v {
             Some(v) => ser_hex(*v, s),
             None => s.serialize_none(),
         }
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
         hex::deserialize(d).map(Some)
     }
 }
 
 /// `#[serde(with)]` for a u64 quantity: `"4096"`.
-pub(crate) mod dec {
+pub mod dec {
     use super::*;
-    pub(crate) fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         ser_dec(*v, s)
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         d.deserialize_any(U64Visitor)
     }
 }
 
 /// `#[serde(with)]` for an i64 quantity: `"-1"`.
-pub(crate) mod dec_i64 {
+pub mod dec_i64 {
     use super::*;
-    pub(crate) fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(stack_fmt::<20>(format_args!("{v}")).as_str())
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
         d.deserialize_any(I64Visitor)
     }
 }
@@ -168,15 +167,12 @@ impl<'de, const N: usize> Visitor<'de> for ArrayVisitor<N> {
 }
 
 /// `#[serde(with)]` for a fixed array of opaque u64s (`lr_name.name`).
-pub(crate) mod hex_array {
+pub mod hex_array {
     use super::*;
-    pub(crate) fn serialize<S: Serializer, const N: usize>(
-        v: &[u64; N],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer, const N: usize>(v: &[u64; N], s: S) -> Result<S::Ok, S::Error> {
         ser_array(v, true, s)
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
         d: D,
     ) -> Result<[u64; N], D::Error> {
         d.deserialize_tuple(N, ArrayVisitor::<N>)
@@ -184,15 +180,12 @@ pub(crate) mod hex_array {
 }
 
 /// `#[serde(with)]` for a fixed array of u64 quantities (`pb_pre_versions`).
-pub(crate) mod dec_array {
+pub mod dec_array {
     use super::*;
-    pub(crate) fn serialize<S: Serializer, const N: usize>(
-        v: &[u64; N],
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer, const N: usize>(v: &[u64; N], s: S) -> Result<S::Ok, S::Error> {
         ser_array(v, false, s)
     }
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
         d: D,
     ) -> Result<[u64; N], D::Error> {
         d.deserialize_tuple(N, ArrayVisitor::<N>)

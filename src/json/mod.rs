@@ -164,12 +164,16 @@
 //! [`XattrDoc`]: crate::xattr::XattrDoc
 //! [`MliBuf`]: crate::intent::MliBuf
 
-pub(crate) mod bytes;
-pub(crate) mod flags;
-pub(crate) mod ints;
+// The serde forms below are `pub` for the sibling crates (model, capture), which write their
+// own values in the same JSON forms; they are not part of this crate's documented API.
+#[doc(hidden)]
+pub mod bytes;
+#[doc(hidden)]
+pub mod flags;
+#[doc(hidden)]
+pub mod ints;
 mod layout;
 #[cfg(feature = "std")]
-pub(crate) mod model;
 pub(crate) mod wire;
 mod xattr;
 

@@ -4,7 +4,6 @@
 //! `lum_max_inherit_rr` (MODEL.md §2).
 
 use super::lmv::LmvHashType;
-pub use super::lmv_text::GetDefaultDirStripe;
 use super::{Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
@@ -281,11 +280,6 @@ impl<'a> DefaultLmvView<'a> {
             pool_name: *self.pool_name(),
             objects: self.objects().collect(),
         }
-    }
-
-    /// An `lfs getdirstripe -D -v` text renderer (options on [`GetDefaultDirStripe`]).
-    pub fn getdirstripe(&self) -> GetDefaultDirStripe<'a> {
-        GetDefaultDirStripe::new(*self)
     }
 }
 

@@ -8,7 +8,6 @@
 //! `lod_prep_lmv_md`: "Only store the LMV EA header on the disk"), `lmv_stripe_count` still the
 //! directory's stripe count. [`LmvMdView::form`] says which.
 
-pub use super::lmv_text::GetDirStripe;
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
@@ -434,11 +433,6 @@ impl<'a> LmvView<'a> {
             LmvView::Md(m) => Lmv::Md(m.to_value()),
             LmvView::Foreign(f) => Lmv::Foreign(f.to_value()),
         }
-    }
-
-    /// An `lfs getdirstripe -v` text renderer (options on [`GetDirStripe`]).
-    pub fn getdirstripe(&self) -> GetDirStripe<'a> {
-        GetDirStripe::new(*self)
     }
 }
 

@@ -267,3 +267,17 @@ impl fmt::Display for GetDefaultDirStripe<'_> {
         )
     }
 }
+
+impl<'a> LmvView<'a> {
+    /// An `lfs getdirstripe -v` text renderer (options on [`GetDirStripe`]).
+    pub fn getdirstripe(&self) -> GetDirStripe<'a> {
+        GetDirStripe::new(*self)
+    }
+}
+
+impl<'a> DefaultLmvView<'a> {
+    /// An `lfs getdirstripe -D -v` text renderer (options on [`GetDefaultDirStripe`]).
+    pub fn getdirstripe(&self) -> GetDefaultDirStripe<'a> {
+        GetDefaultDirStripe::new(*self)
+    }
+}

@@ -619,3 +619,10 @@ impl fmt::Display for GetStripe<'_> {
         }
     }
 }
+
+impl<'a> LovView<'a> {
+    /// An `lfs getstripe -v` text renderer (options on [`GetStripe`]).
+    pub fn getstripe(&self) -> GetStripe<'a> {
+        GetStripe::new(*self)
+    }
+}

@@ -49,6 +49,9 @@ pub mod lmv;
 mod lmv_text;
 pub mod lov;
 mod lov_text;
+pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
+pub use lov_text::GetStripe;
+mod ostid;
 pub mod pin;
 mod reply;
 #[cfg(feature = "arbitrary")]
@@ -64,22 +67,22 @@ pub use acl::{
 #[cfg(feature = "alloc")]
 pub use dmv::DefaultLmv;
 pub use dmv::{
-    DefaultLmvView, GetDefaultDirStripe, LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC, LmvUserMdsData,
-    inherits_default_lmv, step_max_inherit, step_max_inherit_rr,
+    DefaultLmvView, LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC, LmvUserMdsData, inherits_default_lmv,
+    step_max_inherit, step_max_inherit_rr,
 };
 #[cfg(feature = "serde")]
 pub use doc::{XATTR_KINDS, XattrDoc, XattrPayload, xattr_kind};
 pub use lmv::{
-    GetDirStripe, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvForm, LmvHashFlags,
-    LmvHashFn, LmvHashType, LmvMdView, LmvView,
+    LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvForm, LmvHashFlags, LmvHashFn,
+    LmvHashType, LmvMdView, LmvView,
 };
 #[cfg(feature = "alloc")]
 pub use lmv::{Lmv, LmvMd};
 pub use lov::{
-    FID_SEQ_LOV_DEFAULT, GetStripe, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL,
-    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_OST_IDX_NONE, LayoutOf, LcmFlags,
-    LcmeFlags, LmmMember, LmmUnion, LovBlobView, LovCompEntry, LovCompView, LovComponentView,
-    LovMdView, LovOstData, LovPattern, LovView, OstId, OstIdForm, stripe_objects,
+    FID_SEQ_LOV_DEFAULT, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC,
+    LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_OST_IDX_NONE, LayoutOf, LcmFlags, LcmeFlags, LmmMember,
+    LmmUnion, LovBlobView, LovCompEntry, LovCompView, LovComponentView, LovMdView, LovOstData,
+    LovPattern, LovView, OstId, OstIdForm, stripe_objects,
 };
 #[cfg(feature = "alloc")]
 pub use lov::{Lov, LovBlob, LovComp, LovComponent, LovMd};

@@ -237,8 +237,14 @@ pub fn messages() -> Vec<(String, Vec<u8>)> {
 /// The golden message vectors of `testdata/` (`*.bin` but the xattr payloads), written by
 /// `gen_vectors.py` and not by this crate: (file name, bytes), sorted by name.
 pub fn golden_messages() -> Vec<(String, Vec<u8>)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
+    // The codec's tests run at the top of the repository, the conformance crate's one level down.
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = if here.join("testdata/mkdir_request.bin").is_file() {
+        here.join("testdata")
+    } else {
+        here.join("../testdata")
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("testdata/")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();

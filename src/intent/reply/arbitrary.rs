@@ -11,7 +11,7 @@ use bytes::Bytes;
 /// A result payload of `buf`'s kind: arbitrary bytes when they are one (always for the pin),
 /// otherwise a small valid payload built from the input (a minimal ACL, a foreign LMV or LOV, a
 /// default LMV without a pool).
-pub(crate) fn arbitrary_payload(
+pub fn arbitrary_payload(
     u: &mut arbitrary::Unstructured<'_>,
     buf: MliBuf,
 ) -> arbitrary::Result<Bytes> {

@@ -18,8 +18,8 @@ mod rules;
 mod validated;
 mod view;
 
-#[cfg(any(feature = "conformance", feature = "proptest"))]
-pub(crate) use arbitrary::arbitrary_payload;
+#[cfg(feature = "arbitrary")]
+pub use arbitrary::arbitrary_payload;
 #[cfg(feature = "alloc")]
 pub use owned::{PrepareOutcome, PrepareReply};
 #[cfg(feature = "alloc")]

@@ -15,8 +15,8 @@ mod plain;
 #[cfg(feature = "alloc")]
 mod value;
 
-pub use super::lov_text::GetStripe;
-pub use super::unions::{LayoutOf, LmmMember, LmmUnion, OstIdForm};
+pub use super::ostid::{FID_SEQ_LOV_DEFAULT, OstId, OstIdForm, OstIdRaw};
+pub use super::unions::{LayoutOf, LmmMember, LmmUnion};
 use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size};
 use crate::error::DecodeError;
 pub use comp::{LovBlobView, LovCompEntry, LovCompView, LovComponentView};
@@ -64,10 +64,6 @@ const KNOWN: [u32; 6] = [
 /// `l_ost_idx` of the one placeholder entry Lustre writes for a component that is not
 /// instantiated yet (`lod_lov.c`: the entry's index starts as `(__u32)-1`).
 pub const LOV_OST_IDX_NONE: u32 = u32::MAX;
-
-/// `FID_SEQ_LOV_DEFAULT`: the `oi_seq` of a layout the MDT made up from the file system's
-/// defaults.
-pub const FID_SEQ_LOV_DEFAULT: u64 = u64::MAX;
 
 /// The number of objects a `lmm_stripe_count` stands for: 0 for the "default/all" values
 /// 0xffe0..=0xffff, else the count itself.
@@ -151,55 +147,6 @@ wire_flags! {
         const WRITE_PENDING = 2, "wp";
         /// `LCM_FL_PCC_RDONLY`.
         const PCC_RDONLY = 8, "pcc_ro";
-    }
-}
-
-/// `struct ost_id` (16 bytes): `oi_id`/`oi_seq`, or a FID.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct OstIdRaw {
-    /// `oi.oi_id` (the first 8 bytes; `oi_fid.f_seq` of the FID form).
-    pub oi_id: U64<LittleEndian>,
-    /// `oi.oi_seq` (`f_oid` and `f_ver` of the FID form).
-    pub oi_seq: U64<LittleEndian>,
-}
-crate::wire::check_layout!(OstIdRaw, 16; oi_id @ 0, oi_seq @ 8);
-
-/// An object id (`struct ost_id`), kept as its two 64-bit words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct OstId {
-    /// `oi_id` (bytes 0–7).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "oi_id", with = "crate::json::ints::hex")
-    )]
-    pub id: u64,
-    /// `oi_seq` (bytes 8–15).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "oi_seq", with = "crate::json::ints::hex")
-    )]
-    pub seq: u64,
-}
-
-impl OstId {
-    fn from_raw(r: &OstIdRaw) -> Self {
-        OstId {
-            id: r.oi_id.get(),
-            seq: r.oi_seq.get(),
-        }
-    }
-    /// The same 16 bytes read as a FID (`oi_fid`): `f_seq` is bytes 0–7.
-    pub const fn as_fid(&self) -> crate::wire::LuFid {
-        crate::wire::LuFid::new(self.id, self.seq as u32, (self.seq >> 32) as u32)
     }
 }
 
@@ -399,11 +346,6 @@ impl<'a> LovView<'a> {
             LovView::Comp(c) => Lov::Comp(c.to_value_of(of)),
             LovView::Foreign(f) => Lov::Foreign(f.to_value()),
         }
-    }
-
-    /// An `lfs getstripe -v` text renderer (options on [`GetStripe`]).
-    pub fn getstripe(&self) -> GetStripe<'a> {
-        GetStripe::new(*self)
     }
 
     /// Whose layout this most likely is, from the payload alone: object entries (stripe

@@ -1,0 +1,256 @@
+//! The Lustre RPC inside an LNet payload: `lustre_msg_v2` framing, `ptlrpc_body`, opcode
+//! names, and the pairing of requests with replies by xid and peer.
+
+use super::limits::PENDING_RPCS_MAX;
+use super::lnet::Nid;
+use lustre_dne_intent::Endian;
+use lustre_dne_intent::error::DecodeError;
+use lustre_dne_intent::intent::{IntentOpc, Operation, ReplyContext, RequestView};
+use lustre_dne_intent::wire::{
+    LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, MsgView, PtlrpcBody, PtlrpcMsgType,
+};
+use std::collections::{HashMap, VecDeque};
+
+/// Lustre's RPC opcodes (`lustre_idl.h`: `enum ost_cmd`, `mds_cmd`, `ldlm_cmd`, `mgs_cmd`,
+/// `obd_cmd`, `llog_cmd`, `quota_cmd`, `seq_rpc_opc`, `fld_rpc_opc`, `sec_cmd`,
+/// `update_cmd`, `lfsck_cmd`), for printing.
+pub fn opcode_name(opc: u32) -> Option<&'static str> {
+    const OST: [&str; 24] = [
+        "OST_REPLY",
+        "OST_GETATTR",
+        "OST_SETATTR",
+        "OST_READ",
+        "OST_WRITE",
+        "OST_CREATE",
+        "OST_DESTROY",
+        "OST_GET_INFO",
+        "OST_CONNECT",
+        "OST_DISCONNECT",
+        "OST_PUNCH",
+        "OST_OPEN",
+        "OST_CLOSE",
+        "OST_STATFS",
+        "",
+        "",
+        "OST_SYNC",
+        "OST_SET_INFO",
+        "OST_QUOTACHECK",
+        "OST_QUOTACTL",
+        "OST_QUOTA_ADJUST_QUNIT",
+        "OST_LADVISE",
+        "OST_FALLOCATE",
+        "OST_SEEK",
+    ];
+    const MDS: [&str; 32] = [
+        "MDS_GETATTR",
+        "MDS_GETATTR_NAME",
+        "MDS_CLOSE",
+        "MDS_REINT",
+        "MDS_READPAGE",
+        "MDS_CONNECT",
+        "MDS_DISCONNECT",
+        "MDS_GET_ROOT",
+        "MDS_STATFS",
+        "MDS_PIN",
+        "MDS_UNPIN",
+        "MDS_SYNC",
+        "MDS_DONE_WRITING",
+        "MDS_SET_INFO",
+        "MDS_QUOTACHECK",
+        "MDS_QUOTACTL",
+        "MDS_GETXATTR",
+        "MDS_SETXATTR",
+        "MDS_WRITEPAGE",
+        "MDS_IS_SUBDIR",
+        "MDS_GET_INFO",
+        "MDS_HSM_STATE_GET",
+        "MDS_HSM_STATE_SET",
+        "MDS_HSM_ACTION",
+        "MDS_HSM_PROGRESS",
+        "MDS_HSM_REQUEST",
+        "MDS_HSM_CT_REGISTER",
+        "MDS_HSM_CT_UNREGISTER",
+        "MDS_SWAP_LAYOUTS",
+        "MDS_RMFID",
+        "MDS_BATCH",
+        "MDS_HSM_DATA_VERSION",
+    ];
+    const LDLM: [&str; 7] = [
+        "LDLM_ENQUEUE",
+        "LDLM_CONVERT",
+        "LDLM_CANCEL",
+        "LDLM_BL_CALLBACK",
+        "LDLM_CP_CALLBACK",
+        "LDLM_GL_CALLBACK",
+        "LDLM_SET_INFO",
+    ];
+    const MGS: [&str; 7] = [
+        "MGS_CONNECT",
+        "MGS_DISCONNECT",
+        "MGS_EXCEPTION",
+        "MGS_TARGET_REG",
+        "MGS_TARGET_DEL",
+        "MGS_SET_INFO",
+        "MGS_CONFIG_READ",
+    ];
+    let pick = |t: &[&'static str], i: u32| t.get(i as usize).copied().filter(|s| !s.is_empty());
+    match opc {
+        0..=23 => pick(&OST, opc),
+        33..=64 => pick(&MDS, opc - 33),
+        101..=107 => pick(&LDLM, opc - 101),
+        250..=256 => pick(&MGS, opc - 250),
+        400 => Some("OBD_PING"),
+        403 => Some("OBD_IDX_READ"),
+        501 => Some("LLOG_ORIGIN_HANDLE_CREATE"),
+        502 => Some("LLOG_ORIGIN_HANDLE_NEXT_BLOCK"),
+        503 => Some("LLOG_ORIGIN_HANDLE_READ_HEADER"),
+        508 => Some("LLOG_ORIGIN_HANDLE_PREV_BLOCK"),
+        509 => Some("LLOG_ORIGIN_HANDLE_DESTROY"),
+        601 => Some("QUOTA_DQACQ"),
+        602 => Some("QUOTA_DQREL"),
+        700 => Some("SEQ_QUERY"),
+        801 => Some("SEC_CTX_INIT"),
+        802 => Some("SEC_CTX_INIT_CONT"),
+        803 => Some("SEC_CTX_FINI"),
+        900 => Some("FLD_QUERY"),
+        901 => Some("FLD_READ"),
+        1000 => Some("OUT_UPDATE"),
+        1101 => Some("LFSCK_NOTIFY"),
+        1102 => Some("LFSCK_QUERY"),
+        _ => None,
+    }
+}
+
+/// The RPC framing of one message: what every Lustre message shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LustreRpc {
+    /// The sender's byte order (from `lm_magic`).
+    pub order: Endian,
+    /// `lm_bufcount`.
+    pub bufcount: usize,
+    /// Buffer 0.
+    pub ptlrpc: PtlrpcBody,
+    /// `ldlm_intent.opc` of an `LDLM_ENQUEUE` request that carries an intent.
+    pub intent: Option<IntentOpc>,
+}
+
+impl LustreRpc {
+    /// True for `PTL_RPC_MSG_REQUEST`.
+    pub fn is_request(&self) -> bool {
+        self.ptlrpc.msg_type == PtlrpcMsgType::REQUEST
+    }
+
+    /// The operation of a prepare-intent request.
+    pub fn prepare_operation(&self) -> Option<Operation> {
+        self.intent.and_then(Operation::of_opc)
+    }
+}
+
+/// Whether `payload` starts like a `lustre_msg_v2` (its magic at offset 8, either order).
+pub fn looks_like_lustre(payload: &[u8]) -> bool {
+    payload.get(8..12).is_some_and(|m| {
+        let m = [m[0], m[1], m[2], m[3]];
+        u32::from_le_bytes(m) == LUSTRE_MSG_MAGIC_V2 || u32::from_be_bytes(m) == LUSTRE_MSG_MAGIC_V2
+    })
+}
+
+/// Frames a payload and decodes its `ptlrpc_body` (and the intent opcode of an enqueue).
+pub fn decode_rpc(payload: &[u8]) -> Result<LustreRpc, DecodeError> {
+    let msg = MsgView::parse(payload)?;
+    let ptlrpc =
+        PtlrpcBody::decode_buffer(msg.buffer_or_empty(0), msg.order(), msg.buffer_offset(0))?;
+    let mut intent = None;
+    if ptlrpc.opc == LDLM_ENQUEUE
+        && ptlrpc.msg_type == PtlrpcMsgType::REQUEST
+        && let Some(b) = msg.buffer(2).filter(|b| b.len() >= 8)
+    {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[..8]);
+        intent = Some(IntentOpc(match msg.order() {
+            Endian::Little => u64::from_le_bytes(w),
+            Endian::Big => u64::from_be_bytes(w),
+        }));
+    }
+    Ok(LustreRpc {
+        order: msg.order(),
+        bufcount: msg.bufcount(),
+        ptlrpc,
+        intent,
+    })
+}
+
+/// What a reply learns from its request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestLink {
+    /// Frame of the request.
+    pub frame: u64,
+    /// Its opcode.
+    pub opc: u32,
+    /// Its intent opcode, for an enqueue.
+    pub intent: Option<IntentOpc>,
+    /// For a prepare request that validated: what the reply is checked against.
+    pub reply_context: Option<ReplyContext>,
+}
+
+/// (requester, server, xid): a reply comes back from the server to the requester with the
+/// request's xid as its match bits, possibly on another connection of the same peers.
+type RpcKey = (Nid, Nid, u64);
+
+/// Requests waiting for their reply, bounded by [`PENDING_RPCS_MAX`] (oldest forgotten first).
+#[derive(Debug, Default)]
+pub(crate) struct Pairing {
+    pending: HashMap<RpcKey, RequestLink>,
+    order: VecDeque<(RpcKey, u64)>,
+    pub(crate) forgotten: u64,
+}
+
+impl Pairing {
+    pub(crate) fn request(&mut self, key: RpcKey, link: RequestLink) {
+        while self.pending.len() >= PENDING_RPCS_MAX {
+            let Some((k, frame)) = self.order.pop_front() else {
+                break;
+            };
+            if self.pending.get(&k).is_some_and(|l| l.frame == frame) {
+                self.pending.remove(&k);
+                self.forgotten += 1;
+            }
+        }
+        // Entries of answered requests linger in `order`; drop them so it stays bounded too.
+        if self.order.len() >= 2 * PENDING_RPCS_MAX {
+            let pending = &self.pending;
+            self.order
+                .retain(|(k, f)| pending.get(k).is_some_and(|l| l.frame == *f));
+        }
+        self.order.push_back((key, link.frame));
+        self.pending.insert(key, link);
+    }
+
+    pub(crate) fn reply(&mut self, key: &RpcKey) -> Option<RequestLink> {
+        self.pending.remove(key)
+    }
+}
+
+/// The prepare-intent reply context of a request, when it is one and it validates.
+pub(crate) fn prepare_context(payload: &[u8]) -> Option<Result<ReplyContext, DecodeError>> {
+    decode_rpc(payload)
+        .ok()?
+        .prepare_operation()
+        .map(|_| RequestView::parse(payload).map(|v| v.reply_context()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcode_names_follow_lustre_idl() {
+        assert_eq!(opcode_name(101), Some("LDLM_ENQUEUE"));
+        assert_eq!(opcode_name(250), Some("MGS_CONNECT"));
+        assert_eq!(opcode_name(501), Some("LLOG_ORIGIN_HANDLE_CREATE"));
+        assert_eq!(opcode_name(36), Some("MDS_REINT"));
+        assert_eq!(opcode_name(64), Some("MDS_HSM_DATA_VERSION"));
+        assert_eq!(opcode_name(1000), Some("OUT_UPDATE"));
+        assert_eq!(opcode_name(14), None);
+        assert_eq!(opcode_name(65), None);
+    }
+}

@@ -1,0 +1,611 @@
+//! `dne-intent wireshark-lua`: a Lua dissector for Wireshark and tshark, generated from the
+//! codec's own layouts so it cannot drift from them.
+//!
+//! Every offset and size comes from the zerocopy raw layouts (`core::mem::offset_of!`,
+//! `size_of`), every value name from the crate's named constants (`NAMED` tables, the
+//! capture reader's opcode names). The dissector registers on `lnet.ptl_index`, which the
+//! built-in LNet dissector calls for the payload of each PUT; it replaces the built-in Lustre
+//! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself.
+//!
+//! A reply is paired with its request by its own PUT's match bits (the last in the frame, as
+//! several messages may share one) and the client's address. Where the tree is not shown
+//! (tshark's summary, a display filter), only the fields something references are added: each
+//! field costs the Lua binding two objects, which made the dissector 16 times slower than
+//! tshark alone.
+
+use crate::opcode_name;
+use lustre_dne_intent::intent::body::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
+use lustre_dne_intent::intent::{IntentOpc, McppFlags, McprFlags, MliBuf};
+use lustre_dne_intent::limits::{
+    LDLM_REPLY_SIZE, LDLM_REQUEST_MIN, MLI_BUF_MAX, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT,
+    PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V2_SIZE,
+};
+use lustre_dne_intent::wire::raw::{LdlmReplyRaw, LdlmRequestRaw, MsgHeaderRaw, PtlrpcBodyRaw};
+use lustre_dne_intent::wire::{LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, PtlrpcMsgType};
+use std::fmt::Write as _;
+use std::mem::offset_of;
+use zerocopy::LittleEndian as Le;
+
+/// Portals the dissector registers on: `OUT_PORTAL` (24) and `OSC_REPLY_PORTAL` (4), where
+/// OSP's MDT-to-MDT RPCs go, and `MDS_REQUEST_PORTAL` (12) and `MDC_REPLY_PORTAL` (10).
+pub const PORTALS: [u32; 4] = [24, 4, 12, 10];
+
+/// How a field is shown.
+#[derive(Clone, Copy)]
+enum Kind {
+    U32,
+    I32,
+    U64,
+    /// `u32`, shown in hex.
+    Hex32,
+    /// `struct lu_fid`, shown as `[seq:oid:ver]`.
+    Fid,
+}
+
+/// One field: its C name, offset in its buffer and how it is shown.
+struct Field {
+    name: &'static str,
+    offset: usize,
+    kind: Kind,
+    /// Array length (1 for a scalar).
+    count: usize,
+}
+
+const fn fld(name: &'static str, offset: usize, kind: Kind) -> Field {
+    Field {
+        name,
+        offset,
+        kind,
+        count: 1,
+    }
+}
+
+macro_rules! fields {
+    ($raw:ty; $( $f:ident $(. $g:ident)* : $kind:ident $([$n:expr])? ),* $(,)?) => {
+        vec![ $( Field {
+            name: concat!(stringify!($f) $(, "_", stringify!($g))*),
+            offset: offset_of!($raw, $f $(. $g)*),
+            kind: Kind::$kind,
+            count: 1 $( * 0 + $n )?,
+        } ),* ]
+    };
+}
+
+fn header_fields() -> Vec<Field> {
+    fields!(MsgHeaderRaw<Le>;
+        lm_bufcount: U32, lm_secflvr: Hex32, lm_magic: Hex32, lm_repsize: U32, lm_cksum: Hex32,
+        lm_flags: Hex32, lm_opc: U32)
+}
+
+fn ptlrpc_fields() -> Vec<Field> {
+    fields!(PtlrpcBodyRaw<Le>;
+        pb_type: U32, pb_version: Hex32, pb_opc: U32, pb_status: I32, pb_last_xid: U64,
+        pb_tag: U32, pb_projid: U32, pb_last_committed: U64, pb_transno: U64, pb_flags: Hex32,
+        pb_op_flags: Hex32, pb_conn_cnt: U32, pb_timeout: U32, pb_service_time: U32,
+        pb_limit: U32, pb_slv: U64, pb_mbits: U64, pb_uid: U32, pb_gid: U32)
+}
+
+fn ldlm_request_fields() -> Vec<Field> {
+    let mut v = fields!(LdlmRequestRaw<Le>;
+        lock_flags: Hex32, lock_count: U32, lock_desc.lr_type: U32,
+        lock_desc.l_req_mode: U32, lock_desc.l_granted_mode: U32,
+        lock_desc.l_policy_data.bits: U64);
+    let name = offset_of!(LdlmRequestRaw<Le>, lock_desc.lr_name);
+    v.push(Field {
+        name: "lock_desc_lr_name",
+        offset: name,
+        kind: Kind::U64,
+        count: 4,
+    });
+    v
+}
+
+fn ldlm_reply_fields() -> Vec<Field> {
+    fields!(LdlmReplyRaw<Le>;
+        lock_flags: Hex32, lock_desc.lr_type: U32, lock_desc.l_req_mode: U32,
+        lock_desc.l_granted_mode: U32, lock_desc.l_policy_data.bits: U64,
+        lock_policy_res1: U64, lock_policy_res2: U64)
+}
+
+fn req_fields() -> Vec<Field> {
+    fields!(MdCreatePrepareReqRaw<Le>;
+        mcpr_fid: Fid, mcpr_flags: Hex32, mcpr_fsuid: U32, mcpr_fsgid: U32, mcpr_umask: U32,
+        mcpr_cap: U64, mcpr_child_mode: U32, mcpr_buf_limit: U32[MLI_BUF_MAX])
+}
+
+fn rep_fields() -> Vec<Field> {
+    fields!(MdCreatePrepareRepRaw<Le>;
+        mcpp_status: I32, mcpp_flags: Hex32, mcpp_valid: Hex32, mcpp_truncated: Hex32,
+        mcpp_fid: Fid, mcpp_child_mode: U32, mcpp_child_gid: U32, mcpp_child_projid: U32,
+        mcpp_child_flags: Hex32, mcpp_buf_size: U32[MLI_BUF_MAX])
+}
+
+fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
+    let (ctor, base) = match f.kind {
+        Kind::U32 => ("uint32", "base.DEC"),
+        Kind::I32 => ("int32", "base.DEC"),
+        Kind::U64 => ("uint64", "base.DEC"),
+        Kind::Hex32 => ("uint32", "base.HEX"),
+        Kind::Fid => ("string", "base.NONE"),
+    };
+    let vs = strings.map_or(String::new(), |t| format!(", {t}"));
+    let _ = writeln!(
+        s,
+        "F.{n} = ProtoField.{ctor}(\"dne_prepare.{n}\", \"{n}\", {base}{vs})\nLABEL.{n} = \"{n}\"",
+        n = f.name
+    );
+}
+
+/// The Lua table of a structure: `{ {name, offset, size, kind, count}, ... }`.
+fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
+    let _ = writeln!(s, "local {lua} = {{");
+    for f in fields {
+        let (size, kind) = match f.kind {
+            Kind::U32 | Kind::Hex32 => (4, "u"),
+            Kind::I32 => (4, "i"),
+            Kind::U64 => (8, "u"),
+            Kind::Fid => (16, "fid"),
+        };
+        let _ = writeln!(
+            s,
+            "  {{ \"{}\", {}, {size}, \"{kind}\", {} }},",
+            f.name, f.offset, f.count
+        );
+    }
+    let _ = writeln!(s, "}}");
+}
+
+fn value_table(s: &mut String, lua: &str, named: impl Iterator<Item = (String, u64)>) {
+    let _ = writeln!(s, "local {lua} = {{");
+    for (n, v) in named {
+        let _ = writeln!(s, "  [{v}] = \"{n}\",");
+    }
+    let _ = writeln!(s, "}}");
+}
+
+/// The structures' layouts, after declaring one `ProtoField` per distinct field name in `s`.
+fn declare_fields(s: &mut String) -> [(&'static str, Vec<Field>); 6] {
+    let tables: [(&str, Vec<Field>); 6] = [
+        ("LUSTRE_MSG_V2", header_fields()),
+        ("PTLRPC_BODY", ptlrpc_fields()),
+        ("LDLM_REQUEST", ldlm_request_fields()),
+        ("LDLM_REPLY", ldlm_reply_fields()),
+        ("MD_CREATE_PREPARE_REQ", req_fields()),
+        ("MD_CREATE_PREPARE_REP", rep_fields()),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, fields) in &tables {
+        for f in fields {
+            if seen.insert(f.name) {
+                let strings = match f.name {
+                    "pb_opc" => Some("OPC"),
+                    "pb_type" => Some("PB_TYPE"),
+                    _ => None,
+                };
+                proto_field(s, f, strings);
+            }
+        }
+    }
+    let extra = [fld("opc", 0, Kind::U64)];
+    for f in &extra {
+        proto_field(s, f, None);
+    }
+    // Fields of no structure: (name, constructor, label, base).
+    for (n, ctor, label, base) in [
+        ("lm_buflens", "uint32", "lm_buflens", ", base.DEC"),
+        ("opc_name", "string", "intent", ""),
+        ("name", "string", "name", ""),
+        ("groups", "uint32", "supplementary group", ", base.DEC"),
+        ("result", "bytes", "result", ""),
+        ("result_state", "string", "result state", ""),
+        ("outcome", "string", "outcome", ""),
+    ] {
+        let _ = writeln!(
+            s,
+            "F.{n} = ProtoField.{ctor}(\"dne_prepare.{n}\", \"{label}\"{base})\nLABEL.{n} = \"{label}\""
+        );
+    }
+    s.push_str(
+        "local flist = {}\nfor _, f in pairs(F) do flist[#flist + 1] = f end\np.fields = flist\n\n",
+    );
+    tables
+}
+
+/// The whole dissector.
+pub fn dissector() -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "-- Lustre DNE prepare intent: Wireshark/tshark Lua dissector.\n\
+         -- Generated by `dne-intent wireshark-lua` ({} {}) from the codec's layouts; do not edit.\n\
+         -- Load: tshark -X lua_script:dne_prepare.lua, or copy to ~/.local/lib/wireshark/plugins/.\n\
+         -- Segments out of order: -o tcp.reassemble_out_of_order:TRUE (and tcp.desegment_tcp_streams:TRUE).\n",
+        env!("CARGO_PKG_NAME"),
+        env!("CARGO_PKG_VERSION")
+    );
+    // LABEL: each field's label, which begins the text of an item Wireshark really added.
+    s.push_str(
+        "local p = Proto(\"dne_prepare\", \"Lustre DNE prepare intent\")\nlocal F = {}\nlocal LABEL = {}\n\n",
+    );
+    value_table(
+        &mut s,
+        "OPC",
+        (0..2000u32).filter_map(|o| opcode_name(o).map(|n| (n.to_string(), u64::from(o)))),
+    );
+    value_table(
+        &mut s,
+        "PB_TYPE",
+        PtlrpcMsgType::NAMED
+            .iter()
+            .map(|(n, v)| (n.to_string(), u64::from(*v))),
+    );
+    value_table(
+        &mut s,
+        "IT_OPC",
+        IntentOpc::NAMED.iter().map(|(n, v)| (n.to_string(), *v)),
+    );
+    value_table(
+        &mut s,
+        "MCPR_FLAGS",
+        McprFlags::NAMED
+            .iter()
+            .map(|(n, v)| (n.to_string(), u64::from(*v))),
+    );
+    value_table(
+        &mut s,
+        "MCPP_FLAGS",
+        McppFlags::NAMED
+            .iter()
+            .map(|(n, v)| (n.to_string(), u64::from(*v))),
+    );
+    let _ = writeln!(
+        s,
+        "local MLI = {{ {} }}\n",
+        MliBuf::ALL.map(|b| format!("\"{}\"", b.name())).join(", ")
+    );
+    let tables = declare_fields(&mut s);
+    for (lua, fields) in &tables {
+        struct_table(&mut s, lua, fields);
+    }
+    let _ = write!(
+        s,
+        "{}",
+        LUA_BODY
+            .replace("@MAGIC@", &LUSTRE_MSG_MAGIC_V2.to_string())
+            .replace("@HDR@", &MSG_HEADER_FIXED.to_string())
+            .replace("@MAXBUF@", &MSG_MAX_BUFCOUNT.to_string())
+            .replace("@PB_MIN@", &PTLRPC_BODY_V2_SIZE.to_string())
+            .replace("@ENQUEUE@", &LDLM_ENQUEUE.to_string())
+            .replace("@REQUEST@", &PtlrpcMsgType::REQUEST.0.to_string())
+            .replace("@ERR@", &PtlrpcMsgType::ERR.0.to_string())
+            .replace("@LDLM_REQ_MIN@", &LDLM_REQUEST_MIN.to_string())
+            .replace("@LDLM_REP@", &LDLM_REPLY_SIZE.to_string())
+            .replace("@REQ_SIZE@", &PREPARE_REQ_SIZE.to_string())
+            .replace("@REP_SIZE@", &PREPARE_REP_SIZE.to_string())
+            .replace("@NRES@", &MLI_BUF_MAX.to_string())
+            .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
+            .replace(
+                "@PB_OPC@",
+                &offset_of!(PtlrpcBodyRaw<Le>, pb_opc).to_string()
+            )
+            .replace(
+                "@PB_TYPE@",
+                &offset_of!(PtlrpcBodyRaw<Le>, pb_type).to_string()
+            )
+            .replace(
+                "@PB_STATUS@",
+                &offset_of!(PtlrpcBodyRaw<Le>, pb_status).to_string()
+            )
+            .replace(
+                "@MCPP_FLAGS@",
+                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_flags).to_string()
+            )
+            .replace(
+                "@MCPP_VALID@",
+                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_valid).to_string()
+            )
+            .replace(
+                "@MCPP_TRUNCATED@",
+                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_truncated).to_string()
+            )
+            .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
+    );
+    s
+}
+
+/// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
+const LUA_BODY: &str = r##"
+local match_bits = Field.new("lnet.msg_dst_match_bits")
+-- Intent of each request not yet answered, by xid and client address, for its reply.
+local pending = {}
+-- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
+-- from its first add: Wireshark hands back the parent for a field nobody references. Adding
+-- only those fields keeps the dissector cheap where the tree is not shown (tshark's summary).
+local wanted = {}
+-- Every field of this message: the tree is shown, or this is a later pass (the GUI).
+local full = false
+
+-- Per structure, the fields to add while the tree is hidden, once every one is learnt.
+local wanted_of = {}
+
+function p.init()
+  pending = {}
+  wanted = {}
+  wanted_of = {}
+end
+
+local byte = string.byte
+
+-- Values read from the message as a Lua string (one copy, no range object per read).
+local function r32(s, o, le)
+  local a, b, c, d = byte(s, o + 1, o + 4)
+  if le then return a + b * 256 + c * 65536 + d * 16777216 end
+  return d + c * 256 + b * 65536 + a * 16777216
+end
+local function s32(s, o, le)
+  local v = r32(s, o, le)
+  if v >= 2147483648 then v = v - 4294967296 end
+  return v
+end
+local function r64(s, o, le)
+  if le then return r32(s, o, true) + r32(s, o + 4, true) * 4294967296 end
+  return r32(s, o, false) * 4294967296 + r32(s, o + 4, false)
+end
+local function hex32(v) return string.format("0x%x", v) end
+local function fid(s, o, le)
+  local hi, lo
+  if le then lo, hi = r32(s, o, true), r32(s, o + 4, true) else hi, lo = r32(s, o, false), r32(s, o + 4, false) end
+  local seq = hi == 0 and string.format("0x%x", lo) or string.format("0x%x%08x", hi, lo)
+  return "[" .. seq .. ":" .. hex32(r32(s, o + 8, le)) .. ":" .. hex32(r32(s, o + 12, le)) .. "]"
+end
+
+local function bit_set(v, bit) return (v % (2 * bit)) >= bit end
+
+local function flag_names(v, names)
+  local out = {}
+  for bit, n in pairs(names) do
+    if bit ~= 0 and bit_set(v, bit) then out[#out + 1] = n end
+  end
+  table.sort(out)
+  return table.concat(out, "|")
+end
+
+local function want(name)
+  if full then return true end
+  local w = wanted[name]
+  return w == nil or w
+end
+
+local function learn(name, item)
+  if not full and wanted[name] == nil then
+    local t = item.text
+    local label = LABEL[name]
+    wanted[name] = t ~= nil and t:sub(1, #label + 1) == label .. ":"
+  end
+end
+
+-- Adds field `name` over `len` bytes at `off` (a value given for strings and FIDs).
+local function add(tree, name, tvb, off, len, le, value)
+  if not want(name) then return nil end
+  local item
+  if value ~= nil then item = tree:add(F[name], tvb(off, len), value)
+  elseif le then item = tree:add_le(F[name], tvb(off, len))
+  else item = tree:add(F[name], tvb(off, len)) end
+  learn(name, item)
+  return item
+end
+
+-- The fields of a structure to add: all of them, or those wanted while the tree is hidden.
+local function fields_of(layout)
+  if full then return layout end
+  local cached = wanted_of[layout]
+  if cached then return cached end
+  local out, known = {}, true
+  for _, f in ipairs(layout) do
+    if wanted[f[1]] == nil then known = false end
+    if want(f[1]) then out[#out + 1] = f end
+  end
+  if known then wanted_of[layout] = out end
+  return out
+end
+
+-- Adds the fields of a structure laid out by `layout` at `off`, under a subtree `label`.
+local function add_struct(tree, tvb, s, off, len, layout, le, label)
+  local fields = fields_of(layout)
+  if #fields == 0 then return end
+  local sub = tree:add(p, tvb(off, len), label)
+  for _, f in ipairs(fields) do
+    local name, foff, size, kind, count = f[1], f[2], f[3], f[4], f[5]
+    do
+      for i = 0, count - 1 do
+        local o = foff + i * size
+        if o + size <= len then
+          local item = add(sub, name, tvb, off + o, size, le, kind == "fid" and fid(s, off + o, le) or nil)
+          if full and item then
+            if count > 1 then item:prepend_text("[" .. i .. "] ") end
+            if name == "mcpr_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPR_FLAGS)) end
+            if name == "mcpp_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPP_FLAGS)) end
+          end
+        end
+      end
+    end
+  end
+end
+
+-- The buffers of the message being dissected: offsets and lengths (reused, not reallocated).
+local boff, blen = {}, {}
+
+local function dissect_request(tvb, s, tree, le, count, key)
+  if count < 3 or blen[3] < 8 then return nil end
+  local it = r64(s, boff[3], le)
+  if it ~= 0x10000 and it ~= 0x20000 and it ~= 0x40000 then return nil end
+  local name = IT_OPC[it]
+  if key then pending[key] = name end
+  if blen[2] >= @LDLM_REQ_MIN@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REQUEST, le, "ldlm_request") end
+  local it_item = add(tree, "opc", tvb, boff[3], 8, le)
+  if full and it_item then it_item:append_text(" (" .. name .. ")") end
+  add(tree, "opc_name", tvb, boff[3], 8, le, name)
+  if count >= 4 and blen[4] >= @REQ_SIZE@ then
+    add_struct(tree, tvb, s, boff[4], blen[4], MD_CREATE_PREPARE_REQ, le, "md_create_prepare_req")
+  end
+  if count >= 5 and blen[5] > 0 and want("name") then
+    add(tree, "name", tvb, boff[5], blen[5], le, tvb(boff[5], blen[5]):stringz())
+  end
+  if count >= 6 and want("groups") then
+    for o = 0, blen[6] - 4, 4 do add(tree, "groups", tvb, boff[6] + o, 4, le) end
+  end
+  return name
+end
+
+-- Adds a field with no bytes of its own (a generated value).
+local function add_generated(tree, name, value)
+  if not want(name) then return end
+  local item = tree:add(F[name], value)
+  learn(name, item)
+end
+
+-- The reply's outcome from its body: the crate's ReplyView is the authority on these rules.
+local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
+  if count >= 2 and blen[2] >= @LDLM_REP@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REPLY, le, "ldlm_reply") end
+  add_generated(tree, "opc_name", name)
+  if status ~= 0 or pb_type == @ERR@ then add_generated(tree, "outcome", "error"); return "error" end
+  if count < 3 or blen[3] == 0 then add_generated(tree, "outcome", "empty"); return "empty" end
+  local o, l = boff[3], blen[3]
+  if l < @REP_SIZE@ then return "malformed" end
+  add_struct(tree, tvb, s, o, l, MD_CREATE_PREPARE_REP, le, "md_create_prepare_rep")
+  local flags, valid, trunc = r32(s, o + @MCPP_FLAGS@, le), r32(s, o + @MCPP_VALID@, le), r32(s, o + @MCPP_TRUNCATED@, le)
+  local partial = false
+  local show = want("result") or want("result_state")
+  local bit = 1
+  for i = 0, @NRES@ - 1 do
+    local k = 4 + i
+    local rlen = k <= count and blen[k] or 0
+    local state
+    -- A truncated result was left out (an unknown result, so the reply is partial); a known
+    -- one is present (bytes) or absent (empty); the rest are unknown.
+    if bit_set(trunc, bit) then state = "truncated"; partial = true
+    elseif bit_set(valid, bit) then
+      if rlen > 0 then state = "present" else state = "absent" end
+    else state = "unknown"; partial = true end
+    if show then
+      local label = MLI[i + 1] .. ": " .. state
+      if rlen > 0 then
+        local t = tree:add(F.result, tvb(boff[k], rlen))
+        learn("result", t)
+        if full then t:prepend_text(MLI[i + 1] .. " ") end
+        if want("result_state") then
+          learn("result_state", t:add(F.result_state, tvb(boff[k], rlen), label))
+        end
+      else
+        add_generated(tree, "result_state", label)
+      end
+    end
+    bit = bit * 2
+  end
+  local outcome = "complete"
+  if bit_set(flags, @ADVISORY@) then outcome = "advisory" elseif partial then outcome = "partial" end
+  add_generated(tree, "outcome", outcome)
+  return outcome
+end
+
+local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
+local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
+
+-- The last of its arguments (nil for none).
+local function last(...)
+  local n = select("#", ...)
+  if n == 0 then return nil end
+  return (select(n, ...))
+end
+
+function p.dissector(tvb, pinfo, tree)
+  local len = tvb:len()
+  if len < @HDR@ then return 0 end
+  local s = tvb:raw(0, len)
+  local le
+  if r32(s, 8, true) == @MAGIC@ then le = true elseif r32(s, 8, false) == @MAGIC@ then le = false else return 0 end
+  local count = r32(s, 0, le)
+  if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return 0 end
+  local off = @HDR@ + 4 * count
+  off = off + (8 - off % 8) % 8
+  for i = 1, count do
+    local l = r32(s, @HDR@ + 4 * (i - 1), le)
+    if off + l > len then return 0 end
+    boff[i], blen[i] = off, l
+    off = off + l
+    off = off + (8 - off % 8) % 8
+  end
+  full = tree.visible or pinfo.visited
+  local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
+  add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
+  if want("lm_buflens") then
+    for i = 1, count do
+      local item = add(tree_msg, "lm_buflens", tvb, @HDR@ + 4 * (i - 1), 4, le)
+      if full and item then item:prepend_text("[" .. (i - 1) .. "] ") end
+    end
+  end
+  local pb = boff[1]
+  if blen[1] < @PB_MIN@ then return len end
+  add_struct(tree_msg, tvb, s, pb, blen[1], PTLRPC_BODY, le, "ptlrpc_body")
+  local opc = r32(s, pb + @PB_OPC@, le)
+  local pb_type = r32(s, pb + @PB_TYPE@, le)
+  local status = s32(s, pb + @PB_STATUS@, le)
+  local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
+  if opc == @ENQUEUE@ then
+    -- This message's xid: the LNet dissector adds each message's header before handing over
+    -- its payload, so the last match bits in the frame are this message's (several messages
+    -- may share a frame).
+    local mb = last(match_bits())
+    local xid = mb and tostring(mb.value)
+    if pb_type == @REQUEST@ then
+      local name = dissect_request(tvb, s, tree_msg, le, count, xid and (xid .. " " .. tostring(pinfo.src)))
+      if name then info = info .. " [" .. name .. "]" end
+    else
+      local name
+      if not pinfo.visited then
+        -- First pass: take the request's entry, so the table holds only unanswered requests.
+        local key = xid and (xid .. " " .. tostring(pinfo.dst))
+        name = key and pending[key]
+        if key then pending[key] = nil end
+      elseif count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then
+        -- Dissected again (the GUI): known by its shape, the operation no longer known.
+        name = "IT_DNE_*_PREPARE"
+      end
+      if name then
+        local outcome = dissect_reply(tvb, s, tree_msg, le, count, name, status, pb_type)
+        info = info .. " [" .. name .. " " .. outcome .. "]"
+      end
+    end
+  end
+  local cols = pinfo.cols
+  cols.protocol = "DNE"
+  cols.info = info
+  return len
+end
+
+local ptl = DissectorTable.get("lnet.ptl_index")
+for _, portal in ipairs({ @PORTALS@ }) do ptl:add(portal, p) end
+"##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_are_the_codecs() {
+        let lua = dissector();
+        // md_create_prepare_req: mcpr_fsuid after the 16-byte FID and mcpr_flags.
+        assert!(
+            lua.contains("{ \"mcpr_fsuid\", 20, 4, \"u\", 1 },"),
+            "{lua}"
+        );
+        // 48 as in include/lustre_dne_prepare.h: the FID, four u32, mcpr_cap, then two u32.
+        assert!(lua.contains("{ \"mcpr_buf_limit\", 48, 4, \"u\", 6 },"));
+        assert!(lua.contains("{ \"mcpp_valid\", 8, 4, \"u\", 1 },"));
+        assert!(lua.contains("{ \"pb_opc\", 16, 4, \"u\", 1 },"));
+        assert!(lua.contains("F.mcpr_fsuid = ProtoField.uint32(\"dne_prepare.mcpr_fsuid\""));
+        assert!(lua.contains("[65536] = \"IT_DNE_CREATE_PREPARE\","));
+        assert!(lua.contains("for _, portal in ipairs({ 24, 4, 12, 10 })"));
+        assert!(!lua.contains('@'), "a marker was left unfilled");
+    }
+}

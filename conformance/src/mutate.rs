@@ -1,0 +1,266 @@
+//! Mutations of valid inputs: one 32-bit field set to a boundary value, one buffer replaced,
+//! the buffer count changed, the input cut short. The crate's judgement of each mutant says
+//! whether it is valid, acceptable or which rule it breaks.
+
+use super::parts::Parts;
+use lustre_dne_intent::Endian;
+
+/// The values a 32-bit field `w` is tried with: boundaries, single bits, neighbours, and the
+/// byte-swapped value (a swabbed magic).
+fn word_values(w: u32) -> [u32; 28] {
+    [
+        0,
+        1,
+        2,
+        3,
+        4,
+        7,
+        8,
+        0x40,
+        0x80,
+        0xff,
+        0x100,
+        0xd8,
+        0xffff,
+        0x1_0000,
+        0x1_0001,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+        w ^ 1,
+        w ^ 2,
+        w ^ 4,
+        w ^ 8,
+        w ^ 0x10,
+        w ^ 0x100,
+        w ^ 0x8000_0000,
+        w.wrapping_add(1),
+        w.wrapping_sub(1),
+        w.swap_bytes(),
+    ]
+}
+
+/// Every input that differs from `bytes` in one aligned 32-bit field, with the field's offset,
+/// its new value and a comment naming both, in a fixed order.
+pub(crate) fn words(bytes: &[u8], order: Endian) -> Vec<(usize, u32, String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for off in (0..bytes.len().saturating_sub(3)).step_by(4) {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(&bytes[off..off + 4]);
+        let w = order.u32_from(word);
+        let mut seen: Vec<u32> = Vec::new();
+        for v in word_values(w) {
+            if v == w || seen.contains(&v) {
+                continue;
+            }
+            seen.push(v);
+            let mut m = bytes.to_vec();
+            m[off..off + 4].copy_from_slice(&order.u32_to(v));
+            out.push((
+                off,
+                v,
+                format!("u32 at offset {off} set to {v:#x} (was {w:#x})"),
+                m,
+            ));
+        }
+    }
+    out
+}
+
+/// The offsets of `mcpr_buf_limit[]` in a request message (buffer 3, at 48).
+pub(crate) fn limit_offsets(request: &[u8]) -> core::ops::Range<usize> {
+    let Some(p) = Parts::split(request) else {
+        return 0..0;
+    };
+    let round = |l: usize| (l + 7) & !7;
+    let b3 =
+        round(32 + 4 * p.bufs.len()) + p.bufs.iter().take(3).map(|b| round(b.len())).sum::<usize>();
+    b3 + 48..b3 + 72
+}
+
+/// Cuts of `bytes`: the empty input, each 8-byte boundary, and one byte short.
+pub(crate) fn truncations(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut cuts: Vec<usize> = (0..bytes.len()).step_by(8).collect();
+    cuts.push(bytes.len().saturating_sub(1));
+    cuts.dedup();
+    cuts.into_iter()
+        .filter(|&n| n < bytes.len())
+        .map(|n| {
+            (
+                format!("cut to {n} of {} bytes", bytes.len()),
+                bytes[..n].to_vec(),
+            )
+        })
+        .collect()
+}
+
+/// Name buffers that break the name rules (W5.8–W5.12, W5.15), and a name where none belongs.
+const BAD_NAMES: [(&str, &[u8]); 8] = [
+    ("no NUL", b"newdir"),
+    ("only the NUL", b"\0"),
+    ("a slash", b"new/dir\0"),
+    ("a NUL inside", b"new\0dir\0"),
+    ("\".\"", b".\0"),
+    ("\"..\"", b"..\0"),
+    ("the name \"x\"", b"x\0"),
+    ("padding after the NUL", b"newdir\0\0"),
+];
+
+/// Structural mutants of a request: its name, its groups, its buffer count, buffers shorter
+/// or longer than their structure, a buffer past the last.
+pub(crate) fn request_shapes(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let Some(p) = Parts::split(bytes) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut push = |what: String, m: Option<Vec<u8>>| {
+        if let Some(m) = m {
+            out.push((what, m));
+        }
+    };
+    for (what, name) in BAD_NAMES {
+        push(format!("name buffer: {what}"), p.with_buf(4, name.to_vec()));
+    }
+    let mut long = vec![b'a'; 256];
+    long.push(0);
+    push("a 256-byte name".into(), p.with_buf(4, long));
+    let mut longest = vec![b'z'; 255];
+    longest.push(0);
+    push("a 255-byte name".into(), p.with_buf(4, longest));
+    push("a 1-byte name".into(), p.with_buf(4, b"a\0".to_vec()));
+    push("no name".into(), p.with_buf(4, Vec::new()));
+    push("groups: 3 bytes".into(), p.with_buf(5, vec![1, 0, 0]));
+    push(
+        "129 groups".into(),
+        p.with_buf(5, (0..129u32).flat_map(|g| p.order.u32_to(g)).collect()),
+    );
+    push(
+        "128 groups".into(),
+        p.with_buf(5, (0..128u32).flat_map(|g| p.order.u32_to(g)).collect()),
+    );
+    for n in [0usize, 3, 4, 5] {
+        push(format!("bufcount {n}"), p.with_bufcount(n));
+    }
+    let mut extra = p.clone();
+    extra.bufs.push(vec![0; 8]);
+    push("a non-empty buffer 6".into(), extra.join());
+    let mut empty_extra = p.clone();
+    empty_extra.bufs.push(Vec::new());
+    push("an empty buffer 6".into(), empty_extra.join());
+    shorter_and_longer(&p, &mut push);
+    if let Some(b0) = p.bufs.first() {
+        push(
+            "a v2 ptlrpc_body (152 bytes)".into(),
+            p.with_buf(0, b0[..b0.len().min(152)].to_vec()),
+        );
+    }
+    out
+}
+
+/// Each fixed buffer one 8-byte step shorter (W0.2) and one 8-byte step longer (accepted).
+fn shorter_and_longer(p: &Parts, push: &mut impl FnMut(String, Option<Vec<u8>>)) {
+    for (i, b) in p.bufs.iter().enumerate() {
+        if b.len() >= 8 {
+            push(
+                format!("buffer {i} 8 bytes short"),
+                p.with_buf(i, b[..b.len() - 8].to_vec()),
+            );
+        }
+        if !b.is_empty() {
+            let mut l = b.clone();
+            l.extend_from_slice(&[0; 8]);
+            push(format!("buffer {i} 8 bytes longer"), p.with_buf(i, l));
+        }
+    }
+}
+
+/// Structural mutants of a reply: its buffer count, a buffer past the last, buffers shorter or
+/// longer, results replaced by bad or unrequested payloads.
+pub(crate) fn reply_shapes(
+    bytes: &[u8],
+    bad_payloads: &[(&str, usize, Vec<u8>)],
+) -> Vec<(String, Vec<u8>)> {
+    let Some(p) = Parts::split(bytes) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut push = |what: String, m: Option<Vec<u8>>| {
+        if let Some(m) = m {
+            out.push((what, m));
+        }
+    };
+    for n in [0usize, 1, 2, 3, 8, 10] {
+        push(format!("bufcount {n}"), p.with_bufcount(n));
+    }
+    let mut extra = p.clone();
+    extra.bufs.resize(9, Vec::new());
+    extra.bufs.push(vec![1; 8]);
+    push("a non-empty buffer 9".into(), extra.join());
+    shorter_and_longer(&p, &mut push);
+    for (what, i, payload) in bad_payloads {
+        // The size field and the valid bit agree with the new buffer, so only the payload's
+        // own rule is broken.
+        let mut q = p.clone();
+        if q.bufs.len() <= 3 + i || q.bufs[2].len() < 80 {
+            continue;
+        }
+        let body = &mut q.bufs[2];
+        let size = 48 + 4 * i;
+        body[size..size + 4].copy_from_slice(&q.order.u32_to(payload.len() as u32));
+        let mut valid = [0u8; 4];
+        valid.copy_from_slice(&body[8..12]);
+        let valid = q.order.u32_from(valid) | 1 << i;
+        body[8..12].copy_from_slice(&q.order.u32_to(valid));
+        q.bufs[3 + i] = payload.clone();
+        push(format!("result {i}: {what}"), q.join());
+    }
+    out
+}
+
+/// Targeted mutants of xattr payloads for the rules a single field rarely breaks: an ACL
+/// without its OTHER entry (W9.7), a pool name with no NUL (W9.12), a composite layout nested
+/// in a composite layout (W9.18).
+pub(crate) fn xattr_shapes(name: &str, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    match name {
+        "trusted.lmv" if u32_le(bytes, 0) == Some(lustre_dne_intent::xattr::LMV_MAGIC_FOREIGN) => {
+            let mut m = bytes[..bytes.len().min(16)].to_vec();
+            if m.len() == 16 {
+                m[4..8].fill(0);
+                out.push(("an empty foreign LMV (lfm_length 0)".into(), m));
+            }
+        }
+        "system.posix_acl_default" if bytes.len() > 12 => {
+            out.push((
+                "the last entry (OTHER) removed".into(),
+                bytes[..bytes.len() - 8].to_vec(),
+            ));
+        }
+        "trusted.lov"
+            if u32_le(bytes, 0) == Some(lustre_dne_intent::xattr::LOV_MAGIC_V3)
+                && bytes.len() >= 48 =>
+        {
+            let mut m = bytes.to_vec();
+            m[32..48].fill(b'p');
+            out.push(("lmm_pool_name: 16 bytes, no NUL".into(), m));
+        }
+        "trusted.lov" if u32_le(bytes, 0) == Some(lustre_dne_intent::xattr::LOV_MAGIC_COMP_V1) => {
+            // lcme_offset of entry 0: the entry table starts at 32, the offset is at 24 in it.
+            if let Some(off) = u32_le(bytes, 56).map(|o| o as usize)
+                && off + 4 <= bytes.len()
+            {
+                let mut m = bytes.to_vec();
+                m[off..off + 4]
+                    .copy_from_slice(&lustre_dne_intent::xattr::LOV_MAGIC_COMP_V1.to_le_bytes());
+                out.push(("component 0 is itself a composite layout".into(), m));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn u32_le(b: &[u8], off: usize) -> Option<u32> {
+    let w: [u8; 4] = b.get(off..off + 4)?.try_into().ok()?;
+    Some(u32::from_le_bytes(w))
+}

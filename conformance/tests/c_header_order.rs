@@ -1,0 +1,148 @@
+//! `include/lustre_dne_prepare.h` beside Lustre's uapi headers: included before
+//! `<linux/lustre/lustre_idl.h>`, after it, and alone (with and without Lustre's headers on the
+//! include path), each translation unit compiles under `-Wall -Wextra -Werror -pedantic` as C99
+//! and C11, uses `struct lu_fid` with Lustre's own helpers, and passes `dne_prepare_wirecheck()`.
+//!
+//! Lustre's headers are not installed here, so the include path carries
+//! `tests/c/lustre_standin/`: a minimal stand-in with Lustre's guards, include structure and
+//! `struct lu_fid` (its README says what was copied from where). The C side is
+//! `tests/c/header_order.c`. Without a C compiler (`cc`, or `$CC`) the test prints `SKIP:`.
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn compiler() -> Option<String> {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    match Command::new(&cc).arg("--version").output() {
+        Ok(o) if o.status.success() => Some(cc),
+        _ => None,
+    }
+}
+
+/// One way to include the header: the `-D` flags for `header_order.c` and whether the stand-in
+/// is on the include path.
+struct Order {
+    name: &'static str,
+    defines: &'static [&'static str],
+    standin: bool,
+}
+
+const ORDERS: [Order; 4] = [
+    Order {
+        name: "ours before lustre_idl.h",
+        defines: &["OURS_FIRST", "EXPECT_LUSTRE_FID"],
+        standin: true,
+    },
+    Order {
+        name: "ours after lustre_idl.h",
+        defines: &["LUSTRE_FIRST", "EXPECT_LUSTRE_FID"],
+        standin: true,
+    },
+    Order {
+        name: "ours alone, Lustre's headers on the include path",
+        defines: &["EXPECT_LUSTRE_FID"],
+        standin: true,
+    },
+    Order {
+        name: "ours alone, no Lustre headers",
+        defines: &["EXPECT_OWN_FID"],
+        standin: false,
+    },
+];
+
+fn compile_and_run(cc: &str, std: &str, order: &Order, exe: &Path) -> Result<(), String> {
+    let mut cmd = Command::new(cc);
+    cmd.arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-O1"])
+        .args(order.defines.iter().map(|d| format!("-D{d}")))
+        .arg("-I")
+        .arg(root().join("include"));
+    if order.standin {
+        cmd.arg("-I").arg(root().join("tests/c/lustre_standin"));
+    }
+    let out = cmd
+        .arg(root().join("tests/c/header_order.c"))
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .expect("run the C compiler");
+    if !out.status.success() {
+        return Err(format!(
+            "does not compile:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let run = Command::new(exe).output().expect("run the C program");
+    match run.status.code() {
+        Some(0) => Ok(()),
+        code => Err(format!(
+            "the program exited {code:?} (1: Lustre's helpers disagree, 2: FID fields, 3: wirecheck)"
+        )),
+    }
+}
+
+/// True when the compiler finds a real `<linux/lustre/lustre_user.h>` without the stand-in (a
+/// machine with Lustre installed): then "no Lustre headers" cannot be arranged.
+fn system_has_lustre_headers(cc: &str, dir: &Path) -> bool {
+    let probe = dir.join("probe.c");
+    std::fs::write(&probe, "#include <linux/lustre/lustre_user.h>\n").expect("write probe");
+    Command::new(cc)
+        .args(["-E", "-o"])
+        .arg(dir.join("probe.i"))
+        .arg(&probe)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn header_compiles_before_after_and_without_lustre_headers() {
+    let Some(cc) = compiler() else {
+        println!("SKIP: no C compiler (cc or $CC); header order not checked");
+        return;
+    };
+    let dir: PathBuf = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("c_header_order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    let installed = system_has_lustre_headers(&cc, &dir);
+    let mut failures = Vec::new();
+    for std in ["c99", "c11"] {
+        for (i, order) in ORDERS.iter().enumerate() {
+            if installed && !order.standin {
+                println!(
+                    "SKIP ({std}): {}: Lustre's headers are installed",
+                    order.name
+                );
+                continue;
+            }
+            let exe = dir.join(format!("header_order-{std}-{i}"));
+            if let Err(e) = compile_and_run(&cc, std, order, &exe) {
+                failures.push(format!("{} ({std}): {e}", order.name));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The stand-in keeps Lustre's guards and its unguarded `struct lu_fid`; if it drifted (say, a
+/// guard of its own around the structure), the order test above would prove nothing.
+#[test]
+fn standin_keeps_lustres_guards() {
+    let read = |p: &str| {
+        std::fs::read_to_string(root().join("tests/c/lustre_standin/linux/lustre").join(p))
+            .expect("read the stand-in")
+    };
+    let user = read("lustre_user.h");
+    let idl = read("lustre_idl.h");
+    assert!(user.contains("#ifndef _LUSTRE_USER_H\n#define _LUSTRE_USER_H\n"));
+    assert!(idl.contains("#ifndef _LUSTRE_IDL_H_\n#define _LUSTRE_IDL_H_\n"));
+    assert!(idl.contains("#include <linux/lustre/lustre_user.h>"));
+    // Exactly two conditionals in lustre_user.h: the file guard and the !__KERNEL__ include.
+    assert_eq!(user.matches("#if").count(), 2, "{user}");
+    assert!(user.contains("} __attribute__((packed));"));
+}

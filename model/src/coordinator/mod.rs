@@ -1,0 +1,379 @@
+//! The coordinator MDT: the intent path and the standard path of one operation, over a network
+//! that records every enqueue, read, lock and cache event (the trace the checker judges).
+
+use super::creds::Creds;
+use super::handler::{HandlerFaults, IntentHandler, ReferenceHandler};
+use super::store::Store;
+use alloc::vec::Vec;
+use lustre_dne_intent::Endian;
+use lustre_dne_intent::bytes::Bytes;
+use lustre_dne_intent::errno::codes::ENOENT;
+use lustre_dne_intent::intent::{
+    EntryName, GroupList, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation,
+    PrepResult, PrepareRequest, ReplyView, ResultMask,
+};
+use lustre_dne_intent::limits::{GROUPS_MAX, MDT_BODY_SIZE, MLI_BUF_MAX};
+use lustre_dne_intent::wire::{LdlmResId, LockMode, LuFid, LustreHandle};
+
+mod finish;
+mod net;
+mod ops;
+mod trace;
+
+use finish::{entry_result, finish_create, finish_unlink, seed};
+use net::{Cache, Net};
+pub use ops::*;
+pub use trace::*;
+
+/// Facts of the run the coordinator consults at each enqueue.
+struct Env {
+    peer_flag: bool,
+    replay: bool,
+}
+
+/// A reply as the coordinator ends up using it.
+enum Answer {
+    /// No intent was sent, or it failed, or the reply was the empty result / malformed.
+    Nothing,
+    /// A decoded prepare reply.
+    Body(
+        MdCreatePrepareRep,
+        alloc::boxed::Box<[PrepResult<Vec<u8>>; MLI_BUF_MAX]>,
+    ),
+}
+
+/// Runs `op` for `creds` over `store` the standard way: no intent, ordinary enqueues and reads
+/// with the caller's full credentials. This defines the right answer.
+pub fn run_standard(store: &Store, creds: &Creds, op: &Op) -> (Outcome, Trace) {
+    run(
+        store,
+        creds,
+        op,
+        Fault::PeerWithoutFlag,
+        Mutations::default(),
+        &ReferenceHandler,
+    )
+}
+
+/// Runs `op` with prepare intents under `fault` (with `mutations` for checker self-tests).
+pub fn run_intent(
+    store: &Store,
+    creds: &Creds,
+    op: &Op,
+    fault: Fault,
+    mutations: Mutations,
+) -> (Outcome, Trace) {
+    run(store, creds, op, fault, mutations, &ReferenceHandler)
+}
+
+/// [`run_intent`] with another handler on the parent MDT (see [`IntentHandler`]).
+pub fn run_intent_with(
+    store: &Store,
+    creds: &Creds,
+    op: &Op,
+    fault: Fault,
+    mutations: Mutations,
+    handler: &dyn IntentHandler,
+) -> (Outcome, Trace) {
+    run(store, creds, op, fault, mutations, handler)
+}
+
+/// The limits the coordinator asks for: everything, PATTR exactly one mdt_body.
+const LIMITS: [u32; MLI_BUF_MAX] = [MDT_BODY_SIZE as u32, 4096, 4096, 4096, 4096, 4096];
+
+fn run(
+    store: &Store,
+    creds: &Creds,
+    op: &Op,
+    fault: Fault,
+    m: Mutations,
+    handler: &dyn IntentHandler,
+) -> (Outcome, Trace) {
+    let mut net = Net::new(store, handler);
+    let mut env = Env {
+        peer_flag: !matches!(fault, Fault::PeerWithoutFlag),
+        replay: matches!(fault, Fault::Replay),
+    };
+    let parent = op.parent();
+    let name = op.name().to_vec();
+    // The whole-directory lock (no intent), then the name-hash lock that carries the intent.
+    let mut locks = Vec::new();
+    locks.push(net.plain_enqueue(LdlmResId::of_fid(parent, 0), &env));
+    let hash = name_hash(&name);
+    let (lock, answer) = intent_enqueue(
+        &mut net,
+        &mut env,
+        fault,
+        m,
+        creds,
+        op.operation(),
+        parent,
+        Some(&name),
+        child_mode(op),
+        hash,
+    );
+    locks.push(lock);
+    let outcome = match op {
+        Op::Create { mode, .. } => finish_create(&mut net, creds, parent, &name, *mode, answer, m),
+        Op::Unlink { .. } => {
+            let prepared = entry_result(&mut net, creds, op.operation(), parent, &name, answer, m);
+            match prepared {
+                Err(e) => Outcome::Error(e),
+                Ok((victim, p_attrs)) => {
+                    // The child lock (local to the coordinator), then the checks that need it.
+                    locks.push(net.plain_enqueue(LdlmResId::of_fid(victim, 0), &env));
+                    finish_unlink(store, creds, victim, &p_attrs)
+                }
+            }
+        }
+        Op::Rename { .. } => {
+            let prepared = entry_result(&mut net, creds, op.operation(), parent, &name, answer, m);
+            match prepared {
+                Err(e) => Outcome::Error(e),
+                Ok((source, _)) => {
+                    let (lock, _) = intent_enqueue(
+                        &mut net,
+                        &mut env,
+                        fault,
+                        m,
+                        creds,
+                        Operation::Rename,
+                        source,
+                        None,
+                        0,
+                        0,
+                    );
+                    locks.push(lock);
+                    // The object-mode PATTR is in the cache when the reply carried it (seeded by
+                    // intent_enqueue); otherwise this is the one read it costs.
+                    let attrs = net.object_attrs(source);
+                    match attrs {
+                        Some(attrs) => Outcome::RenameReady { source, attrs },
+                        None => Outcome::Error(-ENOENT),
+                    }
+                }
+            }
+        }
+    };
+    for id in locks {
+        net.trace.releases.push(id);
+        if m.double_release {
+            net.trace.releases.push(id);
+        }
+    }
+    (outcome, net.trace)
+}
+
+fn child_mode(op: &Op) -> u32 {
+    match op {
+        Op::Create { mode, .. } => *mode,
+        _ => 0,
+    }
+}
+
+/// FNV-1a-64 of the name (0 mapped to 1, as Lustre maps a zero name hash).
+pub fn name_hash(name: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    if h == 0 { 1 } else { h }
+}
+
+/// Enqueues the lock on `object`, with a prepare intent when the gating allows, and returns the
+/// lock and what the reply leaves the coordinator with (the cache already seeded).
+#[allow(clippy::too_many_arguments)]
+fn intent_enqueue(
+    net: &mut Net<'_>,
+    env: &mut Env,
+    fault: Fault,
+    m: Mutations,
+    creds: &Creds,
+    op: Operation,
+    object: LuFid,
+    name: Option<&[u8]>,
+    mode: u32,
+    hash: u64,
+) -> (u32, Answer) {
+    let resource = LdlmResId::of_fid(object, hash);
+    let gated = (env.peer_flag && !env.replay) || m.ignore_gating;
+    let request = if gated {
+        build_request(creds, op, object, name, mode, hash, fault)
+    } else {
+        None
+    };
+    let Some(request) = request else {
+        return (net.plain_enqueue(resource, env), Answer::Nothing);
+    };
+    let from_mdt = !matches!(fault, Fault::NonMdtSender);
+    let mut enq = Enqueue {
+        resource,
+        intent: Some(op),
+        result: Err(0),
+        peer_flag: env.peer_flag,
+        replay: env.replay,
+        from_non_mdt: !from_mdt,
+    };
+    if matches!(fault, Fault::PeerLostFlag) {
+        // An MDT without the feature fails the whole enqueue: no lock, nothing to release.
+        enq.result = Err(-lustre_dne_intent::errno::codes::EPROTO);
+        net.trace.enqueues.push(enq);
+        // Stop sending intents to that peer.
+        env.peer_flag = false;
+        return (net.plain_enqueue(resource, env), Answer::Nothing);
+    }
+    let faults = HandlerFaults {
+        empty: matches!(fault, Fault::EmptyResult),
+        advisory: matches!(fault, Fault::Advisory),
+        unknown: match fault {
+            Fault::Unknown(b) => b.bit(),
+            _ => ResultMask::EMPTY,
+        },
+    };
+    let lock_handle = LustreHandle(u64::from(net.next_lock));
+    let mut reply = call_handler(net, &request, from_mdt, lock_handle, faults);
+    if reply.is_ok() && matches!(fault, Fault::Resend) {
+        // The reply was lost: the resend re-runs the handler on the lock already granted.
+        reply = call_handler(net, &request, from_mdt, lock_handle, faults);
+    }
+    let reply = match reply {
+        Err(e) => {
+            enq.result = Err(e);
+            net.trace.enqueues.push(enq);
+            return (net.plain_enqueue(resource, env), Answer::Nothing);
+        }
+        Ok(r) => r,
+    };
+    let id = net.grant();
+    enq.result = Ok(id);
+    net.trace.enqueues.push(enq);
+    let mut bytes = reply.to_vec();
+    if matches!(fault, Fault::Malformed) {
+        corrupt(&mut bytes);
+    }
+    let ctx = match PrepareRequest::reply_context(&request.1) {
+        Ok(c) => c,
+        Err(_) => {
+            net.invalidate();
+            return (id, Answer::Nothing);
+        }
+    };
+    let view = ReplyView::parse_for(&bytes, &ctx);
+    let answer = match view {
+        Ok(v) if !v.is_empty_result() => {
+            let results = MliBuf::ALL.map(|b| v.result(b).map(<[u8]>::to_vec));
+            v.body().map_or(Answer::Nothing, |b| {
+                Answer::Body(b, alloc::boxed::Box::new(results))
+            })
+        }
+        // Empty or malformed: the lock is kept, the coordinator falls back to its reads.
+        _ => Answer::Nothing,
+    };
+    if m.seed_before_invalidation {
+        seed(net, object, name, &answer, m);
+        net.invalidate();
+    } else {
+        net.invalidate();
+        seed(net, object, name, &answer, m);
+    }
+    (id, answer)
+}
+
+fn call_handler(
+    net: &mut Net<'_>,
+    request: &(Bytes, PrepareRequest),
+    from_mdt: bool,
+    h: LustreHandle,
+    f: HandlerFaults,
+) -> Result<Bytes, i32> {
+    let before = net.store.clone();
+    let reply = net.handler.handle(net.store, &request.0, from_mdt, h, f);
+    net.trace.handler_runs.push(HandlerRun {
+        request: request.0.clone(),
+        reply: reply.clone(),
+        store_unchanged: *net.store == before,
+        from_mdt,
+    });
+    reply
+}
+
+/// Damages a reply so that it fails to decode: a positive `mcpp_status`.
+fn corrupt(bytes: &mut [u8]) {
+    if let Ok(msg) = lustre_dne_intent::wire::MsgView::parse(bytes) {
+        let off = msg.buffer_offset(2);
+        if msg.bufcount() > 2 && msg.buffer(2).is_some_and(|b| b.len() >= 4) {
+            let v = match msg.order() {
+                Endian::Little => 5u32.to_le_bytes(),
+                Endian::Big => 5u32.to_be_bytes(),
+            };
+            bytes[off..off + 4].copy_from_slice(&v);
+        }
+    }
+}
+
+/// The request for an intent, or `None` when the operation cannot be expressed (a name the wire
+/// does not allow: the standard path then reports the error).
+fn build_request(
+    creds: &Creds,
+    op: Operation,
+    object: LuFid,
+    name: Option<&[u8]>,
+    mode: u32,
+    hash: u64,
+    fault: Fault,
+) -> Option<(Bytes, PrepareRequest)> {
+    let name = match name {
+        Some(n) => Some(EntryName::new(n).ok()?),
+        None => None,
+    };
+    let mut limits = if name.is_some() {
+        LIMITS
+    } else {
+        [MDT_BODY_SIZE as u32, 0, 0, 0, 0, 0]
+    };
+    if let Fault::Truncated(b) = fault {
+        limits[b.index()] = if b == MliBuf::Pattr {
+            0
+        } else {
+            limits[b.index()].min(1)
+        };
+    }
+    let mut flags = if name.is_none() {
+        McprFlags::NO_LOOKUP
+    } else {
+        McprFlags::EMPTY
+    };
+    let keep = match fault {
+        Fault::PartialGroups(n) => usize::from(n).min(creds.groups.len()),
+        _ => creds.groups.len().min(GROUPS_MAX),
+    };
+    if keep < creds.groups.len() || creds.groups_partial {
+        flags |= McprFlags::GROUPS_PARTIAL;
+    }
+    let body = MdCreatePrepareReq {
+        fid: object,
+        flags,
+        fsuid: creds.fsuid,
+        fsgid: creds.fsgid,
+        umask: creds.umask & 0o777,
+        cap: creds.cap,
+        child_mode: if op == Operation::Create { mode } else { 0 },
+        buf_limit: limits,
+    };
+    let groups = GroupList::from_slice(&creds.groups[..keep])?;
+    let req = PrepareRequest::new(
+        op,
+        body,
+        name,
+        groups,
+        if name.is_some() {
+            LockMode::PW
+        } else {
+            LockMode::EX
+        },
+        hash,
+    );
+    let bytes = req.to_bytes(Endian::Little).ok()?;
+    Some((bytes, req))
+}
