@@ -256,7 +256,7 @@ pub fn parse_closed<T: Copy>(
 macro_rules! wire_flags {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $Name:ident($T:ty) {
+        $vis:vis struct $Name:ident($T:ty) $(empty = $empty:literal)? {
             $( $(#[$cmeta:meta])* const $C:ident = $v:expr, $label:literal; )*
         }
     ) => {
@@ -344,16 +344,18 @@ macro_rules! wire_flags {
         $crate::wire_bits_common!(serde $Name, serialize, deserialize);
 
         impl core::fmt::Display for $Name {
-            /// `NAME|NAME|0xUNKNOWN`, or `0x0` when empty.
+            /// `NAME|NAME|0xUNKNOWN`; when empty, `0x0` (or the declared `empty` text).
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                $( if self.0 == 0 { return f.pad($empty); } )?
                 $crate::flags::pad_with(f, |w| $crate::flags::write_flags(w, *self))
             }
         }
 
         impl core::str::FromStr for $Name {
             type Err = $crate::flags::ParseError;
-            /// `NAME|NAME|0x80` (see the module docs of `flags`).
+            /// `NAME|NAME|0x80` (see the module docs of `flags`), or the declared `empty` text.
             fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $( if s == $empty { return Ok(Self::EMPTY); } )?
                 $crate::flags::parse_flags::<Self>(s)
                     .map(<Self as $crate::flags::WireBits>::from_u64)
             }
@@ -413,7 +415,7 @@ macro_rules! wire_bits_common {
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $Name:ident($T:ty) {
+        $vis:vis struct $Name:ident($T:ty) $(empty = $empty:literal)? {
             $( $(#[$cmeta:meta])* const $C:ident = $v:expr, $label:literal; )*
         }
     ) => {

@@ -59,12 +59,6 @@ pub fn fuzz_check(data: &[u8]) {
     }
 }
 
-/// The top-level README's examples (the codec's and the model's) run as doc tests of this crate,
-/// the lowest one that has both.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
 /// This crate's README example runs as a doc test.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

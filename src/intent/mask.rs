@@ -128,7 +128,18 @@ impl Extend<MliBuf> for ResultMask {
 wire_flags! {
     /// A set of results (`mcpp_valid`, `mcpp_truncated`, or the requested set): bit i stands for
     /// `MLI_BUF` index i. Bits 6–31 are reserved; they are kept and reported, never dropped.
-    pub struct ResultMask(u32) {
+    ///
+    /// A set prints as its members, `PATTR|LOV`; the empty set prints as nothing at all, so
+    /// that `format!("results: {m}")` reads naturally:
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::ResultMask;
+    /// assert_eq!(ResultMask::EMPTY.to_string(), "");
+    /// assert_eq!(format!("{:?}", ResultMask::EMPTY), "ResultMask()");
+    /// assert_eq!((ResultMask::PATTR | ResultMask::LOV).to_string(), "PATTR|LOV");
+    /// assert_eq!("".parse::<ResultMask>(), Ok(ResultMask::EMPTY));
+    /// ```
+    pub struct ResultMask(u32) empty = "" {
         /// `1 << MLI_BUF_PATTR`.
         const PATTR = 1 << 0, "PATTR";
         /// `1 << MLI_BUF_DEF_ACL`.

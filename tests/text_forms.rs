@@ -16,7 +16,9 @@ macro_rules! flags_round_trip {
             assert_eq!(name.parse::<$T>().unwrap().bits(), v);
         }
         let empty = <$T>::EMPTY;
-        assert_eq!(empty.to_string(), "0x0");
+        // A set of results prints as nothing when empty; every other flag set as `0x0`.
+        let empty_text = if stringify!($T) == "ResultMask" { "" } else { "0x0" };
+        assert_eq!(empty.to_string(), empty_text);
         assert_eq!("0x0".parse::<$T>().unwrap(), empty);
         assert_eq!("".parse::<$T>().unwrap(), empty);
         let unknown = !<$T>::known();
@@ -192,31 +194,4 @@ fn lmv_hash_types_read_lfs_text() {
         3 | 0x8000_0000
     );
     assert_eq!(LmvHashType(3 | 0x8000_0000).to_string(), "crush,migrating");
-}
-
-#[test]
-fn faults_round_trip_through_text() {
-    use lustre_dne_intent_model::Fault;
-    for f in Fault::all() {
-        assert_eq!(f.to_string().parse::<Fault>().unwrap(), f, "{f}");
-        assert_eq!(Fault::from_name(&f.name()), Some(f));
-    }
-    for n in [0u8, 2, 3, 17, 200, 255] {
-        let f = Fault::PartialGroups(n);
-        assert_eq!(f.to_string(), format!("partial-groups-{n}"));
-        assert_eq!(f.to_string().parse::<Fault>().unwrap(), f);
-    }
-    assert_eq!(
-        Fault::Unknown(MliBuf::DefAcl).to_string(),
-        "unknown-def-acl"
-    );
-    assert_eq!(Fault::Truncated(MliBuf::Lov).to_string(), "truncated-lov");
-    assert_eq!(
-        "peer-without-flag".parse::<Fault>().unwrap(),
-        Fault::PeerWithoutFlag
-    );
-    assert_eq!(format!("{:>8}", Fault::Replay), "  replay");
-    assert!("partial-groups-256".parse::<Fault>().is_err());
-    assert!("partial-groups-".parse::<Fault>().is_err());
-    assert!("nope".parse::<Fault>().is_err());
 }
