@@ -265,7 +265,7 @@ fn generated_json_has_the_documented_shape() {
 }
 
 /// A testee that checks in another order names another of the rules a case breaks: it passes
-/// (issue 29: one changed field often breaks several rules, and WIRE.md fixes no order).
+/// (one changed field often breaks several rules, and WIRE.md fixes no order).
 #[test]
 fn any_rule_the_input_breaks_passes() {
     let o = conform(&["--count", "1000"], &["--last-rule"]);
@@ -497,7 +497,7 @@ fn stated_counts(text: &str, vectors: u64) -> Vec<(u64, u64, String)> {
 /// docs/conformance.md and fuzz/README.md state is the generator's current one.
 #[test]
 fn the_docs_state_no_stale_count() {
-    // The scanner finds the forms it looks for (these were in the docs, stale, in issue 29).
+    // The scanner finds the forms it looks for (docs that name a form the scanner misses go stale unnoticed).
     let old = "  \"numberOfTests\": 412,\nconform --count 2000 -- ./testee\n\
                # conform: 2400 cases, 2400 passed\nThe seeds are the 405 conformance vectors";
     let found: Vec<(u64, u64)> = stated_counts(old, 395)

@@ -10,7 +10,7 @@
 //!
 //! The header includes in either order with Lustre's uapi headers: it uses Lustre's
 //! `struct lu_fid` when `lustre_user.h` was included first or can be found, and defines an
-//! identical copy only when it cannot (`tests/c_header_order.rs` compiles every order).
+//! identical copy only when it cannot (`conformance/tests/c_header_order.rs` compiles every order).
 //!
 //! `dne-intent c-header` prints it; the committed copy is `include/lustre_dne_prepare.h`, and a
 //! test fails when that copy is stale.

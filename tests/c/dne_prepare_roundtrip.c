@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * C side of tests/c_interop.rs. Uses nothing but include/lustre_dne_prepare.h and libc.
+ * C side of conformance/tests/c_interop.rs. Uses nothing but include/lustre_dne_prepare.h and libc.
  *
  *   dne_prepare_roundtrip wirecheck
  *	run dne_prepare_wirecheck(); exit 0 when every size, offset and constant matches
@@ -9,7 +9,7 @@
  *   dne_prepare_roundtrip check-req REQ_FILE
  *	read a md_create_prepare_req the crate encoded and check every field (exit 1 if not)
  *
- * The values are mirrored in tests/c_interop.rs.
+ * The values are mirrored in conformance/tests/c_interop.rs.
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * C side of tests/c_header_order.rs: include/lustre_dne_prepare.h beside Lustre's uapi
+ * C side of conformance/tests/c_header_order.rs: include/lustre_dne_prepare.h beside Lustre's uapi
  * headers (the stand-in of tests/c/lustre_standin/ on the include path). One of:
  *   -DOURS_FIRST    ours, then <linux/lustre/lustre_idl.h>
  *   -DLUSTRE_FIRST  <linux/lustre/lustre_idl.h>, then ours

@@ -1,4 +1,5 @@
-//! Rules an independent decoder enforced and this one did not (issue 13).
+//! Rules an independent decoder (the second implementation the vectors were checked against)
+//! enforced and this one at first did not: each is now a rule of WIRE.md with its own test.
 
 use super::*;
 

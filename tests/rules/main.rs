@@ -6,12 +6,18 @@
 mod common;
 
 mod canonical;
+mod decisions;
 mod framing;
+mod framing_walk;
 mod independent;
+mod limits;
 mod lustre;
 mod name;
 mod reply;
 mod request;
+mod rule_coverage;
+mod spec_readings;
+mod spec_tables;
 
 use common::*;
 use lustre_dne_intent::intent::*;

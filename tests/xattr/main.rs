@@ -17,8 +17,12 @@ use lustre_dne_intent::{DecodeError, EncodeError, Endian};
 use proptest::prelude::*;
 
 mod accessors;
+mod acl_kernel;
 mod acl_semantics;
 mod golden;
+mod lfs_text;
+mod lov_forms;
+mod lov_overlap;
 mod rejections;
 mod roundtrip;
 

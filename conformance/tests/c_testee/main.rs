@@ -1,7 +1,7 @@
 //! The reference C testee, `conformance/testee/`, held against the crate's decoders.
 //!
 //! Builds it from every `.c` file there with `cc -O2 -Wall -Werror -Wextra -Iinclude`, drives it through the runner
-//! protocol of issue 13 (frames of a 4-byte LE length and UTF-8 JSON over stdin/stdout), and
+//! testee protocol of docs/conformance.md (frames of a 4-byte LE length and UTF-8 JSON over stdin/stdout), and
 //! checks every answer against the crate: the verdict, the rule ID of an invalid case
 //! (`ErrorKind::rule`), and for a valid case the canonical bytes (the decoded value encoded
 //! little-endian). The cases are the golden vectors of `testdata/` (replies with the request each
@@ -11,7 +11,7 @@
 //!
 //! One test binary: the shared definitions here, then `verdicts` (the crate's), `testee`
 //! (building and driving the C program), `cases`, `compare`, and `readings` (the hand-built
-//! readings of issue 10, with their test).
+//! readings of real Lustre data, with their test).
 
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{ReplyContext, ReplyView, RequestView};

@@ -1,4 +1,4 @@
-//! The readings of issue 10 (real Lustre data), built by hand, and their test.
+//! Readings of real Lustre data (testdata/real), built by hand, and their test.
 
 use super::*;
 

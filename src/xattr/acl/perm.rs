@@ -143,7 +143,7 @@ pub(super) fn acl_permission(
 /// when the mode's group bits are not all zero** (with an ACL they are the MASK, or GROUP_OBJ
 /// without one); when they are zero, or there is no (or an empty) ACL, the caller gets the
 /// group bits if it is in the owning group, else the other bits. The kernel's `access(2)` agrees
-/// (tests/acl_kernel.rs): with `mask::---`, a member of a named group that the ACL alone would
+/// (tests/xattr/acl_kernel.rs): with `mask::---`, a member of a named group that the ACL alone would
 /// deny gets the other bits.
 pub fn generic_permission(
     mode: u32,

@@ -2,7 +2,7 @@
 /*
  * Test stand-in for Lustre's <linux/lustre/lustre_idl.h>: the same include guard, the same
  * include of lustre_user.h (where struct lu_fid lives), and the few LDLM names a translation
- * unit that uses the prepare intent touches. Written for tests/c_header_order.rs.
+ * unit that uses the prepare intent touches. Written for conformance/tests/c_header_order.rs.
  */
 #ifndef _LUSTRE_IDL_H_
 #define _LUSTRE_IDL_H_

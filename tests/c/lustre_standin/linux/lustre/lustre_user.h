@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test stand-in for Lustre's <linux/lustre/lustre_user.h>: the same include guard, and
- * struct lu_fid with Lustre's layout and attribute. Written for tests/c_header_order.rs;
+ * struct lu_fid with Lustre's layout and attribute. Written for conformance/tests/c_header_order.rs;
  * see tests/c/lustre_standin/README.md.
  */
 #ifndef _LUSTRE_USER_H

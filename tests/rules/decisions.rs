@@ -1,10 +1,8 @@
-//! The "Ambiguous; decide" readings of issue 13, as WIRE.md settles them: longer fixed
-//! structures (§3), FIDs that count as zero (§3, in tests/rules.rs), a stripe LMV with a FID
+//! The readings WIRE.md had left open and now settles: longer fixed
+//! structures (§3), FIDs that count as zero (§3, in the `rules` tests), a stripe LMV with a FID
 //! table and a byte-swapped component magic (§9). Each test pins one decision with its values.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::wire::*;
 use lustre_dne_intent::xattr::*;

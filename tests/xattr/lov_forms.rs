@@ -1,4 +1,4 @@
-//! The forms real Lustre stores in `trusted.lov` (issue 10 items 1–5 and 12): the `ost_id`
+//! The forms real Lustre stores in `trusted.lov`: the `ost_id`
 //! union, the `lmm_layout_gen`/`lmm_stripe_offset` union, uninstantiated components,
 //! `LOV_MAGIC_SEL`, and header padding kept as found. Payloads are built byte by byte here,
 //! from the field tables of `lustre_user.h`, not with the crate's encoder.

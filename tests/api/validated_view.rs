@@ -2,9 +2,7 @@
 //! the validating encoder of the owned value writes, for every golden reply in both orders, and
 //! `def_acl` gives the view `AclView::parse` gives.
 
-mod common;
-
-use common::golden_messages;
+use crate::common::golden_messages;
 use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView};
 use lustre_dne_intent::xattr::AclView;
 use lustre_dne_intent::{EncodeError, Endian};

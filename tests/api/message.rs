@@ -3,9 +3,7 @@
 //! kind its `.md` (written by the independent generator) says, and fails through the other view
 //! with `WrongMessageType` at the `pb_type` offset the `.md` gives.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::wire::PtlrpcMsgType;
 use lustre_dne_intent::{DecodeError, Endian, ErrorKind};

@@ -1,12 +1,10 @@
-//! Limits review (issue 5, item 6): every bound of `src/limits.rs` that applies to a length or
+//! Every bound of `src/limits.rs` that applies to a length or
 //! count read from input, fed at its value (accepted), one above (refused, with the error kind
 //! and the field named), and at the largest value its field's type can carry (refused the same
 //! way, without panicking, overflowing or allocating by it). Bounds that a decoder enforces are
 //! checked through the decoder; those an encoder or an owned container enforces, there too.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::error::{DecodeError, EncodeError, ErrorKind};
 use lustre_dne_intent::intent::*;

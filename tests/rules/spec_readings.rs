@@ -2,9 +2,7 @@
 //! empty one, and buffers past the last one the protocol defines are ignored. Each test pins
 //! down one sentence of the spec with the values it implies.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::wire::*;
 use lustre_dne_intent::{Endian, ErrorKind};

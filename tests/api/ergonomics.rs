@@ -1,9 +1,7 @@
 //! The conventional Rust surfaces: errors that `?` takes and that print each cause once,
 //! conversions for entry names and groups, and `MdLockIntent::result`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lustre_dne_intent::error::{EncodeError, ErrorKind};
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::limits::GROUPS_MAX;

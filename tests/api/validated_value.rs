@@ -4,9 +4,7 @@
 //! the same value; every encoder of the proof writes the same bytes; and a value that breaks a
 //! rule gets no proof, with the error the decoder's rules give.
 
-mod common;
-
-use common::golden_messages;
+use crate::common::golden_messages;
 use lustre_dne_intent::intent::{PrepareReply, PrepareRequest, ReplyView, RequestView};
 use lustre_dne_intent::wire::{LockMode, PtlrpcMsgType};
 use lustre_dne_intent::{EncodeError, Endian, ErrorKind};

@@ -27,7 +27,7 @@ use lustre_dne_intent::xattr::lov::{
 };
 use zerocopy::LittleEndian;
 
-const SPEC: &str = include_str!("../docs/spec/WIRE.md");
+const SPEC: &str = include_str!("../../docs/spec/WIRE.md");
 const HEADER: &str = "| off | size | field | meaning |";
 
 /// The size of a field, named through a projection (`offset_of!` gives only the offset).

@@ -3,9 +3,7 @@
 //! crate's own catalogue of "each rule broken at least once" (the conformance vectors build on
 //! the same idea); a rule added to the spec without a case here fails `every_rule_is_covered`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lustre_dne_intent::intent::*;
 use lustre_dne_intent::rules::DECODER_RULES;
 use lustre_dne_intent::wire::*;

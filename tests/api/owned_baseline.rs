@@ -4,9 +4,9 @@
 //! that decoded something else would make the benchmark ratios meaningless.
 #![forbid(unsafe_code)]
 
-#[path = "../benches/support/fixtures.rs"]
+#[path = "../../benches/support/fixtures.rs"]
 mod fixtures;
-#[path = "../benches/support/owned_baseline.rs"]
+#[path = "../../benches/support/owned_baseline.rs"]
 mod owned_baseline;
 
 use bytes::Bytes;

@@ -1,0 +1,14 @@
+//! The surfaces an embedder uses: errors, the one entry point for either kind of message,
+//! values validated once, views re-encoded without validating again, the hex reader against the
+//! real dump tools, the text forms of flags and enumerations, and the benchmarks' owned
+//! baseline held to the crate. One test binary; a module per surface.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod ergonomics;
+mod hex;
+mod message;
+mod owned_baseline;
+mod text_forms;
+mod validated_value;
+mod validated_view;

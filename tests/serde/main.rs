@@ -1,0 +1,9 @@
+//! The serde form (feature `serde`): round trips over every golden vector, the golden JSON of
+//! `testdata/json/`, properties over arbitrary values, and the xattr document the tool prints.
+//! One test binary; a module per part.
+
+mod arbitrary_values;
+#[path = "../common/mod.rs"]
+mod common;
+mod json;
+mod xattr_doc;
