@@ -1,4 +1,4 @@
-//! Inputs shared by the benchmarks and by `tests/api/owned_baseline.rs`: the golden message vectors
+//! Inputs shared by the benchmarks and by `tests/api/baseline.rs`: the golden message vectors
 //! of `testdata/`, ACL and composite-LOV payloads of a chosen size, and the largest reply the
 //! protocol allows (every result at or near its limit), all built with the crate's own encoders.
 #![allow(dead_code)]

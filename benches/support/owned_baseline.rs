@@ -5,7 +5,7 @@
 //! than every rule of docs/spec/WIRE.md.
 //!
 //! It is what the benchmarks compare the crate's zero-copy views against, and
-//! `tests/api/owned_baseline.rs` proves it reads every vector the same way the crate does.
+//! `tests/api/baseline.rs` proves it reads every vector the same way the crate does.
 #![allow(dead_code)]
 
 use bytes::Buf;

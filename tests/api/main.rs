@@ -3,12 +3,12 @@
 //! real dump tools, the text forms of flags and enumerations, and the benchmarks' owned
 //! baseline held to the crate. One test binary; a module per surface.
 
+mod baseline;
 #[path = "../common/mod.rs"]
 mod common;
 mod ergonomics;
 mod hex;
 mod message;
-mod owned_baseline;
 mod text_forms;
 mod validated_value;
 mod validated_view;
