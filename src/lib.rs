@@ -94,6 +94,14 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+// TEMPORARY (until the conformance crate is split out): the Lustre patch generator lives in
+// conformance/src/lustre_patch/ and names this crate as `lustre_dne_intent`.
+extern crate self as lustre_dne_intent;
+/// The lustre-release patch series (`docs/lustre-patch.md`).
+#[cfg(feature = "conformance")]
+#[path = "../conformance/src/lustre_patch/mod.rs"]
+pub mod lustre_patch;
+
 #[macro_use]
 mod flags;
 
