@@ -219,3 +219,60 @@ pub fn write_excerpts(tree: &Path, out: &Path) -> Result<Vec<PathBuf>, PatchErro
 
 /// Lines kept around each line read, so that a reader of an excerpt sees where it is.
 const EXCERPT_MARGIN: usize = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::layout::{Field, Layout};
+    use super::*;
+
+    /// The C text is a function of the layout tables: a member moved in the table moves in the
+    /// declaration, the swabber, the wirecheck rows and the wiretest assertions (the series
+    /// reads nothing else about the structure).
+    #[test]
+    fn a_moved_member_moves_everywhere_in_the_series() {
+        let rep = layout("md_create_prepare_rep").expect("the reply body");
+        let mut fields: Vec<Field> = rep.fields.to_vec();
+        // mcpp_child_gid (36) and mcpp_child_projid (40) trade places.
+        let gid = fields
+            .iter()
+            .position(|f| f.name == "mcpp_child_gid")
+            .unwrap();
+        fields.swap(gid, gid + 1);
+        let (a, b) = (fields[gid].offset, fields[gid + 1].offset);
+        fields[gid].offset = b;
+        fields[gid + 1].offset = a;
+        let moved = Layout {
+            fields: Box::leak(fields.into_boxed_slice()),
+            ..*rep
+        };
+        let before = wirecheck::wiretest_block(rep, false).join("\n");
+        let after = wirecheck::wiretest_block(&moved, false).join("\n");
+        assert!(before.contains("offsetof(struct md_create_prepare_rep, mcpp_child_gid) == 36"));
+        assert!(after.contains("offsetof(struct md_create_prepare_rep, mcpp_child_projid) == 36"));
+        let decl = c::struct_decl(&moved).join("\n");
+        assert!(decl.find("mcpp_child_projid;") < decl.find("mcpp_child_gid;"));
+        let swab = swab::swab_fn(&moved).join("\n");
+        assert!(swab.find("mcpp_child_projid") < swab.find("mcpp_child_gid"));
+        assert_ne!(
+            wirecheck::wirecheck_fn(rep, false),
+            wirecheck::wirecheck_fn(&moved, false)
+        );
+    }
+
+    /// The default series is made from the kept excerpts alone, and refuses a tree that holds
+    /// it already.
+    #[test]
+    fn the_default_series_has_one_patch_per_concern() {
+        let s = series(&Options::default()).expect("the default series");
+        let subjects: Vec<&str> = s
+            .iter()
+            .filter_map(|p| p.text.lines().find(|l| l.starts_with("Subject: ")))
+            .collect();
+        assert_eq!(subjects.len(), 7, "{subjects:?}");
+        assert!(subjects.iter().all(|l| l.contains("] LU-20808 ")));
+        assert!(
+            s[0].paths()
+                .contains(&"lustre/obdclass/lprocfs_status.c".to_string())
+        );
+    }
+}
