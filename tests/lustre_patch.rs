@@ -531,3 +531,50 @@ fn taken_values_are_refused() {
         default_series()
     );
 }
+
+/// The user-space driver over the reference testee (`conformance/lustre/dne_prepare_driver.c`,
+/// what the series' sanity.sh test runs as `$DNE_PREPARE_DRIVER`) passes every vector.
+#[test]
+fn driver_over_the_reference_testee_passes_every_vector() {
+    let Some(cc) = compiler() else {
+        println!("SKIP: no C compiler (cc or $CC)");
+        return;
+    };
+    let mut srcs: Vec<PathBuf> = std::fs::read_dir(root().join("conformance/testee"))
+        .expect("conformance/testee/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("dp_"))
+        })
+        .collect();
+    srcs.sort();
+    let exe = temp_dir("driver").join("dne_prepare_driver");
+    let out = std::process::Command::new(cc)
+        .current_dir(root())
+        .args(["-O2", "-Wall", "-Werror", "-DDP_NO_MAIN"])
+        .args([
+            "-Iinclude",
+            "-Iconformance/testee",
+            "-Itestdata/vectors",
+            "-o",
+        ])
+        .arg(&exe)
+        .arg("conformance/lustre/dne_prepare_driver.c")
+        .args(&srcs)
+        .output()
+        .expect("run the C compiler");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&exe, "", "");
+    let n =
+        lustre_dne_intent::conformance::vectors(lustre_dne_intent::conformance::VECTOR_SEED).len();
+    assert!(
+        out.ends_with(&format!("dne_prepare_driver: {n} passed, 0 failed\n")),
+        "{out}"
+    );
+}
