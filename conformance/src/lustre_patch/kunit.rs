@@ -389,7 +389,7 @@ fn sanity_test(n: u32) -> Vec<String> {
 \t\t$DNE_PREPARE_DRIVER || error \"$DNE_PREPARE_DRIVER failed\"\n\
 \tfi\n\
 }}\n\
-run_test {n} \"DNE prepare intent conformance vectors\"\n"
+run_test {n} \"DNE prepare intent conformance vectors\"\n\n"
     ))
 }
 

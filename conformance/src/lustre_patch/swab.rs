@@ -20,8 +20,8 @@ pub(crate) fn prototype(l: &Layout) -> String {
     format!("void {}(struct {} *{})", swabber(l), l.name, var(l))
 }
 
-/// The parameter's name: the initials of the structure (`mcpr` for `md_create_prepare_req`
-/// would collide with nothing, but Lustre's swabbers use one letter).
+/// The parameter's name: short, as in Lustre's swabbers (`r`, `b`), but telling the two
+/// bodies apart where a reader meets both.
 fn var(l: &Layout) -> &'static str {
     if l.name.ends_with("_rep") {
         "rep"
