@@ -578,3 +578,61 @@ fn driver_over_the_reference_testee_passes_every_vector() {
         "{out}"
     );
 }
+
+/// The kunit module is kernel code (no kernel build here): it is checked with
+/// `gcc -fsyntax-only -Wall -Werror` against a stand-in of the interfaces it uses, with the
+/// declarations the series adds to `lustre_idl.h` and `lustre_req_layout.h` and the kit's
+/// committed vectors header.
+#[test]
+fn kunit_module_compiles_against_a_kernel_standin() {
+    let Some(cc) = compiler() else {
+        println!("SKIP: no C compiler (cc or $CC)");
+        return;
+    };
+    let patches = default_series();
+    let module = "lustre/kunit/dne_prepare_test.c";
+    let dir = temp_dir("kunit");
+    // Each header the module includes: the stand-in and the series' declarations in one.
+    let idl = "include/uapi/linux/lustre/lustre_idl.h";
+    let decls = format!(
+        "#include \"lustre_patch/kernel_standin.h\"\n{}{}",
+        join(&[hunk_with(&patches, idl, "struct md_create_prepare_req {")]),
+        join(&added(&patches, "lustre/include/lustre_req_layout.h"))
+    );
+    for h in ["obd_class.h", "lustre_net.h", "lustre_req_layout.h"] {
+        std::fs::write(dir.join(h), "").expect("write a stub header");
+    }
+    std::fs::create_dir_all(dir.join("linux")).expect("linux/");
+    for h in ["module.h", "kernel.h", "string.h"] {
+        std::fs::write(dir.join("linux").join(h), "").expect("write a stub header");
+    }
+    std::fs::write(dir.join("series_decls.h"), decls).expect("write the declarations");
+    std::fs::write(
+        dir.join("dne_prepare_test.c"),
+        join(&added(&patches, module)),
+    )
+    .expect("write the module");
+    let out = std::process::Command::new(cc)
+        .args([
+            "-fsyntax-only",
+            "-std=gnu11",
+            "-Wall",
+            "-Werror",
+            "-include",
+        ])
+        .arg(dir.join("series_decls.h"))
+        .arg("-I")
+        .arg(&dir)
+        .arg("-I")
+        .arg(root().join(STANDIN))
+        .arg("-I")
+        .arg(root().join("testdata/vectors"))
+        .arg(dir.join("dne_prepare_test.c"))
+        .output()
+        .expect("run the C compiler");
+    assert!(
+        out.status.success(),
+        "the kunit module does not compile against the stand-in:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
