@@ -335,6 +335,19 @@ enum Command {
     ///
     /// The committed copy is include/lustre_dne_prepare.h.
     CHeader,
+    /// Write the lustre-release patch series of the prepare intent (docs/lustre-patch.md).
+    ///
+    /// Writes DIR/0001-….patch and the rest, for `git am`. With --tree, the hunks are made
+    /// against that lustre-release tree and values it already uses are refused; without it,
+    /// against the revision named in docs/reference/lustre-wire.md.
+    LustrePatch {
+        /// The directory to write the series into (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: std::path::PathBuf,
+        /// A lustre-release work tree to generate the series for.
+        #[arg(long, value_name = "DIR")]
+        tree: Option<std::path::PathBuf>,
+    },
     /// Write the conformance vectors: JSON (Wycheproof's shape) and a C header.
     ///
     /// Writes DIR/dne_intent_vectors.json and DIR/lustre_dne_prepare_vectors.h; the same seed
@@ -590,12 +603,32 @@ fn run(command: Command) -> Result<(), CliError> {
         Command::CHeader => {
             out.write(lustre_dne_intent_conformance::cheader::c_header().as_bytes())
         }
+        Command::LustrePatch { out: dir, tree } => cmd_lustre_patch(&dir, tree, &mut out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "dne-intent", &mut buf);
             out.write(&buf)
         }
     }
+}
+
+/// `lustre-patch`: the series from the library, written one file per patch.
+fn cmd_lustre_patch(
+    dir: &std::path::Path,
+    tree: Option<std::path::PathBuf>,
+    out: &mut Output,
+) -> Result<(), CliError> {
+    use lustre_dne_intent_conformance::lustre_patch::{Options, series};
+    let patches = series(&Options { tree }).map_err(CliError::invalid)?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::invalid(format!("{}: {e}", dir.display())))?;
+    for p in &patches {
+        let path = dir.join(&p.file_name);
+        std::fs::write(&path, &p.text)
+            .map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
+        out.write(format!("{}\n", path.display()).as_bytes())?;
+    }
+    Ok(())
 }
 
 fn cmd_decode(input: &Input, json: bool, out: &mut Output) -> Result<(), CliError> {

@@ -25,6 +25,7 @@ pub mod cheader;
 pub mod cvectors;
 pub mod generate;
 pub mod json;
+pub mod lustre_patch;
 mod mutate;
 mod parts;
 pub mod protocol;

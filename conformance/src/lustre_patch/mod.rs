@@ -1,0 +1,278 @@
+//! The Lustre side of the prepare intent, in Lustre's own style: a `git format-patch` series for
+//! lustre-release that adds the wire structures, reserves the connect flag, swabs the bodies,
+//! declares the request format, checks the layouts in `wirecheck`/`wiretest`, names the
+//! opcodes and runs the conformance vectors inside Lustre (`docs/lustre-patch.md`).
+//!
+//! Every structure, member, offset, size, flag and opcode in the C text comes from the crate:
+//! the layout tables (`layout` below) and the protocol's constants. The context of each hunk
+//! comes from the target tree (`--tree`), or from excerpts of the default revision
+//! ([`BASE_REVISION`]) that the generator itself writes from a tree ([`write_excerpts`]).
+
+mod base;
+mod c;
+mod connect;
+mod kunit;
+mod mbox;
+mod names;
+mod reqfmt;
+mod swab;
+mod uapi;
+mod wirecheck;
+
+// The crate's layout tables. TEMPORARY: the shim builds them from today's raw structures until
+// `lustre_dne_intent::wire::layout` exists; this line is the only one to change then.
+mod tables_shim;
+use tables_shim as layout;
+
+use std::path::{Path, PathBuf};
+
+pub use base::BASE_REVISION;
+use base::{FileDiff, Source};
+use layout::Layout;
+
+/// The Lustre ticket of the prepare intent, which every patch names.
+pub const TICKET: &str = "LU-20808";
+
+/// What to generate the series for.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A lustre-release work tree: hunks are made against its files, free values are read from
+    /// it and conflicts refused. `None`: the revision [`BASE_REVISION`].
+    pub tree: Option<PathBuf>,
+}
+
+/// One patch of the series: an mbox message as `git format-patch` writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    /// `0001-LU-20808-...patch`.
+    pub file_name: String,
+    /// The message: headers, commit message, diffstat and diff.
+    pub text: String,
+}
+
+impl Patch {
+    /// The lines each hunk of `path` adds (without the `+`), hunk by hunk.
+    pub fn added_hunks(&self, path: &str) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        let mut in_file = false;
+        for l in self.text.lines() {
+            if let Some(rest) = l.strip_prefix("diff --git a/") {
+                in_file = rest.split(" b/").next() == Some(path);
+            } else if !in_file {
+            } else if l.starts_with("@@ ") {
+                out.push(Vec::new());
+            } else if let (Some(a), Some(h), false) =
+                (l.strip_prefix('+'), out.last_mut(), l.starts_with("+++ "))
+            {
+                h.push(a.to_string());
+            }
+        }
+        out.retain(|h| !h.is_empty());
+        out
+    }
+
+    /// The paths the patch touches.
+    pub fn paths(&self) -> Vec<String> {
+        self.text
+            .lines()
+            .filter_map(|l| l.strip_prefix("diff --git a/"))
+            .filter_map(|r| r.split(" b/").next())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Why no series could be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    /// A file of the tree could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A kept excerpt does not hold what the generator needs.
+    #[error("excerpt of {path}: {why}")]
+    Excerpt {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A line the series is anchored on was not found, or not only once.
+    #[error("{path}: cannot place the change at {what:?}: {why} (is this a lustre-release tree?)")]
+    Anchor {
+        /// The file.
+        path: String,
+        /// What was looked for.
+        what: String,
+        /// What was found.
+        why: String,
+    },
+    /// A value the protocol fixes is already used by the tree.
+    #[error("{path}: {what}")]
+    Conflict {
+        /// The file.
+        path: String,
+        /// The conflict and what to do about it.
+        what: String,
+    },
+    /// The tree already holds the series (or part of it).
+    #[error("{path}: already holds {what}; the series is applied already")]
+    AlreadyApplied {
+        /// The file.
+        path: String,
+        /// What was found.
+        what: String,
+    },
+    /// The crate's layout tables lack a structure the series needs.
+    #[error("the layout tables have no structure {0}")]
+    NoLayout(&'static str),
+    /// An excerpt could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// One patch before it is written: its commit message and its file diffs.
+struct Draft {
+    /// `component: summary`, after the ticket.
+    summary: String,
+    /// Paragraphs of the body, each wrapped at 70 columns.
+    body: Vec<String>,
+    /// `Test-Parameters:` value, if any.
+    test_parameters: Option<String>,
+    diffs: Vec<FileDiff>,
+}
+
+/// The structure named `name` of the crate's tables.
+fn layout(name: &'static str) -> Result<&'static Layout, PatchError> {
+    layout::ALL
+        .iter()
+        .copied()
+        .find(|l| l.name == name)
+        .ok_or(PatchError::NoLayout(name))
+}
+
+/// The two new structures, request body first.
+fn new_layouts() -> Result<[&'static Layout; 2], PatchError> {
+    Ok([
+        layout("md_create_prepare_req")?,
+        layout("md_create_prepare_rep")?,
+    ])
+}
+
+fn drafts(src: &Source) -> Result<Vec<Draft>, PatchError> {
+    // The flag first: Lustre asks for a connect flag to be reserved by a patch of its own that
+    // can land (and be ported to maintenance branches) before the feature.
+    let conn = connect::draft(src)?;
+    let uapi = uapi::draft(src)?;
+    let swab = swab::draft(src)?;
+    let reqfmt = reqfmt::draft(src)?;
+    let wirecheck = wirecheck::draft(src)?;
+    let names = names::draft(src)?;
+    let tests = kunit::draft(src)?;
+    Ok(vec![conn, uapi, swab, reqfmt, wirecheck, names, tests])
+}
+
+/// The patch series, in the order `git am` applies it.
+pub fn series(opts: &Options) -> Result<Vec<Patch>, PatchError> {
+    let src = Source::new(opts.tree.as_deref());
+    let drafts = drafts(&src)?;
+    let n = drafts.len();
+    Ok(drafts
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| mbox::format(i + 1, n, &d))
+        .collect())
+}
+
+/// Writes, under `out`, the excerpts of `tree` that the default series is made from: the lines
+/// the generator reads, with `margin` more on each side. Run it on a tree at
+/// [`BASE_REVISION`] to refresh `conformance/lustre/base/`.
+pub fn write_excerpts(tree: &Path, out: &Path) -> Result<Vec<PathBuf>, PatchError> {
+    let src = Source::new(Some(tree));
+    drafts(&src)?;
+    let mut written = Vec::new();
+    for (rel, text) in src.excerpts(EXCERPT_MARGIN) {
+        let path = out.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| PatchError::Write {
+                path: dir.to_path_buf(),
+                source: e,
+            })?;
+        }
+        std::fs::write(&path, text).map_err(|e| PatchError::Write {
+            path: path.clone(),
+            source: e,
+        })?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Lines kept around each line read, so that a reader of an excerpt sees where it is.
+const EXCERPT_MARGIN: usize = 2;
+
+#[cfg(test)]
+mod tests {
+    use super::layout::{Field, Layout};
+    use super::*;
+
+    /// The C text is a function of the layout tables: a member moved in the table moves in the
+    /// declaration, the swabber, the wirecheck rows and the wiretest assertions (the series
+    /// reads nothing else about the structure).
+    #[test]
+    fn a_moved_member_moves_everywhere_in_the_series() {
+        let rep = layout("md_create_prepare_rep").expect("the reply body");
+        let mut fields: Vec<Field> = rep.fields.to_vec();
+        // mcpp_child_gid (36) and mcpp_child_projid (40) trade places.
+        let gid = fields
+            .iter()
+            .position(|f| f.name == "mcpp_child_gid")
+            .unwrap();
+        fields.swap(gid, gid + 1);
+        let (a, b) = (fields[gid].offset, fields[gid + 1].offset);
+        fields[gid].offset = b;
+        fields[gid + 1].offset = a;
+        let moved = Layout {
+            fields: Box::leak(fields.into_boxed_slice()),
+            ..*rep
+        };
+        let before = wirecheck::wiretest_block(rep, false).join("\n");
+        let after = wirecheck::wiretest_block(&moved, false).join("\n");
+        assert!(before.contains("offsetof(struct md_create_prepare_rep, mcpp_child_gid) == 36"));
+        assert!(after.contains("offsetof(struct md_create_prepare_rep, mcpp_child_projid) == 36"));
+        let decl = c::struct_decl(&moved).join("\n");
+        assert!(decl.find("mcpp_child_projid;") < decl.find("mcpp_child_gid;"));
+        let swab = swab::swab_fn(&moved).join("\n");
+        assert!(swab.find("mcpp_child_projid") < swab.find("mcpp_child_gid"));
+        assert_ne!(
+            wirecheck::wirecheck_fn(rep, false),
+            wirecheck::wirecheck_fn(&moved, false)
+        );
+    }
+
+    /// The default series is made from the kept excerpts alone, and refuses a tree that holds
+    /// it already.
+    #[test]
+    fn the_default_series_has_one_patch_per_concern() {
+        let s = series(&Options::default()).expect("the default series");
+        let subjects: Vec<&str> = s
+            .iter()
+            .filter_map(|p| p.text.lines().find(|l| l.starts_with("Subject: ")))
+            .collect();
+        assert_eq!(subjects.len(), 7, "{subjects:?}");
+        assert!(subjects.iter().all(|l| l.contains("] LU-20808 ")));
+        assert!(
+            s[0].paths()
+                .contains(&"lustre/obdclass/lprocfs_status.c".to_string())
+        );
+    }
+}
