@@ -6,7 +6,7 @@
  * codec; do not edit. Regenerate with
  *   cargo run -p dne-intent -- c-header > include/lustre_dne_prepare.h
  * Normative description: docs/spec/WIRE.md (sections 4 to 7) of the lustre-dne-intent
- * repository; the section numbers below refer to it.
+ * repository.
  *
  * Call dne_prepare_wirecheck() (0 = every size, offset and constant matches the codec) the
  * way Lustre calls lustre_assert_wire_constants(). Define DNE_PREPARE_WIRECHECK_FAIL(what,
@@ -31,35 +31,32 @@ typedef uint64_t __u64;
 # include <stddef.h>
 #endif
 
-/* Intent opcodes (enum ldlm_intent_flags, ldlm_intent.opc) */
-#define IT_DNE_CREATE_PREPARE		0x00010000
-#define IT_DNE_RENAME_PREPARE		0x00020000
-#define IT_DNE_UNLINK_PREPARE		0x00040000
+/*
+ * Lustre's lustre_idl.h declares all of the prepare intent once the lustre-release series
+ * of `dne-intent lustre-patch` is applied (it then defines OBD_CONNECT2_DNE_PREPARE):
+ * include it first when it can be found, so that the include order does not matter.
+ */
+#if !defined(_LUSTRE_IDL_H_) && defined(__has_include)
+# if __has_include(<linux/lustre/lustre_idl.h>)
+#  include <linux/lustre/lustre_idl.h>
+# endif
+#endif
+#ifdef OBD_CONNECT2_DNE_PREPARE
+# define DNE_PREPARE_FROM_LUSTRE_IDL 1
+#else
+
+/*
+ * Intent opcodes (ldlm_intent.opc): members of enum ldlm_intent_flags in a tree
+ * with the series
+ */
+enum dne_prepare_intent_flags {
+	IT_DNE_CREATE_PREPARE = 0x00010000,
+	IT_DNE_RENAME_PREPARE = 0x00020000,
+	IT_DNE_UNLINK_PREPARE = 0x00040000,
+};
 
 /* ocd_connect_flags2: the peer understands the prepare opcodes (provisional) */
 #define OBD_CONNECT2_DNE_PREPARE	0x200000000000ULL
-
-/* mcpr_flags */
-#define MCPR_NO_LOOKUP			0x00000001
-#define MCPR_GROUPS_PARTIAL		0x00000002
-
-/* mcpp_flags */
-#define MCPP_LOOKUP_DONE		0x00000001
-#define MCPP_LOOKUP_POS			0x00000002
-#define MCPP_PERM_DONE			0x00000004
-#define MCPP_ADVISORY			0x00000008
-#define MCPP_CHILD_DERIVED		0x00000010
-
-/* Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid/truncated */
-enum md_lock_intent_buf {
-	MLI_BUF_PATTR		= 0,
-	MLI_BUF_DEF_ACL		= 1,
-	MLI_BUF_PIN		= 2,
-	MLI_BUF_LMV		= 3,
-	MLI_BUF_LOV		= 4,
-	MLI_BUF_DEF_LMV		= 5,
-	MLI_BUF_MAX		= 6
-};
 
 /*
  * struct lu_fid is Lustre's (lustre_user.h, which lustre_idl.h includes). Lustre has no
@@ -80,44 +77,86 @@ enum md_lock_intent_buf {
 # else
 #  define DNE_PREPARE_PACKED
 # endif
-/* File identifier, laid out as in Lustre's lustre_user.h (16 bytes, packed). */
+/* File identifier (lustre_user.h) */
 struct lu_fid {
-	__u64		f_seq;			/* sequence */
-	__u32		f_oid;			/* object id within the sequence */
-	__u32		f_ver;			/* version, 0 for normal FIDs */
+	__u64		f_seq;		/* sequence */
+	__u32		f_oid;		/* object id within the sequence */
+	__u32		f_ver;		/* version, 0 for normal FIDs */
 } DNE_PREPARE_PACKED;
 #endif
 
-/* Request buffer 3 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 5).
- * Sent in the sender's byte order (lm_magic tells the receiver). */
-struct md_create_prepare_req {
-	struct lu_fid	mcpr_fid;		/* parent (entry mode) or object (object mode); the lock's FID */
-	__u32		mcpr_flags;		/* MCPR_* */
-	__u32		mcpr_fsuid;		/* caller's fsuid, already mapped */
-	__u32		mcpr_fsgid;		/* caller's fsgid */
-	__u32		mcpr_umask;		/* only bits 0777 */
-	__u64		mcpr_cap;		/* effective capabilities, bit n = capability n */
-	__u32		mcpr_child_mode;	/* create: mode with S_IFMT before umask; else 0 */
-	__u32		mcpr_padding0;		/* zero */
-	__u32		mcpr_buf_limit[MLI_BUF_MAX];	/* bytes accepted per result, 0 = not requested */
-	__u64		mcpr_padding1;		/* zero */
+/*
+ * Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid and
+ * mcpp_truncated
+ */
+enum md_lock_intent_buf {
+	MLI_BUF_PATTR	= 0,	/* struct mdt_body */
+	MLI_BUF_DEF_ACL	= 1,	/* system.posix_acl_default */
+	MLI_BUF_PIN	= 2,	/* trusted.pin */
+	MLI_BUF_LMV	= 3,	/* trusted.lmv */
+	MLI_BUF_LOV	= 4,	/* trusted.lov */
+	MLI_BUF_DEF_LMV	= 5,	/* trusted.dmv */
+	MLI_BUF_MAX	= 6,
 };
 
-/* Reply buffer 2 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 7);
- * an empty buffer 2 is the empty result. */
-struct md_create_prepare_rep {
-	__s32		mcpp_status;		/* 0 or the operation's negative errno */
-	__u32		mcpp_flags;		/* MCPP_* */
-	__u32		mcpp_valid;		/* results known: bit i = MLI_BUF index i */
-	__u32		mcpp_truncated;		/* results over the requester's limit */
-	struct lu_fid	mcpp_fid;		/* entry found by the lookup, zero otherwise */
-	__u32		mcpp_child_mode;	/* derived child mode, or S_IFMT of the entry found */
-	__u32		mcpp_child_gid;		/* derived child gid */
-	__u32		mcpp_child_projid;	/* derived child project id */
-	__u32		mcpp_child_flags;	/* derived LUSTRE_*_FL of the child */
-	__u32		mcpp_buf_size[MLI_BUF_MAX];	/* size of each result on the parent */
-	__u64		mcpp_padding;		/* zero */
+/* md_create_prepare_req.mcpr_flags */
+enum mcpr_flags {
+	MCPR_NO_LOOKUP		= 0x00000001,
+	MCPR_GROUPS_PARTIAL	= 0x00000002,
 };
+
+/* Request buffer 3 of an IT_DNE_*_PREPARE enqueue */
+struct md_create_prepare_req {
+	/* parent (entry mode) or object (object mode); the lock's FID */
+	struct lu_fid	mcpr_fid;
+	__u32		mcpr_flags;	/* MCPR_* */
+	__u32		mcpr_fsuid;	/* caller's fsuid, already mapped */
+	__u32		mcpr_fsgid;	/* caller's fsgid */
+	__u32		mcpr_umask;	/* only bits 0777 */
+	/* effective capabilities, bit n = capability n */
+	__u64		mcpr_cap;
+	/* create: mode with S_IFMT before umask; else 0 */
+	__u32		mcpr_child_mode;
+	__u32		mcpr_padding0;	/* zero */
+	/* bytes accepted per result, 0 = not requested */
+	__u32		mcpr_buf_limit[MLI_BUF_MAX];
+	__u64		mcpr_padding1;	/* zero */
+};
+
+/* md_create_prepare_rep.mcpp_flags */
+enum mcpp_flags {
+	MCPP_LOOKUP_DONE	= 0x00000001,
+	MCPP_LOOKUP_POS		= 0x00000002,
+	MCPP_PERM_DONE		= 0x00000004,
+	MCPP_ADVISORY		= 0x00000008,
+	MCPP_CHILD_DERIVED	= 0x00000010,
+};
+
+/*
+ * Reply buffer 2 of an IT_DNE_*_PREPARE enqueue; an empty buffer 2 is the empty
+ * result
+ */
+struct md_create_prepare_rep {
+	/* 0 or the operation's negative errno */
+	__s32		mcpp_status;
+	__u32		mcpp_flags;	/* MCPP_* */
+	/* results known: bit i = MLI_BUF index i */
+	__u32		mcpp_valid;
+	__u32		mcpp_truncated;	/* results over the requester's limit */
+	/* entry found by the lookup, zero otherwise */
+	struct lu_fid	mcpp_fid;
+	/* derived child mode, or S_IFMT of the entry found */
+	__u32		mcpp_child_mode;
+	__u32		mcpp_child_gid;	/* derived child gid */
+	__u32		mcpp_child_projid;	/* derived child project id */
+	/* derived LUSTRE_*_FL of the child */
+	__u32		mcpp_child_flags;
+	/* size of each result on the parent */
+	__u32		mcpp_buf_size[MLI_BUF_MAX];
+	__u64		mcpp_padding;	/* zero */
+};
+
+#endif /* OBD_CONNECT2_DNE_PREPARE */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 _Static_assert(sizeof(struct lu_fid) == 16, "struct lu_fid must be 16 bytes");

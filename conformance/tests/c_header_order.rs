@@ -1,7 +1,9 @@
 //! `include/lustre_dne_prepare.h` beside Lustre's uapi headers: included before
 //! `<linux/lustre/lustre_idl.h>`, after it, and alone (with and without Lustre's headers on the
-//! include path), each translation unit compiles under `-Wall -Wextra -Werror -pedantic` as C99
-//! and C11, uses `struct lu_fid` with Lustre's own helpers, and passes `dne_prepare_wirecheck()`.
+//! include path), and before and after a `lustre_idl.h` that carries the lustre-release series
+//! (`dne-intent lustre-patch`), each translation unit compiles under
+//! `-Wall -Wextra -Werror -pedantic` as C99 and C11, uses `struct lu_fid` with Lustre's own
+//! helpers, and passes `dne_prepare_wirecheck()`.
 //!
 //! Lustre's headers are not installed here, so the include path carries
 //! `tests/c/lustre_standin/`: a minimal stand-in with Lustre's guards, include structure and
@@ -24,46 +26,124 @@ fn compiler() -> Option<String> {
     }
 }
 
-/// One way to include the header: the `-D` flags for `header_order.c` and whether the stand-in
-/// is on the include path.
+/// Which Lustre headers are on the include path.
+#[derive(Clone, Copy, PartialEq)]
+enum Lustre {
+    /// None.
+    Absent,
+    /// The stand-in of today's lustre-release.
+    Standin,
+    /// The stand-in with the series' `lustre_idl.h` lines added.
+    Patched,
+}
+
+/// One way to include the header: the `-D` flags for `header_order.c` and the Lustre headers
+/// on the include path.
 struct Order {
     name: &'static str,
     defines: &'static [&'static str],
-    standin: bool,
+    lustre: Lustre,
 }
 
-const ORDERS: [Order; 4] = [
+const ORDERS: [Order; 6] = [
     Order {
         name: "ours before lustre_idl.h",
-        defines: &["OURS_FIRST", "EXPECT_LUSTRE_FID"],
-        standin: true,
+        defines: &["OURS_FIRST", "EXPECT_LUSTRE_FID", "EXPECT_OWN_DECLARATIONS"],
+        lustre: Lustre::Standin,
     },
     Order {
         name: "ours after lustre_idl.h",
-        defines: &["LUSTRE_FIRST", "EXPECT_LUSTRE_FID"],
-        standin: true,
+        defines: &[
+            "LUSTRE_FIRST",
+            "EXPECT_LUSTRE_FID",
+            "EXPECT_OWN_DECLARATIONS",
+        ],
+        lustre: Lustre::Standin,
     },
     Order {
         name: "ours alone, Lustre's headers on the include path",
-        defines: &["EXPECT_LUSTRE_FID"],
-        standin: true,
+        defines: &["EXPECT_LUSTRE_FID", "EXPECT_OWN_DECLARATIONS"],
+        lustre: Lustre::Standin,
     },
     Order {
         name: "ours alone, no Lustre headers",
-        defines: &["EXPECT_OWN_FID"],
-        standin: false,
+        defines: &["EXPECT_OWN_FID", "EXPECT_OWN_DECLARATIONS"],
+        lustre: Lustre::Absent,
+    },
+    Order {
+        name: "ours before lustre_idl.h with the series",
+        defines: &[
+            "OURS_FIRST",
+            "EXPECT_LUSTRE_FID",
+            "EXPECT_LUSTRE_DECLARATIONS",
+        ],
+        lustre: Lustre::Patched,
+    },
+    Order {
+        name: "ours after lustre_idl.h with the series",
+        defines: &[
+            "LUSTRE_FIRST",
+            "EXPECT_LUSTRE_FID",
+            "EXPECT_LUSTRE_DECLARATIONS",
+        ],
+        lustre: Lustre::Patched,
     },
 ];
 
-fn compile_and_run(cc: &str, std: &str, order: &Order, exe: &Path) -> Result<(), String> {
+/// The stand-in with what the series adds to `lustre_idl.h`: the connect flag (patch 1), the
+/// opcodes (patch 2's first hunk, inside `enum ldlm_intent_flags`, which the stand-in lacks)
+/// and the declarations (patch 2's second hunk), the lines taken from the generated series.
+fn patched_standin(dir: &Path) -> PathBuf {
+    use lustre_dne_intent_conformance::lustre_patch::{Options, series};
+    const IDL: &str = "include/uapi/linux/lustre/lustre_idl.h";
+    let standin = root().join("tests/c/lustre_standin/linux/lustre");
+    let out = dir.join("patched");
+    let lustre = out.join("linux/lustre");
+    std::fs::create_dir_all(&lustre).expect("create the patched stand-in");
+    std::fs::copy(standin.join("lustre_user.h"), lustre.join("lustre_user.h")).expect("copy");
+    let patches = series(&Options::default()).expect("the series");
+    let hunks: Vec<Vec<String>> = patches.iter().flat_map(|p| p.added_hunks(IDL)).collect();
+    let [flag, opcodes, decls] = <[Vec<String>; 3]>::try_from(hunks)
+        .unwrap_or_else(|h| panic!("the series adds {} hunks to {IDL}, expected 3", h.len()));
+    assert!(
+        opcodes
+            .iter()
+            .all(|l| l.trim_start().starts_with("IT_DNE_"))
+    );
+    let mut added = flag;
+    added.push("enum ldlm_intent_flags {".into());
+    added.extend(opcodes);
+    added.push("};".into());
+    added.extend(decls);
+    let idl = std::fs::read_to_string(standin.join("lustre_idl.h")).expect("read the stand-in");
+    let end = "#endif /* _LUSTRE_IDL_H_ */";
+    let patched = idl.replace(end, &format!("{}\n\n{end}", added.join("\n")));
+    assert_ne!(patched, idl, "the stand-in's lustre_idl.h ends with {end}");
+    std::fs::write(lustre.join("lustre_idl.h"), patched).expect("write the patched stand-in");
+    out
+}
+
+fn compile_and_run(
+    cc: &str,
+    std: &str,
+    order: &Order,
+    patched: &Path,
+    exe: &Path,
+) -> Result<(), String> {
     let mut cmd = Command::new(cc);
     cmd.arg(format!("-std={std}"))
         .args(["-Wall", "-Wextra", "-Werror", "-pedantic", "-O1"])
         .args(order.defines.iter().map(|d| format!("-D{d}")))
         .arg("-I")
         .arg(root().join("include"));
-    if order.standin {
-        cmd.arg("-I").arg(root().join("tests/c/lustre_standin"));
+    match order.lustre {
+        Lustre::Absent => {}
+        Lustre::Standin => {
+            cmd.arg("-I").arg(root().join("tests/c/lustre_standin"));
+        }
+        Lustre::Patched => {
+            cmd.arg("-I").arg(patched);
+        }
     }
     let out = cmd
         .arg(root().join("tests/c/header_order.c"))
@@ -81,7 +161,7 @@ fn compile_and_run(cc: &str, std: &str, order: &Order, exe: &Path) -> Result<(),
     match run.status.code() {
         Some(0) => Ok(()),
         code => Err(format!(
-            "the program exited {code:?} (1: Lustre's helpers disagree, 2: FID fields, 3: wirecheck)"
+            "the program exited {code:?} (1: Lustre's helpers disagree, 2: FID fields, 3: wirecheck, 4: names)"
         )),
     }
 }
@@ -109,10 +189,11 @@ fn header_compiles_before_after_and_without_lustre_headers() {
         .join(format!("c_header_order-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create temp dir");
     let installed = system_has_lustre_headers(&cc, &dir);
+    let patched = patched_standin(&dir);
     let mut failures = Vec::new();
     for std in ["c99", "c11"] {
         for (i, order) in ORDERS.iter().enumerate() {
-            if installed && !order.standin {
+            if installed && order.lustre == Lustre::Absent {
                 println!(
                     "SKIP ({std}): {}: Lustre's headers are installed",
                     order.name
@@ -120,7 +201,7 @@ fn header_compiles_before_after_and_without_lustre_headers() {
                 continue;
             }
             let exe = dir.join(format!("header_order-{std}-{i}"));
-            if let Err(e) = compile_and_run(&cc, std, order, &exe) {
+            if let Err(e) = compile_and_run(&cc, std, order, &patched, &exe) {
                 failures.push(format!("{} ({std}): {e}", order.name));
             }
         }

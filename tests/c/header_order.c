@@ -6,7 +6,9 @@
  *   -DLUSTRE_FIRST  <linux/lustre/lustre_idl.h>, then ours
  *   (neither)       ours alone
  * and -DEXPECT_LUSTRE_FID (struct lu_fid must be Lustre's) or -DEXPECT_OWN_FID (it must be
- * the header's own copy). Exit 0 when the structures hold a FID and the wirecheck passes.
+ * the header's own copy), and -DEXPECT_LUSTRE_DECLARATIONS (the prepare intent comes from a
+ * lustre_idl.h with the lustre-release series) or -DEXPECT_OWN_DECLARATIONS (from the header).
+ * Exit 0 when the structures hold a FID and the wirecheck passes.
  */
 #if defined(OURS_FIRST)
 # include "lustre_dne_prepare.h"
@@ -25,6 +27,12 @@
 #endif
 #if defined(EXPECT_OWN_FID) && (defined(_LUSTRE_USER_H) || defined(DNE_PREPARE_HAVE_LU_FID))
 # error "struct lu_fid should be the header's own copy"
+#endif
+#if defined(EXPECT_LUSTRE_DECLARATIONS) && !defined(DNE_PREPARE_FROM_LUSTRE_IDL)
+# error "the prepare intent should come from Lustre's lustre_idl.h"
+#endif
+#if defined(EXPECT_OWN_DECLARATIONS) && defined(DNE_PREPARE_FROM_LUSTRE_IDL)
+# error "the prepare intent should come from the header"
 #endif
 
 int main(void)
@@ -53,6 +61,12 @@ int main(void)
 			return 1;
 	}
 #endif
+	/* The names of either source, as enumerators: usable in constant expressions. */
+	req.mcpr_flags = MCPR_NO_LOOKUP | MCPR_GROUPS_PARTIAL;
+	rep.mcpp_valid = 1u << MLI_BUF_LOV;
+	if (req.mcpr_flags != 3 || rep.mcpp_valid != 0x10 ||
+	    IT_DNE_CREATE_PREPARE != 0x00010000)
+		return 4;
 	if (rep.mcpp_fid.f_seq != 0x200000401ULL || rep.mcpp_fid.f_oid != 0x2a ||
 	    rep.mcpp_fid.f_ver != 0)
 		return 2;

@@ -9,20 +9,20 @@
 //! ([`BASE_REVISION`]) that the generator itself writes from a tree ([`write_excerpts`]).
 
 mod base;
-mod c;
+pub(crate) mod c;
 mod connect;
 mod kunit;
 mod mbox;
 mod names;
 mod reqfmt;
 mod swab;
-mod uapi;
+pub(crate) mod uapi;
 mod wirecheck;
 
 // The crate's layout tables. TEMPORARY: the shim builds them from today's raw structures until
 // `lustre_dne_intent::wire::layout` exists; this line is the only one to change then.
-mod tables_shim;
-use tables_shim as layout;
+pub(crate) mod tables_shim;
+pub(crate) use tables_shim as layout;
 
 use std::path::{Path, PathBuf};
 
@@ -161,7 +161,7 @@ fn layout(name: &'static str) -> Result<&'static Layout, PatchError> {
 }
 
 /// The two new structures, request body first.
-fn new_layouts() -> Result<[&'static Layout; 2], PatchError> {
+pub(crate) fn new_layouts() -> Result<[&'static Layout; 2], PatchError> {
     Ok([
         layout("md_create_prepare_req")?,
         layout("md_create_prepare_rep")?,

@@ -5,6 +5,7 @@ use lustre_dne_intent::intent::{MliBuf, Operation};
 
 use super::base::{Edit, Source};
 use super::c::{block_comment, enum_decl, struct_decl};
+use super::layout::Layout;
 use super::{Draft, PatchError, new_layouts};
 
 pub(crate) const IDL: &str = "include/uapi/linux/lustre/lustre_idl.h";
@@ -24,7 +25,7 @@ fn intent_member(line: &str) -> Option<(String, u64)> {
     ))
 }
 
-pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
+pub(super) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let idl = src.file(IDL)?;
     let [req, rep] = new_layouts()?;
     if idl.any(|l| l.starts_with(&format!("struct {} {{", req.name))) {
@@ -74,48 +75,8 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
          operation needs, and with the results of enum md_lock_intent_buf. Sent \
          in the sender's byte order. Gated by OBD_CONNECT2_DNE_PREPARE.",
     ));
-    let mli: Vec<(String, u64, Option<String>)> = MliBuf::ALL
-        .iter()
-        .map(|b| {
-            let what = b.xattr_name().unwrap_or("struct mdt_body");
-            (
-                b.name().to_string(),
-                b.index() as u64,
-                Some(what.to_string()),
-            )
-        })
-        .chain(req.fields.iter().filter_map(|f| {
-            f.array
-                .filter(|a| a.c_name == "MLI_BUF_MAX")
-                .map(|a| (a.c_name.to_string(), a.len as u64, None))
-        }))
-        .collect();
     decl.push(String::new());
-    decl.extend(enum_decl(
-        "Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid and mcpp_truncated",
-        "md_lock_intent_buf",
-        &mli,
-        false,
-    ));
-    for l in [req, rep] {
-        for f in l.fields {
-            if let Some(names) = f.names {
-                let m: Vec<_> = names
-                    .iter()
-                    .map(|&(n, v)| (n.to_string(), v, None))
-                    .collect();
-                decl.push(String::new());
-                decl.extend(enum_decl(
-                    &format!("{}.{}", l.name, f.name),
-                    f.name,
-                    &m,
-                    true,
-                ));
-            }
-        }
-        decl.push(String::new());
-        decl.extend(struct_decl(l));
-    }
+    decl.extend(declarations(req, rep));
     let diff = idl.diff_and_apply(&mut [
         Edit::insert_before(close, members),
         Edit::insert_after(anchor, decl),
@@ -145,4 +106,52 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
         test_parameters: Some("trivial".into()),
         diffs: vec![diff],
     })
+}
+
+/// The declarations the series adds to `lustre_idl.h` after the LDLM structures, which the C
+/// header (`crate::cheader`) also carries for a tree without them: `enum md_lock_intent_buf`,
+/// each flags member's enum, and the two structures. One renderer, so the two cannot differ.
+pub(crate) fn declarations(req: &Layout, rep: &Layout) -> Vec<String> {
+    let mli: Vec<(String, u64, Option<String>)> = MliBuf::ALL
+        .iter()
+        .map(|b| {
+            let what = b.xattr_name().unwrap_or("struct mdt_body");
+            (
+                b.name().to_string(),
+                b.index() as u64,
+                Some(what.to_string()),
+            )
+        })
+        .chain(req.fields.iter().filter_map(|f| {
+            f.array
+                .filter(|a| a.c_name == "MLI_BUF_MAX")
+                .map(|a| (a.c_name.to_string(), a.len as u64, None))
+        }))
+        .collect();
+    let mut decl = enum_decl(
+        "Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid and mcpp_truncated",
+        "md_lock_intent_buf",
+        &mli,
+        false,
+    );
+    for l in [req, rep] {
+        for f in l.fields {
+            if let Some(names) = f.names {
+                let m: Vec<_> = names
+                    .iter()
+                    .map(|&(n, v)| (n.to_string(), v, None))
+                    .collect();
+                decl.push(String::new());
+                decl.extend(enum_decl(
+                    &format!("{}.{}", l.name, f.name),
+                    f.name,
+                    &m,
+                    true,
+                ));
+            }
+        }
+        decl.push(String::new());
+        decl.extend(struct_decl(l));
+    }
+    decl
 }
