@@ -237,7 +237,7 @@ fn wirecheck(h: &mut String, structs: &[&Layout]) {
     }
     h.push_str("\n\t/* Constants */\n");
     for op in Operation::ALL {
-        check_hex(h, op.opc_name(), op.opc().0.into());
+        check_hex(h, op.opc_name(), op.opc().0);
     }
     check_hex(h, "OBD_CONNECT2_DNE_PREPARE", OBD_CONNECT2_DNE_PREPARE);
     for s in structs {
