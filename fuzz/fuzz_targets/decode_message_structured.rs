@@ -10,7 +10,8 @@ fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
     if seed.is_multiple_of(4) {
         return fuzzer_mutate(data, size, max_size);
     }
-    match lustre_dne_intent_conformance::fuzzing::mutate::mutate_message(data, size, max_size, seed) {
+    match lustre_dne_intent_conformance::fuzzing::mutate::mutate_message(data, size, max_size, seed)
+    {
         0 => fuzzer_mutate(data, size, max_size),
         n => n,
     }

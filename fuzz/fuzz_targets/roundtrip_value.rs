@@ -1,2 +1,4 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| lustre_dne_intent_conformance::fuzzing::roundtrip_value(data));
+libfuzzer_sys::fuzz_target!(
+    |data: &[u8]| lustre_dne_intent_conformance::fuzzing::roundtrip_value(data)
+);
