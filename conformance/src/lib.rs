@@ -29,6 +29,7 @@ pub mod lustre_patch;
 mod mutate;
 mod parts;
 pub mod protocol;
+pub mod reorder;
 pub mod runner;
 #[cfg(feature = "proptest")]
 pub mod strategies;

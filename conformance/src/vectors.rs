@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use super::mutate::{
     limit_offsets, reply_shapes, request_shapes, truncations, words, xattr_shapes,
 };
-use super::{Case, Expect, Kind, Prng, judge};
+use super::reorder::{swab_like, swab_message};
+use super::{Case, Expect, Kind, Prng, broken_rules, judge};
 use lustre_dne_intent::Endian;
 
 /// The seed of the committed vector set (`testdata/vectors/`).
@@ -27,7 +28,9 @@ pub const FLAG_NOTES: &[(&str, &str)] = &[
     ),
     (
         "BigEndian",
-        "A big-endian message: valid, its canonical form is the little-endian one",
+        "A big-endian message. Valid: its canonical form is the little-endian one. Invalid: \
+         the little-endian case its comment names (\"the twin of tcId N\") as a big-endian \
+         peer writes it, breaking the same rules; swabbed, it is that case byte for byte",
     ),
     (
         "NonCanonical",
@@ -252,6 +255,10 @@ struct Candidate {
     request: Option<Vec<u8>>,
     expect: Expect,
     canonical: Option<Vec<u8>>,
+    /// The valid input this case changed.
+    base: &'static [u8],
+    /// For a big-endian twin: the comment of the little-endian case it twins.
+    twin_of: Option<String>,
 }
 
 impl Candidate {
@@ -282,7 +289,67 @@ impl Candidate {
             bytes,
             request,
             expect,
+            base: base.bytes,
+            twin_of: None,
         }
+    }
+
+    /// The big-endian twin of an invalid little-endian message: the same broken input as a
+    /// big-endian peer writes it (the whole message, and a reply's request, in the other byte
+    /// order; a changed field swapped as the field it changed, a cut made at the same length).
+    /// `None` unless the twin breaks the same rules and a receiver's swab (by the twin's own
+    /// framing) gives this case back byte for byte.
+    fn big_endian_twin(&self) -> Option<Candidate> {
+        let kind = self.kind;
+        let base = self.base;
+        if !matches!(self.expect, Expect::Invalid(_))
+            || !matches!(kind, Kind::Request | Kind::Reply)
+            || is_big_endian(kind, base)
+        {
+            return None;
+        }
+        let flag = self.flags[0];
+        let bytes = match flag {
+            "Truncated" => {
+                let mut b = swab_message(kind, base);
+                b.truncate(self.bytes.len());
+                b
+            }
+            // A field of the base changed: swapped as that field.
+            "FieldChanged" | "Boundary" if self.bytes.len() == base.len() => {
+                swab_like(kind, base, &self.bytes)
+            }
+            _ => swab_message(kind, &self.bytes),
+        };
+        let request = self
+            .request
+            .as_deref()
+            .map(|r| swab_message(Kind::Request, r));
+        let undone = swab_message(kind, &bytes) == self.bytes
+            && request.as_deref().map(|r| swab_message(Kind::Request, r)) == self.request;
+        let request_ok = request.as_deref().is_none_or(|r| {
+            is_big_endian(Kind::Request, r) && super::judge_request(r).expect() == Expect::Valid
+        });
+        if !is_big_endian(kind, &bytes) || !undone || !request_ok {
+            return None;
+        }
+        let expect = judge(kind, &bytes, request.as_deref()).expect();
+        let same_rules = broken_rules(kind, &bytes, request.as_deref(), expect)
+            == broken_rules(kind, &self.bytes, self.request.as_deref(), self.expect);
+        if expect != self.expect || !same_rules {
+            return None;
+        }
+        Some(Candidate {
+            kind,
+            comment: self.comment.clone(),
+            flags: vec![flag, "RuleBroken", "BigEndian"],
+            bytes,
+            request,
+            expect,
+            canonical: None,
+            base: self.base,
+            twin_of: Some(self.comment.clone()),
+        })
     }
 
     fn into_case(self) -> Case {
@@ -420,8 +487,11 @@ pub fn vectors(seed: u64) -> Vec<Case> {
             base.request.map(<[u8]>::to_vec),
         );
         cases.push(golden.into_case());
+        // The invalid big-endian messages are the twins of little-endian ones (below).
+        let big_endian = is_big_endian(base.kind, base.bytes);
         for c in mutants(&base) {
             match c.expect {
+                Expect::Invalid(_) if big_endian => {}
                 Expect::Invalid(rule) => {
                     invalid.entry((c.kind, rule.as_str())).or_default().push(c)
                 }
@@ -451,26 +521,71 @@ pub fn vectors(seed: u64) -> Vec<Case> {
             cases.push(list.swap_remove(i).into_case());
         }
     }
+    let mut twins = Vec::new();
     for (_, list) in invalid {
         // The first shape change (the targeted ones come first), then seeded picks.
         let mut list = list;
-        let mut picked = 0;
+        let mut picks = Vec::new();
         if let Some(i) = list.iter().position(|c| c.flags[0] == "ShapeChanged") {
-            cases.push(list.swap_remove(i).into_case());
-            picked += 1;
+            picks.push(list.swap_remove(i));
         }
-        while picked < PER_RULE && !list.is_empty() {
+        while picks.len() < PER_RULE && !list.is_empty() {
             let i = prng.below(list.len());
-            cases.push(list.swap_remove(i).into_case());
-            picked += 1;
+            picks.push(list.swap_remove(i));
         }
+        // One big-endian twin per rule a message breaks: of the first pick that has one, else
+        // of the first other case that has one, which joins the picks (a changed buffer length
+        // moves the framing, which a swab cannot follow, but a cut or another field may break
+        // the same rule).
+        let twin = picks
+            .iter()
+            .find_map(Candidate::big_endian_twin)
+            .or_else(|| {
+                let (i, t) = list
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, c)| c.big_endian_twin().map(|t| (i, t)))?;
+                picks.push(list.swap_remove(i));
+                Some(t)
+            });
+        twins.extend(twin);
+        cases.extend(picks.into_iter().map(Candidate::into_case));
     }
-    // Group order: requests, replies, then each xattr name; stable within a group.
-    cases.sort_by_key(|c| kind_rank(c.kind));
-    for (i, c) in cases.iter_mut().enumerate() {
+    let mut all: Vec<(Case, Option<String>)> = cases.into_iter().map(|c| (c, None)).collect();
+    all.extend(twins.into_iter().map(|t| {
+        let of = t.twin_of.clone();
+        (t.into_case(), of)
+    }));
+    // Group order: requests, replies, then each xattr name; stable within a group (so the
+    // twins come after the little-endian cases of their group).
+    all.sort_by_key(|(c, _)| kind_rank(c.kind));
+    for (i, (c, _)) in all.iter_mut().enumerate() {
         c.id = i as u64 + 1;
     }
-    cases
+    let ids: BTreeMap<String, u64> = all
+        .iter()
+        .filter(|(_, of)| of.is_none())
+        .map(|(c, _)| (c.comment.clone(), c.id))
+        .collect();
+    all.into_iter()
+        .map(|(mut c, of)| {
+            if let Some(of) = of {
+                c.comment = format!("{of}, written big-endian: the twin of tcId {}", ids[&of]);
+            }
+            c
+        })
+        .collect()
+}
+
+/// The `tcId` of the little-endian case a big-endian twin twins, from its comment (`None`
+/// for any other case).
+pub fn twin_of(case: &Case) -> Option<u64> {
+    if !case.flags.contains(&"BigEndian") || case.expect.rule().is_none() {
+        return None;
+    }
+    case.comment
+        .rsplit_once("the twin of tcId ")
+        .and_then(|(_, id)| id.parse().ok())
 }
 
 fn kind_rank(k: Kind) -> usize {
@@ -510,5 +625,79 @@ mod tests {
             "no vector breaks {missing:?} ({} cases)",
             cases.len()
         );
+    }
+
+    /// Every invalid big-endian message is the twin of a little-endian case, which its comment
+    /// names: the same rules, and swabbed (by its own framing) it is that case's input and
+    /// request byte for byte. The twins break a rule of every family a message can break in
+    /// either byte order.
+    #[test]
+    fn invalid_big_endian_vectors_are_twins() {
+        use crate::reorder::swab_message;
+        let cases = vectors(VECTOR_SEED);
+        let mut le_comments = BTreeSet::new();
+        for c in cases.iter().filter(|c| !c.flags.contains(&"BigEndian")) {
+            assert!(
+                le_comments.insert(&c.comment),
+                "comment {:?} twice",
+                c.comment
+            );
+        }
+        let mut families = BTreeSet::new();
+        let mut twinned = BTreeSet::new();
+        for c in &cases {
+            let big = crate::message_order(c.kind, &c.bytes) == Endian::Big;
+            if !big || c.expect.rule().is_none() {
+                assert_eq!(twin_of(c), None, "tcId {}", c.id);
+                continue;
+            }
+            assert!(c.flags.contains(&"BigEndian"), "tcId {} unflagged", c.id);
+            let id = twin_of(c).unwrap_or_else(|| panic!("tcId {}: no twin named", c.id));
+            let le = &cases[id as usize - 1];
+            assert_eq!(le.id, id);
+            assert_eq!(crate::message_order(le.kind, &le.bytes), Endian::Little);
+            assert!(c.comment.starts_with(&le.comment), "tcId {}", c.id);
+            assert_eq!(
+                (c.kind, c.expect, &c.rules),
+                (le.kind, le.expect, &le.rules)
+            );
+            assert_eq!(swab_message(c.kind, &c.bytes), le.bytes, "tcId {}", c.id);
+            assert_eq!(
+                c.request.as_deref().map(|r| swab_message(Kind::Request, r)),
+                le.request,
+                "tcId {}",
+                c.id
+            );
+            assert_eq!(
+                judge(c.kind, &c.bytes, c.request.as_deref()).expect(),
+                c.expect
+            );
+            assert!(twinned.insert(id), "tcId {id} twinned twice");
+            let rule = c.expect.rule().map_or("", |r| r.as_str());
+            families.insert((c.kind, rule.split('.').next().unwrap_or("").to_owned()));
+        }
+        use Kind::{Reply, Request};
+        let want = [
+            (Request, "W0"),
+            (Request, "W2"),
+            (Request, "W3"),
+            (Request, "W5"),
+            (Request, "W8"),
+            (Reply, "W0"),
+            (Reply, "W1"),
+            (Reply, "W2"),
+            (Reply, "W3"),
+            (Reply, "W6"),
+            (Reply, "W7"),
+            (Reply, "W8"),
+            (Reply, "W9"),
+        ];
+        for (k, f) in want {
+            assert!(
+                families.contains(&(k, f.to_owned())),
+                "no big-endian {} breaks a {f} rule: {families:?}",
+                k.name()
+            );
+        }
     }
 }

@@ -5,7 +5,8 @@
 //! - Its C compiles with `-Wall -Werror` against the stand-in headers
 //!   (`tests/c/lustre_standin/`), piece by piece, exactly as the patches add it.
 //! - The swabbers it adds, compiled in user space, turn every big-endian message vector into
-//!   exactly the bytes of its little-endian twin.
+//!   exactly the bytes of its little-endian twin: a valid one's canonical form, an invalid
+//!   one's little-endian case (the refusal happens after swabbing, on the same bytes).
 //! - The wirecheck rows it adds, compiled and run, print exactly the wiretest blocks it adds.
 //! - A layout change reaches the series.
 //! - With `LUSTRE_TREE` set to a lustre-release tree at the default revision, the series made
@@ -335,8 +336,9 @@ fn wirecheck_rows_print_the_wiretest_blocks() {
     }
 }
 
-/// (offset, length) of each buffer of a message written in `order`.
-fn buffers(msg: &[u8], big: bool) -> Option<Vec<(usize, usize)>> {
+/// (offset, length) of each buffer of a message written in `order`, as far as the buffers lie
+/// wholly inside it (all of them for a message whose framing holds; none past 32 buffers).
+fn buffers(msg: &[u8], big: bool) -> Vec<(usize, usize)> {
     let word = |off: usize| -> Option<usize> {
         let b: [u8; 4] = msg.get(off..off + 4)?.try_into().ok()?;
         Some(if big {
@@ -345,87 +347,141 @@ fn buffers(msg: &[u8], big: bool) -> Option<Vec<(usize, usize)>> {
             u32::from_le_bytes(b)
         } as usize)
     };
-    let count = word(0)?;
-    if count == 0 || count > 32 {
-        return None;
-    }
-    let mut off = (32 + 4 * count).next_multiple_of(8);
     let mut out = Vec::new();
+    let Some(count) = word(0).filter(|&n| n <= 32) else {
+        return out;
+    };
+    let mut off = (32 + 4 * count).next_multiple_of(8);
     for i in 0..count {
-        let len = word(32 + 4 * i)?;
-        if off.checked_add(len)? > msg.len() {
-            return None;
+        let Some(len) = word(32 + 4 * i) else {
+            break;
+        };
+        if off.saturating_add(len) > msg.len() {
+            break;
         }
         out.push((off, len));
         off += len.next_multiple_of(8);
     }
-    Some(out)
+    out
 }
 
-/// Every big-endian message vector that decodes, its request body (and groups) or reply body
-/// swabbed by the series' own swabbers, gives the bytes of its little-endian twin, the
-/// canonical form: byte for byte for a valid case, and for an acceptable one (a longer body, a
-/// short count, non-zero padding) the same canonical form once put in the twin's place.
+/// The buffers of a message the series' swabbers take: a request's body (3) and groups (5), a
+/// reply's body (2), as the harness's `swab` names them.
+fn swabbed_buffers(kind: lustre_dne_intent_conformance::Kind) -> &'static [(usize, &'static str)] {
+    match kind {
+        lustre_dne_intent_conformance::Kind::Request => &[(3, "req"), (5, "groups")],
+        _ => &[(2, "rep")],
+    }
+}
+
+/// Every big-endian message vector, its request body (and groups) or reply body swabbed by the
+/// series' own swabbers, gives the bytes of its little-endian twin.
+///
+/// - A valid or acceptable case's twin is its canonical form: byte for byte for a valid case,
+///   and for an acceptable one (a longer body, a short count, non-zero padding) the same
+///   canonical form once put in the twin's place.
+/// - An invalid case's twin is the little-endian case its comment names (`the twin of tcId N`):
+///   each buffer the swabbers take that lies inside the message (and is at least the structure
+///   the swabber reads) is, swabbed, that case's buffer byte for byte; and with the rest swabbed
+///   as Lustre's existing swabbers do (the header and buffer lengths, `ptlrpc_body`, the LDLM
+///   structures and `mdt_body`: the kit's swab stands in for them here), the whole message and
+///   its request are that case's. So the refusal happens after swabbing, on the same bytes.
 #[test]
 fn swabbers_turn_big_endian_vectors_into_their_little_endian_twins() {
     use lustre_dne_intent::Endian;
-    use lustre_dne_intent_conformance::{Expect, Kind, VECTOR_SEED, judge, message_order};
+    use lustre_dne_intent::limits::{PREPARE_REP_SIZE, PREPARE_REQ_SIZE};
+    use lustre_dne_intent_conformance::reorder::swab_message;
+    use lustre_dne_intent_conformance::vectors::twin_of;
+    use lustre_dne_intent_conformance::{
+        Expect, Kind, VECTOR_SEED, from_hex, judge, message_order, to_hex,
+    };
     let Some(exe) = build_series_c() else {
         println!("SKIP: no C compiler (cc or $CC)");
         return;
     };
+    /// One buffer for the swabbers: of case `case`, its input or (`request`) its request.
     struct Job {
         case: usize,
+        request: bool,
         buf: usize,
+        off: usize,
+        len: usize,
         kind: &'static str,
     }
     let cases = lustre_dne_intent_conformance::vectors(VECTOR_SEED);
     let mut jobs = Vec::new();
     let mut stdin = String::new();
-    let mut skipped = 0;
     for (ci, c) in cases.iter().enumerate() {
         if !matches!(c.kind, Kind::Request | Kind::Reply)
             || message_order(c.kind, &c.bytes) != Endian::Big
         {
             continue;
         }
-        if matches!(c.expect, Expect::Invalid(_)) {
-            // No twin: an invalid input has no canonical form.
-            skipped += 1;
-            continue;
+        let mut inputs = vec![(false, c.kind, c.bytes.as_slice())];
+        if let (Expect::Invalid(_), Some(r)) = (c.expect, c.request.as_deref()) {
+            inputs.push((true, Kind::Request, r));
         }
-        let bufs = buffers(&c.bytes, true).expect("a decoded vector frames");
-        let wanted: &[(usize, &str)] = match c.kind {
-            Kind::Request => &[(3, "req"), (5, "groups")],
-            _ => &[(2, "rep")],
-        };
-        for &(i, kind) in wanted {
-            let Some(&(off, len)) = bufs.get(i) else {
-                continue;
-            };
-            if len == 0 {
-                continue;
+        for (request, kind, msg) in inputs {
+            let bufs = buffers(msg, true);
+            for &(i, what) in swabbed_buffers(kind) {
+                let Some(&(off, len)) = bufs.get(i) else {
+                    continue;
+                };
+                // Lustre swabs a body only when its buffer holds the whole structure.
+                let whole = match what {
+                    "req" => PREPARE_REQ_SIZE,
+                    "rep" => PREPARE_REP_SIZE,
+                    _ => 1,
+                };
+                if len < whole {
+                    continue;
+                }
+                stdin += &format!("{what} {}\n", to_hex(&msg[off..off + len]));
+                jobs.push(Job {
+                    case: ci,
+                    request,
+                    buf: i,
+                    off,
+                    len,
+                    kind: what,
+                });
             }
-            stdin += &format!(
-                "{kind} {}\n",
-                lustre_dne_intent_conformance::to_hex(&c.bytes[off..off + len])
-            );
-            jobs.push(Job {
-                case: ci,
-                buf: i,
-                kind,
-            });
         }
     }
     let out = run(&exe, "swab", &stdin);
-    let swabbed: Vec<&str> = out.lines().collect();
+    let swabbed: Vec<Vec<u8>> = out.lines().map(|l| from_hex(l).expect("hex")).collect();
     assert_eq!(swabbed.len(), jobs.len());
     let mut exact = 0;
-    for (job, hex) in jobs.iter().zip(swabbed) {
+    let mut invalid_exact = 0;
+    for (job, ours) in jobs.iter().zip(&swabbed) {
         let c = &cases[job.case];
-        let ours = lustre_dne_intent_conformance::from_hex(hex).expect("hex");
+        let ours = ours.as_slice();
+        if let Some(id) = twin_of(c) {
+            let le = &cases[id as usize - 1];
+            let twin = if job.request {
+                le.request.as_deref().expect("a reply's twin has a request")
+            } else {
+                &le.bytes
+            };
+            assert_eq!(
+                ours,
+                &twin[job.off..job.off + job.len],
+                "tcId {} ({}): swabbed {}buffer {} differs from tcId {id}'s",
+                c.id,
+                c.comment,
+                if job.request { "request " } else { "" },
+                job.buf
+            );
+            invalid_exact += 1;
+            continue;
+        }
+        assert!(
+            c.expect.rule().is_none(),
+            "tcId {}: an invalid big-endian case with no twin",
+            c.id
+        );
         let canonical = c.canonical.as_deref().expect("accepted cases have one");
-        let twin = buffers(canonical, false).expect("the twin frames");
+        let twin = buffers(canonical, false);
         let Some(&(off, len)) = twin.get(job.buf) else {
             continue;
         };
@@ -455,9 +511,46 @@ fn swabbers_turn_big_endian_vectors_into_their_little_endian_twins() {
             );
         }
     }
+    // Each invalid case whole: the series' swabbers where they ran, the kit's swab elsewhere.
+    let mut twins = 0;
+    for (ci, c) in cases.iter().enumerate() {
+        let Some(id) = twin_of(c) else {
+            continue;
+        };
+        let le = &cases[id as usize - 1];
+        let mut whole = swab_message(c.kind, &c.bytes);
+        let mut request = c.request.as_deref().map(|r| swab_message(Kind::Request, r));
+        for (job, ours) in jobs.iter().zip(&swabbed).filter(|(j, _)| j.case == ci) {
+            let into = if job.request {
+                request.as_mut().expect("a reply has a request")
+            } else {
+                &mut whole
+            };
+            into[job.off..job.off + job.len].copy_from_slice(ours);
+        }
+        assert_eq!(
+            whole, le.bytes,
+            "tcId {} ({}) swabbed is not tcId {id}",
+            c.id, c.comment
+        );
+        assert_eq!(request, le.request, "tcId {}: its request swabbed", c.id);
+        assert_eq!(
+            judge(le.kind, &whole, request.as_deref()).expect(),
+            c.expect,
+            "tcId {}",
+            c.id
+        );
+        twins += 1;
+    }
     assert!(exact >= 10, "only {exact} buffers compared byte for byte");
+    assert!(twins >= 60, "only {twins} invalid big-endian twins");
+    assert!(
+        invalid_exact >= 60,
+        "only {invalid_exact} invalid buffers swabbed"
+    );
     println!(
-        "{} buffers swabbed ({exact} byte for byte); {skipped} invalid big-endian cases have no twin",
+        "{} buffers swabbed: {exact} of valid cases and {invalid_exact} of the {twins} invalid \
+         ones byte for byte",
         jobs.len()
     );
 }
