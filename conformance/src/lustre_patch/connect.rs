@@ -5,7 +5,7 @@
 use lustre_dne_intent::intent::OBD_CONNECT2_DNE_PREPARE;
 
 use super::PatchError;
-use super::base::{Edit, Source};
+use super::base::{Edit, FileDiff, Source};
 use super::c::{col_after, pad_to};
 use super::{Draft, wirecheck};
 
@@ -113,7 +113,7 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let names_diff = names.diff_and_apply(&mut [Edit::insert_before(null, vec![entry])])?;
 
     let mut diffs = vec![idl_diff, names_diff];
-    diffs.extend(wirecheck::connect_flag_rows(src, &last_name)?);
+    diffs.extend(connect_flag_rows(src, &last_name)?);
     Ok(Draft {
         summary: format!("idl: reserve {NAME} flag"),
         body: vec![
@@ -133,4 +133,22 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
         test_parameters: Some("trivial".into()),
         diffs,
     })
+}
+
+/// The rows reserving the connect flag, after those of `last` (the patch of the flag).
+fn connect_flag_rows(src: &Source, last: &str) -> Result<Vec<FileDiff>, PatchError> {
+    let wc = src.file(wirecheck::WIRECHECK)?;
+    let at = wc.find_line(&format!("\tCHECK_DEFINE_64X({last});"))?;
+    let mut diffs = vec![wc.diff_and_apply(&mut [Edit::insert_after(
+        at,
+        vec![format!("\tCHECK_DEFINE_64X({});", NAME)],
+    )])?];
+    for path in wirecheck::WIRETESTS {
+        let wt = src.file(path)?;
+        let at = wt.find(last, |l| l.starts_with(&format!("\tLASSERTF({last} == ")))?;
+        wt.line(at + 1)?;
+        let rows = wirecheck::check_define_64x(NAME, &literal());
+        diffs.push(wt.diff_and_apply(&mut [Edit::insert_after(at + 1, rows)])?);
+    }
+    Ok(diffs)
 }

@@ -9,10 +9,10 @@
 
 use lustre_dne_intent::intent::{MliBuf, Operation};
 
-use super::base::{Edit, FileDiff, Source};
+use super::base::{Edit, Source};
 use super::c::lines;
 use super::layout::{Field, Layout};
-use super::{Draft, PatchError, connect, new_layouts};
+use super::{Draft, PatchError, new_layouts};
 
 pub(crate) const WIRECHECK: &str = "lustre/utils/wirecheck.c";
 /// Both copies of the generated assertions.
@@ -132,24 +132,6 @@ fn opcode_rows() -> (Vec<String>, Vec<String>) {
         source.push(format!("\tCHECK_CVALUE_X({});", op.opc_name()));
     }
     (printed, source)
-}
-
-/// The rows reserving the connect flag, after those of `last` (the patch of the flag).
-pub(crate) fn connect_flag_rows(src: &Source, last: &str) -> Result<Vec<FileDiff>, PatchError> {
-    let wc = src.file(WIRECHECK)?;
-    let at = wc.find_line(&format!("\tCHECK_DEFINE_64X({last});"))?;
-    let mut diffs = vec![wc.diff_and_apply(&mut [Edit::insert_after(
-        at,
-        vec![format!("\tCHECK_DEFINE_64X({});", connect::NAME)],
-    )])?];
-    for path in WIRETESTS {
-        let wt = src.file(path)?;
-        let at = wt.find(last, |l| l.starts_with(&format!("\tLASSERTF({last} == ")))?;
-        wt.line(at + 1)?;
-        let rows = check_define_64x(connect::NAME, &connect::literal());
-        diffs.push(wt.diff_and_apply(&mut [Edit::insert_after(at + 1, rows)])?);
-    }
-    Ok(diffs)
 }
 
 pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
