@@ -106,6 +106,7 @@ pub mod conformance;
 pub mod endian;
 pub mod errno;
 pub mod error;
+mod fid;
 #[cfg(feature = "alloc")]
 pub mod hex;
 pub mod intent;

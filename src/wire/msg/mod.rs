@@ -6,6 +6,7 @@ pub(crate) use frame::{Frame, Span};
 
 use super::check_layout;
 use super::out::Out;
+pub(crate) use super::out::encode_into_slice;
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
@@ -394,20 +395,6 @@ pub(crate) fn write_header<O: ByteOrder, const N: usize>(
 pub(crate) fn put_padding<B: Out + ?Sized>(len: usize, out: &mut B) {
     const ZEROS: [u8; MSG_ALIGN] = [0; MSG_ALIGN];
     out.put_slice(&ZEROS[..round8(len) - len]);
-}
-
-/// Writes a message into `out`, checking its size first; returns the bytes written.
-pub(crate) fn encode_into_slice(
-    size: usize,
-    out: &mut [u8],
-    put: impl FnOnce(&mut &mut [u8]),
-) -> Result<usize, EncodeError> {
-    let have = out.len();
-    let Some(mut window) = out.get_mut(..size) else {
-        return Err(EncodeError::BufferTooSmall { need: size, have });
-    };
-    put(&mut window);
-    Ok(size)
 }
 
 /// Builds a message from raw buffers: for tools and tests that frame arbitrary content.

@@ -1,10 +1,10 @@
 //! The rules of WIRE.md §7 and §8 a reply obeys: one set for the decoder and for
 //! [`PrepareReply::validate`](super::PrepareReply::validate).
 
-use super::{DISPOSITIONS, REP, ReplyContext};
+use super::{DISPOSITIONS, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::{PrepareRepFields, rep_off};
+use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::message::{Expect, PtlrpcHead, check_type};
 use crate::intent::request::{check_lock, past_last_error};
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
@@ -14,17 +14,19 @@ use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::{DispFlags, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
 use results::{check_payloads, check_requested, check_results};
+use zerocopy::ByteOrder;
 
 mod results;
 
-/// What the reply rules look at. `L` and `P` are `ldlm_reply` and `md_create_prepare_rep`: the
-/// received structs, read in place, for the decoder; the values for the encoder.
-pub(super) struct Facts<'x, B, L, P> {
+/// What the reply rules look at. `L` is `ldlm_reply`: the received struct, read in place, for
+/// the decoder; the value for the encoder. The body is always the raw layout: the received one,
+/// or the value's, converted, for the encoder.
+pub(super) struct Facts<'x, B, L, O: ByteOrder> {
     /// By reference: a copy of these four `u32`s, written one by one, would be read back with
     /// one 16-byte load that waits for the stores (a store-forwarding stall).
     pub(super) ptlrpc: &'x PtlrpcHead,
     pub(super) ldlm: &'x L,
-    pub(super) body: Option<&'x P>,
+    pub(super) body: Option<&'x MdCreatePrepareRepRaw<O>>,
     /// Where the buffers lie, and results 0..6 (buffers 3..=8).
     pub(super) bufs: B,
     pub(super) wire_len: usize,
@@ -143,8 +145,8 @@ impl Disp {
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
 /// when `ctx` is given. The order of the checks is the order of the reported errors.
 #[cfg(feature = "alloc")]
-pub(super) fn check<'x, L: LdlmReplyFields, P: PrepareRepFields>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+pub(super) fn check<'x, L: LdlmReplyFields, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, L, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     check_type_and_status(f.ptlrpc, f.bufs.off(0))?;
@@ -160,8 +162,8 @@ pub(super) fn check<'x, L: LdlmReplyFields, P: PrepareRepFields>(
 /// result 390 → 323). The price is code: one copy of the rules per decoder entry point and
 /// byte order, about 5 KiB each.
 #[inline(always)]
-pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+pub(super) fn check_after_status<'x, L: LdlmReplyFields, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, L, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     if let Some((index, len)) = f.past_last {
@@ -316,8 +318,8 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
 }
 
 /// The lock against the request: its resource and mode, the reply space, object mode.
-fn check_granted_for<'x, L: LdlmReplyFields, P>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+fn check_granted_for<'x, L: LdlmReplyFields, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, L, O>,
     ctx: &ReplyContext,
     d: &Disp,
 ) -> Result<(), DecodeError> {
@@ -365,7 +367,9 @@ fn check_granted_for<'x, L: LdlmReplyFields, P>(
 }
 
 /// The empty result: no result buffer may carry anything.
-fn check_empty_result<'x, L, P>(f: &Facts<'x, impl Buffers<'x>, L, P>) -> Result<(), DecodeError> {
+fn check_empty_result<'x, L, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, L, O>,
+) -> Result<(), DecodeError> {
     let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
     // The empty result: no result buffer may carry anything.
     if let Some(i) = (0..MLI_BUF_MAX).find(|&i| f.bufs.result_len(i) != 0) {
@@ -381,22 +385,19 @@ fn check_empty_result<'x, L, P>(f: &Facts<'x, impl Buffers<'x>, L, P>) -> Result
 
 /// The request's flags: known ones only, and no lookup in object mode.
 fn check_flags_for(
-    b: &impl PrepareRepFields,
+    b: &MdCreatePrepareRepRaw<impl ByteOrder>,
     o2: usize,
     ctx: &ReplyContext,
 ) -> Result<(), DecodeError> {
     let unknown = ctx.flags.unknown();
     if !unknown.is_empty() {
         return Err(err(
-            At::new(REP, "", o2),
+            At::new(rep::LAYOUT.name, "", o2),
             ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
         ));
     }
     if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags().contains(McppFlags::LOOKUP_DONE) {
-        return Err(err(
-            At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
-            ErrorKind::LookupInObjectMode,
-        ));
+        return Err(err(rep::mcpp_flags.at(o2), ErrorKind::LookupInObjectMode));
     }
     Ok(())
 }
@@ -404,34 +405,30 @@ fn check_flags_for(
 /// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
 #[inline(always)]
 fn check_body(
-    b: &impl PrepareRepFields,
+    b: &MdCreatePrepareRepRaw<impl ByteOrder>,
     o2: usize,
     ctx: Option<&ReplyContext>,
     d: &Disp,
 ) -> Result<(), DecodeError> {
     let (pos, execd) = (d.pos, d.execd);
     let mismatch = |why| d.mismatch(why);
-    let at = |field, rel| At::new(REP, field, o2 + rel);
     let (status, flags) = (b.status(), b.flags());
     if status > 0 {
         return Err(err(
-            at("mcpp_status", rep_off::STATUS),
+            rep::mcpp_status.at(o2),
             ErrorKind::PositiveStatus { got: status },
         ));
     }
     let done = flags.contains(McppFlags::LOOKUP_DONE);
     let found = flags.contains(McppFlags::LOOKUP_POS);
     if found && !done {
-        return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
-            ErrorKind::LookupPosWithoutDone,
-        ));
+        return Err(err(rep::mcpp_flags.at(o2), ErrorKind::LookupPosWithoutDone));
     }
     let fid = b.fid();
     if fid.is_zero() == found {
         let state = if found { "positive" } else { "not positive" };
         return Err(err(
-            at("mcpp_fid", rep_off::FID),
+            rep::mcpp_fid.at(o2),
             ErrorKind::FidLookupMismatch { fid, state },
         ));
     }
@@ -445,7 +442,7 @@ fn check_body(
     let derived = flags.contains(McppFlags::CHILD_DERIVED);
     if derived && status != 0 {
         return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
+            rep::mcpp_flags.at(o2),
             ErrorKind::DerivedNotCreate {
                 why: "the status is not 0",
             },
@@ -453,7 +450,7 @@ fn check_body(
     }
     if derived && ctx.is_some_and(|c| c.op != Operation::Create) {
         return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
+            rep::mcpp_flags.at(o2),
             ErrorKind::DerivedNotCreate {
                 why: "the request is not a create",
             },
@@ -466,7 +463,7 @@ fn check_body(
         && (child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(child_mode))
     {
         return Err(err(
-            at("mcpp_child_mode", rep_off::CHILD_MODE),
+            rep::mcpp_child_mode.at(o2),
             ErrorKind::ChildModeNotType { got: child_mode },
         ));
     }
@@ -474,34 +471,29 @@ fn check_body(
 }
 
 /// `mcpp_valid` and `mcpp_truncated`: no reserved bit, never both, the attributes never truncated.
-fn check_masks(b: &impl PrepareRepFields, o2: usize) -> Result<(), DecodeError> {
-    let at = |field, rel| At::new(REP, field, o2 + rel);
+fn check_masks(b: &MdCreatePrepareRepRaw<impl ByteOrder>, o2: usize) -> Result<(), DecodeError> {
     let (valid, truncated) = (b.valid(), b.truncated());
-    for (mask, field, rel) in [
-        (valid, "mcpp_valid", rep_off::VALID),
-        (truncated, "mcpp_truncated", rep_off::TRUNCATED),
-    ] {
-        if mask.reserved() != 0 {
-            return Err(err(
-                at(field, rel),
-                ErrorKind::ReservedResultBits {
-                    bits: mask.reserved(),
-                },
-            ));
-        }
+    let reserved = |mask: ResultMask| ErrorKind::ReservedResultBits {
+        bits: mask.reserved(),
+    };
+    if valid.reserved() != 0 {
+        return Err(err(rep::mcpp_valid.at(o2), reserved(valid)));
+    }
+    if truncated.reserved() != 0 {
+        return Err(err(rep::mcpp_truncated.at(o2), reserved(truncated)));
     }
     let both = ResultMask(valid.0 & truncated.0);
     if !both.is_empty() {
         return Err(err(
-            at("mcpp_valid", rep_off::VALID),
+            rep::mcpp_valid.at(o2),
             ErrorKind::ValidAndTruncated { both },
         ));
     }
     if truncated.has(MliBuf::Pattr) {
         return Err(err(
-            at("mcpp_truncated", rep_off::TRUNCATED),
+            rep::mcpp_truncated.at(o2),
             ErrorKind::PattrTruncated {
-                size: b.buf_size(MliBuf::Pattr.index()),
+                size: b.buf_size()[MliBuf::Pattr.index()],
             },
         ));
     }
