@@ -3,11 +3,8 @@
 
 use super::ResultMask;
 use crate::limits::{MLI_BUF_MAX, PREPARE_REP_SIZE, PREPARE_REQ_SIZE};
-use crate::wire::raw::LuFidRaw;
+use crate::wire::LuFid;
 use crate::wire::table::wire_struct;
-use crate::wire::{LuFid, WireStruct, check_layout};
-use zerocopy::byteorder::{U32, U64};
-use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
 
 wire_flags! {
     /// `mcpr_flags`.
@@ -35,136 +32,31 @@ wire_flags! {
     }
 }
 
-/// `struct md_create_prepare_req`.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct MdCreatePrepareReqRaw<O: ByteOrder> {
-    pub mcpr_fid: LuFidRaw<O>,
-    pub mcpr_flags: U32<O>,
-    pub mcpr_fsuid: U32<O>,
-    pub mcpr_fsgid: U32<O>,
-    pub mcpr_umask: U32<O>,
-    pub mcpr_cap: U64<O>,
-    pub mcpr_child_mode: U32<O>,
-    pub mcpr_padding0: U32<O>,
-    pub mcpr_buf_limit: [U32<O>; MLI_BUF_MAX],
-    pub mcpr_padding1: U64<O>,
-}
-check_layout!(MdCreatePrepareReqRaw<LittleEndian>, 80;
-    mcpr_fid @ 0, mcpr_flags @ 16, mcpr_fsuid @ 20, mcpr_fsgid @ 24, mcpr_umask @ 28,
-    mcpr_cap @ 32, mcpr_child_mode @ 40, mcpr_padding0 @ 44, mcpr_buf_limit @ 48,
-    mcpr_padding1 @ 72);
-
-/// Offsets of `md_create_prepare_req` fields, for error positions and the C header.
-pub mod req_off {
-    #![allow(missing_docs)]
-    pub const FID: usize = 0;
-    pub const FLAGS: usize = 16;
-    pub const FSUID: usize = 20;
-    pub const FSGID: usize = 24;
-    pub const UMASK: usize = 28;
-    pub const CAP: usize = 32;
-    pub const CHILD_MODE: usize = 40;
-    pub const BUF_LIMIT: usize = 48;
-}
-
-/// The request body of a prepare intent: who asks, about what, and how much they accept back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct MdCreatePrepareReq {
-    /// `mcpr_fid`: the parent (entry mode) or the object (object mode); the lock's FID.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fid"))]
-    pub fid: LuFid,
-    /// `mcpr_flags`; unknown bits are kept.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_flags"))]
-    pub flags: McprFlags,
-    /// `mcpr_fsuid`, already mapped.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsuid"))]
-    pub fsuid: u32,
-    /// `mcpr_fsgid`.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsgid"))]
-    pub fsgid: u32,
-    /// `mcpr_umask` (bits 0o777 only).
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_umask"))]
-    pub umask: u32,
-    /// `mcpr_cap`: bit n is capability n.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "mcpr_cap", with = "crate::json::ints::hex")
-    )]
-    pub cap: u64,
-    /// `mcpr_child_mode`: create's requested mode with S_IFMT, before umask; else 0.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_child_mode"))]
-    pub child_mode: u32,
-    /// `mcpr_buf_limit[MLI_BUF_MAX]`: most bytes accepted per result, 0 = not requested.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_buf_limit"))]
-    pub buf_limit: [u32; MLI_BUF_MAX],
-}
-
-/// The fields of a request body that the rules read, from a value or straight from the
-/// received bytes (see [`LockDescFields`](crate::wire::LockDescFields)).
-pub(crate) trait PrepareReqFields {
-    fn fid(&self) -> LuFid;
-    fn flags(&self) -> McprFlags;
-    fn umask(&self) -> u32;
-    fn child_mode(&self) -> u32;
-    fn buf_limit(&self) -> [u32; MLI_BUF_MAX];
-    /// True in object mode (`MCPR_NO_LOOKUP`).
-    #[inline(always)]
-    fn object_mode(&self) -> bool {
-        self.flags().contains(McprFlags::NO_LOOKUP)
-    }
-}
-
-impl PrepareReqFields for MdCreatePrepareReq {
-    #[inline(always)]
-    fn fid(&self) -> LuFid {
-        self.fid
-    }
-    #[inline(always)]
-    fn flags(&self) -> McprFlags {
-        self.flags
-    }
-    #[inline(always)]
-    fn umask(&self) -> u32 {
-        self.umask
-    }
-    #[inline(always)]
-    fn child_mode(&self) -> u32 {
-        self.child_mode
-    }
-    #[inline(always)]
-    fn buf_limit(&self) -> [u32; MLI_BUF_MAX] {
-        self.buf_limit
-    }
-}
-
-impl<O: ByteOrder> PrepareReqFields for MdCreatePrepareReqRaw<O> {
-    #[inline(always)]
-    fn fid(&self) -> LuFid {
-        LuFid::from_raw(&self.mcpr_fid)
-    }
-    #[inline(always)]
-    fn flags(&self) -> McprFlags {
-        McprFlags(self.mcpr_flags.get())
-    }
-    #[inline(always)]
-    fn umask(&self) -> u32 {
-        self.mcpr_umask.get()
-    }
-    #[inline(always)]
-    fn child_mode(&self) -> u32 {
-        self.mcpr_child_mode.get()
-    }
-    #[inline(always)]
-    fn buf_limit(&self) -> [u32; MLI_BUF_MAX] {
-        self.mcpr_buf_limit.map(|v| v.get())
+wire_struct! {
+    /// The request body of a prepare intent: who asks, about what, and how much they accept
+    /// back. Unknown `mcpr_flags` bits are kept.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct MdCreatePrepareReq;
+    /// `struct md_create_prepare_req`.
+    raw MdCreatePrepareReqRaw;
+    c md_create_prepare_req[PREPARE_REQ_SIZE]
+        "Request buffer 3 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 5).\n * Sent in the sender's byte order (lm_magic tells the receiver).";
+    impl WireStruct;
+    members {
+        0 struct LuFid mcpr_fid => fid,
+            "parent (entry mode) or object (object mode); the lock's FID";
+        16 __u32 mcpr_flags => flags: McprFlags, "MCPR_*";
+        20 __u32 mcpr_fsuid => fsuid, "caller's fsuid, already mapped";
+        24 __u32 mcpr_fsgid => fsgid, "caller's fsgid";
+        28 __u32 mcpr_umask => umask, "only bits 0777";
+        32 __u64 mcpr_cap => cap, "effective capabilities, bit n = capability n"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
+        40 __u32 mcpr_child_mode => child_mode, "create: mode with S_IFMT before umask; else 0";
+        44 __u32 mcpr_padding0 => _, "zero";
+        48 __u32 mcpr_buf_limit[MLI_BUF_MAX] => buf_limit,
+            "bytes accepted per result, 0 = not requested";
+        72 __u64 mcpr_padding1 => _, "zero";
     }
 }
 
@@ -177,40 +69,6 @@ impl MdCreatePrepareReq {
     /// True in object mode (`MCPR_NO_LOOKUP`).
     pub const fn object_mode(&self) -> bool {
         self.flags.contains(McprFlags::NO_LOOKUP)
-    }
-}
-
-impl WireStruct for MdCreatePrepareReq {
-    const NAME: &'static str = "md_create_prepare_req";
-    const SIZE: usize = PREPARE_REQ_SIZE;
-    type Raw<O: ByteOrder> = MdCreatePrepareReqRaw<O>;
-
-    fn from_raw<O: ByteOrder>(r: &MdCreatePrepareReqRaw<O>) -> Self {
-        MdCreatePrepareReq {
-            fid: LuFid::from_raw(&r.mcpr_fid),
-            flags: McprFlags(r.mcpr_flags.get()),
-            fsuid: r.mcpr_fsuid.get(),
-            fsgid: r.mcpr_fsgid.get(),
-            umask: r.mcpr_umask.get(),
-            cap: r.mcpr_cap.get(),
-            child_mode: r.mcpr_child_mode.get(),
-            buf_limit: r.mcpr_buf_limit.map(|v| v.get()),
-        }
-    }
-
-    fn to_raw<O: ByteOrder>(&self) -> MdCreatePrepareReqRaw<O> {
-        MdCreatePrepareReqRaw {
-            mcpr_fid: self.fid.to_raw(),
-            mcpr_flags: U32::new(self.flags.0),
-            mcpr_fsuid: U32::new(self.fsuid),
-            mcpr_fsgid: U32::new(self.fsgid),
-            mcpr_umask: U32::new(self.umask),
-            mcpr_cap: U64::new(self.cap),
-            mcpr_child_mode: U32::new(self.child_mode),
-            mcpr_padding0: U32::ZERO,
-            mcpr_buf_limit: self.buf_limit.map(U32::new),
-            mcpr_padding1: U64::ZERO,
-        }
     }
 }
 
@@ -242,12 +100,11 @@ wire_struct! {
 
 #[cfg(test)]
 mod tests {
-    //! The decoder's rules read the received structs in place; the encoder's read the values.
-    //! Both readings must give every field the same value, in either byte order.
     use super::*;
+    use crate::wire::layout::Layout;
     use crate::wire::raw::{LdlmLockDescRaw, LdlmReplyRaw};
-    use crate::wire::{LdlmLockDesc, LdlmReply, LdlmReplyFields, LockDescFields};
-    use zerocopy::BigEndian;
+    use crate::wire::{LdlmLockDesc, LdlmReply, LdlmReplyFields, LockDescFields, WireStruct};
+    use zerocopy::{BigEndian, ByteOrder, FromBytes, IntoBytes, LittleEndian};
 
     /// Distinct, deterministic bytes (xorshift), so that a field read from the wrong place
     /// differs from the right one.
@@ -261,6 +118,22 @@ mod tests {
         })
     }
 
+    /// Converted to its value and back, a structure's bytes come out as they went in, but for
+    /// its padding (none is embedded in these two), which is written as zero.
+    fn round_trips<T: WireStruct, O: ByteOrder>(bytes: &[u8], layout: &Layout) {
+        let raw = T::Raw::<O>::ref_from_prefix(bytes).expect("long enough").0;
+        let mut want = bytes[..T::SIZE].to_vec();
+        for f in layout.fields.iter().filter(|f| f.rust.is_none()) {
+            want[f.offset..f.offset + f.size].fill(0);
+        }
+        assert_eq!(
+            T::from_raw(raw).to_raw::<O>().as_bytes(),
+            &want[..],
+            "{}",
+            T::NAME
+        );
+    }
+
     fn desc_fields(d: &impl LockDescFields) -> (u32, [u64; 4], u32, u32, u64) {
         (
             d.lr_type().0,
@@ -271,26 +144,9 @@ mod tests {
         )
     }
 
-    fn req_fields(b: &impl PrepareReqFields) -> (LuFid, u32, u32, u32, [u32; 6], bool) {
-        let f = b.flags();
-        (
-            b.fid(),
-            f.0,
-            b.umask(),
-            b.child_mode(),
-            b.buf_limit(),
-            b.object_mode(),
-        )
-    }
-
     fn in_place_is_converted<O: ByteOrder>(bytes: &[u8; 112]) {
-        let req = MdCreatePrepareReqRaw::<O>::ref_from_prefix(bytes)
-            .unwrap()
-            .0;
-        assert_eq!(
-            req_fields(req),
-            req_fields(&MdCreatePrepareReq::from_raw(req))
-        );
+        round_trips::<MdCreatePrepareReq, O>(bytes, MdCreatePrepareReq::LAYOUT);
+        round_trips::<MdCreatePrepareRep, O>(bytes, MdCreatePrepareRep::LAYOUT);
         let desc = LdlmLockDescRaw::<O>::ref_from_prefix(bytes).unwrap().0;
         assert_eq!(
             desc_fields(desc),
@@ -315,12 +171,13 @@ mod tests {
             in_place_is_converted::<LittleEndian>(&bytes);
             in_place_is_converted::<BigEndian>(&bytes);
         }
-        // A known field at a known place: mcpp_status is the first four bytes.
+        // Known members at known places, in either order.
         let mut b = [0u8; 112];
         b[..4].copy_from_slice(&(-17i32).to_le_bytes());
-        let rep = MdCreatePrepareRepRaw::<LittleEndian>::ref_from_prefix(&b[..])
-            .unwrap()
-            .0;
-        assert_eq!(rep.status(), -17);
+        b[48..52].copy_from_slice(&216u32.to_be_bytes());
+        let rep = MdCreatePrepareRepRaw::<LittleEndian>::ref_from_prefix(&b[..]);
+        assert_eq!(rep.unwrap().0.status(), -17);
+        let req = MdCreatePrepareReqRaw::<BigEndian>::ref_from_prefix(&b[..]);
+        assert_eq!(req.unwrap().0.buf_limit()[0], 216);
     }
 }

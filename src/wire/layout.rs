@@ -21,10 +21,14 @@
 pub use super::table::{ArrayLen, Field, FieldAt, FieldType, Layout};
 
 pub use super::fid::lu_fid;
-pub use crate::intent::body::md_create_prepare_rep;
+pub use crate::intent::body::{md_create_prepare_rep, md_create_prepare_req};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
-pub const ALL: &[&Layout] = &[lu_fid::LAYOUT, md_create_prepare_rep::LAYOUT];
+pub const ALL: &[&Layout] = &[
+    lu_fid::LAYOUT,
+    md_create_prepare_req::LAYOUT,
+    md_create_prepare_rep::LAYOUT,
+];
 
 #[cfg(test)]
 mod tests {

@@ -10,9 +10,8 @@
 //! | 4 | entry name with its NUL, or empty in object mode |
 //! | 5 | supplementary groups, u32 each |
 
-#[cfg(feature = "arbitrary")]
 use super::McprFlags;
-use super::body::{PrepareReqFields, req_off};
+use super::body::{MdCreatePrepareReqRaw, md_create_prepare_req as req};
 use super::message::{Expect, PB_TIMEOUT, PtlrpcHead, check_type};
 use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
@@ -24,7 +23,6 @@ use crate::limits::{
     XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::LockDescFields;
 use crate::wire::msg::{
     MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
 };
@@ -33,16 +31,8 @@ use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
     MsgHeader, PtlrpcBody, PtlrpcMsgType,
 };
-
-pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
-    "mcpr_buf_limit[0]",
-    "mcpr_buf_limit[1]",
-    "mcpr_buf_limit[2]",
-    "mcpr_buf_limit[3]",
-    "mcpr_buf_limit[4]",
-    "mcpr_buf_limit[5]",
-];
-const REQ: &str = "md_create_prepare_req";
+use crate::wire::{LockDescFields, WireStruct};
+use zerocopy::{ByteOrder, LittleEndian};
 
 /// Size of the reply a request with these limits may receive: 9 buffers, result i at its limit.
 #[inline]
@@ -58,8 +48,9 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
 }
 
 /// The facts the request rules look at, gathered from a view (the lock description and the
-/// body are the received structs, read in place) or from a value.
-struct Facts<'x, D, B> {
+/// body are the received structs, read in place) or from a value (its body converted to the
+/// raw layout first).
+struct Facts<'x, D, O: ByteOrder> {
     /// `lm_secflvr`, `lm_repsize` and `lm_flags`.
     header: &'x MsgHeader,
     /// `pb_timeout`.
@@ -68,7 +59,7 @@ struct Facts<'x, D, B> {
     lock_flags: LdlmFlags,
     lock_desc: &'x D,
     opc: IntentOpc,
-    body: &'x B,
+    body: &'x MdCreatePrepareReqRaw<O>,
     name_len: usize,
     /// Where the buffers lie (the offsets only name an error's place).
     spans: &'x [Span; REQUEST_BUFCOUNT],
@@ -137,9 +128,7 @@ fn bad_mode(structure: &'static str, field: &'static str, at: usize, m: LockMode
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
 #[inline(always)]
-fn check<D: LockDescFields, B: PrepareReqFields>(
-    f: &Facts<'_, D, B>,
-) -> Result<Operation, DecodeError> {
+fn check<D: LockDescFields, O: ByteOrder>(f: &Facts<'_, D, O>) -> Result<Operation, DecodeError> {
     check_type(
         f.ptlrpc.msg_type,
         f.spans[0].start() as usize,
@@ -156,8 +145,8 @@ fn check<D: LockDescFields, B: PrepareReqFields>(
 /// the framing and the reply rules last changed, the same inlining cost 18 instructions and
 /// 13 % of the time (`docs/performance.md`): measure again when the code around it changes.
 #[inline(always)]
-fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
-    f: &Facts<'_, D, B>,
+fn check_after_type<D: LockDescFields, O: ByteOrder>(
+    f: &Facts<'_, D, O>,
 ) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.spans.map(|s| s.start() as usize);
     if let Some((index, len)) = f.past_last {
@@ -229,24 +218,24 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let fid = b.fid();
     if fid != resource {
         return Err(DecodeError::new(
-            At::new(REQ, "mcpr_fid", o3 + req_off::FID),
+            req::mcpr_fid.at(o3),
             ErrorKind::FidNotResource { fid, resource },
         ));
     }
     let umask = b.umask();
     if umask & !0o777 != 0 {
         return Err(DecodeError::new(
-            At::new(REQ, "mcpr_umask", o3 + req_off::UMASK),
+            req::mcpr_umask.at(o3),
             ErrorKind::ForbiddenBits {
                 got: umask.into(),
                 forbidden: (umask & !0o777).into(),
             },
         ));
     }
-    if b.object_mode() {
+    if b.flags().contains(McprFlags::NO_LOOKUP) {
         if op != Operation::Rename {
             return Err(DecodeError::new(
-                At::new(REQ, "mcpr_flags", o3 + req_off::FLAGS),
+                req::mcpr_flags.at(o3),
                 ErrorKind::ObjectModeNotRename { op: op.opc_name() },
             ));
         }
@@ -262,7 +251,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
             ErrorKind::MissingName { op: op.opc_name() },
         ));
     }
-    let mode_at = At::new(REQ, "mcpr_child_mode", o3 + req_off::CHILD_MODE);
+    let mode_at = req::mcpr_child_mode.at(o3);
     let child_mode = b.child_mode();
     match op {
         Operation::Create if !mode::is_valid_type(child_mode) => {
@@ -334,7 +323,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
 /// [`XATTR_SIZE_MAX`], or a PATTR limit below an `mdt_body` (W5.13).
 #[cold]
 fn limit_error(limits: &[u32; MLI_BUF_MAX], o3: usize) -> DecodeError {
-    let at = |i: usize| At::new(REQ, BUF_LIMIT_FIELDS[i], o3 + req_off::BUF_LIMIT + 4 * i);
+    let at = |i: usize| req::mcpr_buf_limit.element(i).at(o3);
     for (i, &limit) in limits.iter().enumerate() {
         if limit as usize > XATTR_SIZE_MAX {
             return DecodeError::new(
@@ -472,6 +461,8 @@ impl PrepareRequest {
                 },
             ));
         }
+        // The rules read the raw layout, as a decoder does.
+        let body = self.body.to_raw::<LittleEndian>();
         check(&Facts {
             header: &self.header,
             timeout: self.ptlrpc.timeout,
@@ -479,7 +470,7 @@ impl PrepareRequest {
             lock_flags: self.ldlm.lock_flags,
             lock_desc: &self.ldlm.lock_desc,
             opc: self.opc,
-            body: &self.body,
+            body: &body,
             name_len: lens[4] as usize,
             spans: &spans,
             past_last: None,

@@ -1,6 +1,6 @@
 //! The validated, lazy view of a received prepare request ([`RequestView`]).
 
-use super::{Facts, REQ, check_after_type};
+use super::{Facts, check_after_type};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
@@ -10,7 +10,7 @@ use crate::intent::reply::ReplyContext;
 use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
-use crate::limits::{LDLM_INTENT_SIZE, PREPARE_REQ_SIZE, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
+use crate::limits::{LDLM_INTENT_SIZE, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
 use crate::wire::msg::{Frame, Span};
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
@@ -34,7 +34,7 @@ pub struct RequestView<'a> {
     op: Operation,
     ptlrpc: Span,
     ldlm: Span,
-    /// Start of buffer 3; the body is at least [`PREPARE_REQ_SIZE`] bytes.
+    /// Start of buffer 3; the body is at least `md_create_prepare_req`'s size.
     body: u32,
     name: Option<&'a [u8]>,
     groups: GroupsView<'a>,
@@ -139,10 +139,10 @@ impl<'a> RequestView<'a> {
         let body_buf = buf(3);
         let Ok((body, _)) = MdCreatePrepareReqRaw::<O>::ref_from_prefix(body_buf) else {
             return Err(DecodeError::too_short(
-                REQ,
+                MdCreatePrepareReq::NAME,
                 off[3],
                 body_buf.len(),
-                PREPARE_REQ_SIZE,
+                MdCreatePrepareReq::SIZE,
             ));
         };
         let name_buf = buf(4);
