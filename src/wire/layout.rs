@@ -20,12 +20,17 @@
 
 pub use super::table::{ArrayLen, Field, FieldAt, FieldType, Layout};
 
+use super::LustreHandle;
+
 pub use super::fid::lu_fid;
+pub use super::mdt_body::mdt_body;
 pub use crate::intent::body::{md_create_prepare_rep, md_create_prepare_req};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
 pub const ALL: &[&Layout] = &[
     lu_fid::LAYOUT,
+    LustreHandle::LAYOUT,
+    mdt_body::LAYOUT,
     md_create_prepare_req::LAYOUT,
     md_create_prepare_rep::LAYOUT,
 ];

@@ -916,7 +916,7 @@ macro_rules! wire_struct {
         #[doc = concat!("`", stringify!($name), "` as its value.")]
         #[inline(always)]
         pub fn $rust(&self) -> $vty {
-            <$vty as $crate::wire::table::WireStruct>::from_raw(&self.$name)
+            <$vty as $crate::wire::table::WireStruct>::from_raw::<O>(&self.$name)
         }
     };
 

@@ -8,6 +8,7 @@ pub use enqueue::{LdlmIntent, LdlmIntentRaw, LdlmReply, LdlmReplyRaw, LdlmReques
 pub(crate) use enqueue::{LdlmReplyFields, LdlmRequestHead};
 pub use enqueue::{LdlmRequestRaw, LockHandles};
 
+use super::table::{Field, FieldType, Layout};
 use super::{LuFid, WireStruct, check_layout};
 use core::fmt;
 use zerocopy::byteorder::{U32, U64};
@@ -28,6 +29,43 @@ impl LustreHandle {
     pub const fn to_bytes(self) -> [u8; 8] {
         self.0.to_le_bytes()
     }
+}
+
+/// `struct lustre_handle`: its raw layout is the 8 bytes themselves, the same in either byte
+/// order (Lustre never swabs a handle).
+impl WireStruct for LustreHandle {
+    const NAME: &'static str = Self::LAYOUT.name;
+    const SIZE: usize = Self::LAYOUT.size;
+    type Raw<O: ByteOrder> = [u8; 8];
+
+    #[inline(always)]
+    fn from_raw<O: ByteOrder>(raw: &[u8; 8]) -> Self {
+        Self::from_bytes(*raw)
+    }
+
+    #[inline(always)]
+    fn to_raw<O: ByteOrder>(&self) -> [u8; 8] {
+        self.to_bytes()
+    }
+}
+
+impl LustreHandle {
+    /// `struct lustre_handle`: one opaque 64-bit cookie.
+    pub const LAYOUT: &'static Layout = &Layout {
+        name: "lustre_handle",
+        size: 8,
+        doc: "An opaque handle (lustre_idl.h), never byte-swapped.",
+        fields: &[Field {
+            name: "cookie",
+            rust: Some("0"),
+            offset: 0,
+            size: 8,
+            ty: FieldType::U64,
+            array: None,
+            names: None,
+            doc: "the handle, read as little-endian whatever the message's order",
+        }],
+    };
 }
 
 impl fmt::Debug for LustreHandle {
