@@ -18,24 +18,18 @@ use super::{ReplyView, RequestView};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::EncodeError;
-use crate::error::{At, DecodeError, ErrorKind};
+use crate::error::{DecodeError, ErrorKind};
 use crate::limits::PTLRPC_BODY_V2_SIZE;
+use crate::wire::layout::ptlrpc_body as pb;
 use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
 use zerocopy::byteorder::U32;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
-/// Offsets of `pb_type`, `pb_version`, `pb_opc` and `pb_status` in `ptlrpc_body`.
-const PB_TYPE: usize = 8;
-const PB_VERSION: usize = 12;
-const PB_OPC: usize = 16;
-const PB_STATUS: usize = 20;
-/// Offset of `pb_timeout` (a request's deadline, W5.16).
-pub(crate) const PB_TIMEOUT: usize = 68;
-
 /// `pb_timeout` of a buffer 0 that [`PtlrpcHead::check_in`] accepted (152 bytes at least).
 #[inline(always)]
 pub(crate) fn pb_timeout_in<O: ByteOrder>(b0: &[u8]) -> u32 {
-    match b0.get(PB_TIMEOUT..PB_TIMEOUT + 4) {
+    const AT: usize = pb::pb_timeout.offset;
+    match b0.get(AT..AT + 4) {
         Some(&[a, b, c, d]) => U32::<O>::from_bytes([a, b, c, d]).get(),
         _ => 0,
     }
@@ -81,11 +75,11 @@ impl PtlrpcHead {
             U32::<O>::from_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]).get()
         };
         Ok(PtlrpcHead {
-            msg_type: PtlrpcMsgType(word(PB_TYPE)),
-            version: word(PB_VERSION),
-            opc: word(PB_OPC),
+            msg_type: PtlrpcMsgType(word(pb::pb_type.offset)),
+            version: word(pb::pb_version.offset),
+            opc: word(pb::pb_opc.offset),
             // pb_status is an __s32 on the wire.
-            status: word(PB_STATUS) as i32,
+            status: word(pb::pb_status.offset) as i32,
         })
     }
 }
@@ -110,7 +104,7 @@ pub(crate) fn check_type(t: PtlrpcMsgType, o0: usize, expect: Expect) -> Result<
 
 fn wrong_type(t: PtlrpcMsgType, o0: usize, expected: &'static str) -> DecodeError {
     DecodeError::new(
-        At::new("ptlrpc_body", "pb_type", o0 + PB_TYPE),
+        pb::pb_type.at(o0),
         ErrorKind::WrongMessageType { got: t.0, expected },
     )
 }

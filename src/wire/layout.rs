@@ -24,6 +24,7 @@ use super::LustreHandle;
 
 pub use super::fid::lu_fid;
 pub use super::mdt_body::mdt_body;
+pub use super::ptlrpc::ptlrpc_body;
 pub use crate::intent::body::{md_create_prepare_rep, md_create_prepare_req};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
@@ -31,6 +32,7 @@ pub const ALL: &[&Layout] = &[
     lu_fid::LAYOUT,
     LustreHandle::LAYOUT,
     mdt_body::LAYOUT,
+    ptlrpc_body::LAYOUT,
     md_create_prepare_req::LAYOUT,
     md_create_prepare_rep::LAYOUT,
 ];

@@ -353,7 +353,6 @@ pub(crate) fn put_struct<T: WireStruct, W: Out + ?Sized>(v: &T, order: Endian, o
 
 /// A value field that holds a `__u8` array whole: the bytes themselves, or `None` for an
 /// absent one (a v2 `ptlrpc_body` has no job id; it is written as zeros).
-#[allow(dead_code)] // for ptlrpc_body's job id, next
 pub(crate) trait ByteField<const N: usize>: Sized {
     fn from_bytes(b: [u8; N]) -> Self;
     fn to_bytes(&self) -> [u8; N];

@@ -173,7 +173,8 @@ pub(super) struct Copied<'x> {
 }
 
 /// Byte ranges of the fixed structures that the canonical form writes as zeros.
-const PTLRPC_ZEROS: [(usize, usize); 2] = [(34, 2), (128, 16)]; // pb_padding0, pb_padding64_*
+const PTLRPC_ZEROS: [(usize, usize); PTLRPC.padding_count()] = PTLRPC.padding();
+const PTLRPC: &Layout = PtlrpcBody::LAYOUT;
 const LDLM_ZEROS: [(usize, usize); 3] = [(4, 4), (12, 4), (80, 4)]; // lock_padding, lr_pad, li_padding
 const REP_ZEROS: [(usize, usize); REP_LAYOUT.padding_count()] = REP_LAYOUT.padding();
 const REP_LAYOUT: &Layout = MdCreatePrepareRep::LAYOUT;

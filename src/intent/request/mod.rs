@@ -12,7 +12,7 @@
 
 use super::McprFlags;
 use super::body::{MdCreatePrepareReqRaw, md_create_prepare_req as req};
-use super::message::{Expect, PB_TIMEOUT, PtlrpcHead, check_type};
+use super::message::{Expect, PtlrpcHead, check_type};
 use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
@@ -23,6 +23,7 @@ use crate::limits::{
     XATTR_SIZE_MAX,
 };
 use crate::mode;
+use crate::wire::layout::ptlrpc_body as pb;
 use crate::wire::msg::{
     MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
 };
@@ -156,14 +157,14 @@ fn check_after_type<D: LockDescFields, O: ByteOrder>(
     let p = f.ptlrpc;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(DecodeError::wrong_value(
-            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            pb::pb_version.at(o0),
             p.version.into(),
             LUSTRE_DLM_MSG_VERSION.into(),
         ));
     }
     if p.opc != LDLM_ENQUEUE {
         return Err(DecodeError::wrong_value(
-            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            pb::pb_opc.at(o0),
             p.opc.into(),
             LDLM_ENQUEUE.into(),
         ));
@@ -312,7 +313,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
     }
     if h.flags & MSGHDR_AT_SUPPORT != 0 && timeout == 0 {
         return Err(DecodeError::new(
-            At::new("ptlrpc_body", "pb_timeout", o0 + PB_TIMEOUT),
+            pb::pb_timeout.at(o0),
             ErrorKind::ZeroTimeout,
         ));
     }

@@ -10,6 +10,7 @@ use crate::intent::request::{check_lock, past_last_error};
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
 use crate::mode;
+use crate::wire::layout::ptlrpc_body as pb;
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::{DispFlags, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
@@ -106,7 +107,7 @@ pub(super) fn check_type_and_status(p: &PtlrpcHead, o0: usize) -> Result<(), Dec
 fn check_status(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     if p.msg_type == PtlrpcMsgType::ERR || p.status != 0 {
         return Err(err(
-            At::new("ptlrpc_body", "pb_status", o0 + 20),
+            pb::pb_status.at(o0),
             ErrorKind::EnqueueFailed {
                 status: p.status,
                 errno: ErrnoName::of_status(p.status),
@@ -213,7 +214,7 @@ fn check_flavour(secflvr: u32) -> Result<(), DecodeError> {
 fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     if p.version & !LUSTRE_VERSION_MASK != PTLRPC_MSG_VERSION {
         return Err(DecodeError::new(
-            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            pb::pb_version.at(o0),
             ErrorKind::WrongMsgVersion {
                 got: p.version,
                 expected: PTLRPC_MSG_VERSION,
@@ -222,7 +223,7 @@ fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     }
     if p.opc != LDLM_ENQUEUE {
         return Err(DecodeError::wrong_value(
-            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            pb::pb_opc.at(o0),
             p.opc.into(),
             LDLM_ENQUEUE.into(),
         ));
