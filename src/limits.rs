@@ -35,6 +35,8 @@ pub const PTLRPC_NUM_VERSIONS: usize = 4;
 
 // ---- LDLM (WIRE.md §3) ----
 
+/// Words of an LDLM resource name (`RES_NAME_SIZE`).
+pub const RES_NAME_SIZE: usize = 4;
 /// `sizeof(struct ldlm_request)` without handles.
 pub const LDLM_REQUEST_FIXED: usize = 88;
 /// Handles an `ldlm_request` always carries on the wire (`LDLM_LOCKREQ_HANDLES`).

@@ -17,11 +17,11 @@ pub(crate) mod ptlrpc;
 pub(crate) mod table;
 
 pub use fid::{FidParseError, LuFid};
+pub(crate) use ldlm::LdlmRequestHead;
 pub use ldlm::{
-    DispFlags, InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
+    DispFlags, InodeBits, IntentOpc, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
     LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LustreHandle,
 };
-pub(crate) use ldlm::{LdlmReplyFields, LdlmRequestHead, LockDescFields};
 pub use mdt_body::{MdtBody, MdtValid};
 pub use msg::{
     BufLens, FLVR_POLICY_MASK, LUSTRE_MSG_MAGIC_V2, LUSTRE_MSG_MAGIC_V2_SWABBED, MSGHDR_AT_SUPPORT,

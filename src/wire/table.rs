@@ -387,7 +387,6 @@ impl<const N: usize> ByteField<N> for Option<[u8; N]> {
 
 /// `a` then `sep` then `b`, as the bytes of a `&str` of length `LEN`.
 #[doc(hidden)]
-#[allow(dead_code)] // for the LDLM structures' paths, next
 pub const fn join_bytes<const LEN: usize>(a: &str, sep: &str, b: &str) -> [u8; LEN] {
     let mut out = [0u8; LEN];
     let mut at = 0;
@@ -478,7 +477,6 @@ pub(crate) use element_names;
 /// The [`FieldAt`] of a member of an embedded structure, seen from the outermost one:
 /// `member_at!(ldlm_reply::lock_desc, ldlm_lock_desc::l_granted_mode)` is
 /// `ldlm_reply.lock_desc.l_granted_mode` at the sum of the offsets. A constant expression.
-#[allow(unused_macros)] // for the LDLM structures' paths, next
 macro_rules! member_at {
     ($outer:expr, $inner:expr) => {{
         const OUTER: $crate::wire::table::FieldAt = $outer;
@@ -501,7 +499,6 @@ macro_rules! member_at {
         $crate::wire::table::member_at!($crate::wire::table::member_at!($outer, $inner), $($more),+)
     };
 }
-#[allow(unused_imports)]
 pub(crate) use member_at;
 
 /// Compile-time layout assertions for a raw layout written by hand (the xattr payloads):

@@ -10,7 +10,7 @@ use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::md_create_prepare_rep as rep;
 #[cfg(feature = "alloc")]
-use crate::intent::message::PtlrpcHead;
+use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf};
 use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE,
@@ -54,16 +54,17 @@ impl Wire<'_> {
         canonical_lens(self.ptlrpc.wire_len(), self.body.is_some(), &self.results)
     }
 
-    /// Every rule a decoder checks, at the offsets of the canonical layout. The rules read the
-    /// body's raw layout, as a decoder does: the value is converted first.
+    /// Every rule a decoder checks, at the offsets of the canonical layout. The rules read raw
+    /// layouts, as a decoder does: the values are converted first.
     #[cfg(feature = "alloc")]
     pub(super) fn validate(&self, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
         let (off, wire_len) = buffer_offsets(&self.lens());
         let body = self.body.map(|b| b.to_raw::<LittleEndian>());
+        let ldlm = self.ldlm.to_raw::<LittleEndian>();
         check(
             &Facts {
                 ptlrpc: &PtlrpcHead::of(self.ptlrpc),
-                ldlm: self.ldlm,
+                ldlm: &ldlm,
                 body: body.as_ref(),
                 bufs: Apart {
                     results: self.results,
@@ -175,7 +176,8 @@ pub(super) struct Copied<'x> {
 /// Byte ranges of the fixed structures that the canonical form writes as zeros.
 const PTLRPC_ZEROS: [(usize, usize); PTLRPC.padding_count()] = PTLRPC.padding();
 const PTLRPC: &Layout = PtlrpcBody::LAYOUT;
-const LDLM_ZEROS: [(usize, usize); 3] = [(4, 4), (12, 4), (80, 4)]; // lock_padding, lr_pad, li_padding
+const LDLM_ZEROS: [(usize, usize); LDLM.padding_count()] = LDLM.padding();
+const LDLM: &Layout = LdlmReply::LAYOUT;
 const REP_ZEROS: [(usize, usize); REP_LAYOUT.padding_count()] = REP_LAYOUT.padding();
 const REP_LAYOUT: &Layout = MdCreatePrepareRep::LAYOUT;
 /// `mcpp_fid`, written as zeros when it is a zero FID (W11.6).

@@ -11,9 +11,9 @@ use super::{PrepareOutcome, PrepareReply};
 use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::body::MdCreatePrepareRepRaw;
-use crate::intent::message::PtlrpcHead;
+use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
-use crate::limits::{LDLM_REPLY_SIZE, MLI_BUF_MAX, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT};
+use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT};
 use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
@@ -106,12 +106,8 @@ fn rest_in<O: ByteOrder>(
     // The fixed structures are checked where they lie, not converted into values first.
     let lbuf = spans[1].in_bytes(bytes);
     let Ok((ldlm, _)) = LdlmReplyRaw::<O>::ref_from_prefix(lbuf) else {
-        return Err(DecodeError::too_short(
-            "ldlm_reply",
-            off(1),
-            lbuf.len(),
-            LDLM_REPLY_SIZE,
-        ));
+        let (name, size) = (LdlmReply::NAME, LdlmReply::SIZE);
+        return Err(DecodeError::too_short(name, off(1), lbuf.len(), size));
     };
     let bbuf = spans[2].in_bytes(bytes);
     let body = match bbuf.len() {

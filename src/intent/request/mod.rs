@@ -12,7 +12,7 @@
 
 use super::McprFlags;
 use super::body::{MdCreatePrepareReqRaw, md_create_prepare_req as req};
-use super::message::{Expect, PtlrpcHead, check_type};
+use super::enqueue::{Expect, IN_REQUEST, PtlrpcHead, check_lock, check_type, past_last_error};
 use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
@@ -23,16 +23,17 @@ use crate::limits::{
     XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::layout::ptlrpc_body as pb;
+use crate::wire::WireStruct;
+use crate::wire::layout::{ldlm_intent, ldlm_request, ptlrpc_body as pb};
 use crate::wire::msg::{
     MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
 };
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::raw::LdlmLockDescRaw;
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
     MsgHeader, PtlrpcBody, PtlrpcMsgType,
 };
-use crate::wire::{LockDescFields, WireStruct};
 use zerocopy::{ByteOrder, LittleEndian};
 
 /// Size of the reply a request with these limits may receive: 9 buffers, result i at its limit.
@@ -51,14 +52,14 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
 /// The facts the request rules look at, gathered from a view (the lock description and the
 /// body are the received structs, read in place) or from a value (its body converted to the
 /// raw layout first).
-struct Facts<'x, D, O: ByteOrder> {
+struct Facts<'x, O: ByteOrder> {
     /// `lm_secflvr`, `lm_repsize` and `lm_flags`.
     header: &'x MsgHeader,
     /// `pb_timeout`.
     timeout: u32,
     ptlrpc: PtlrpcHead,
     lock_flags: LdlmFlags,
-    lock_desc: &'x D,
+    lock_desc: &'x LdlmLockDescRaw<O>,
     opc: IntentOpc,
     body: &'x MdCreatePrepareReqRaw<O>,
     name_len: usize,
@@ -68,68 +69,10 @@ struct Facts<'x, D, O: ByteOrder> {
     past_last: Option<(usize, usize)>,
 }
 
-/// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
-pub(crate) fn past_last_error(index: usize, len: usize, last: usize) -> DecodeError {
-    DecodeError::new(
-        At::new("lustre_msg_v2", "lm_buflens", 32 + 4 * index),
-        ErrorKind::BufferPastLast { index, len, last },
-    )
-}
-
-/// The rules every lock of this protocol obeys, in a request (`l_req_mode`) and in a reply
-/// (both modes): a FID resource (W3.1) and a client mode (W3.2). `o_desc` is the offset of
-/// `lock_desc`.
-pub(crate) fn check_lock(
-    structure: &'static str,
-    desc: &impl LockDescFields,
-    o_desc: usize,
-    granted_too: bool,
-) -> Result<(), DecodeError> {
-    let name2 = desc.resource().name[2];
-    if name2 != 0 {
-        return Err(DecodeError::new(
-            At::new(
-                structure,
-                "lock_desc.l_resource.lr_name.name[2]",
-                o_desc + 24,
-            ),
-            ErrorKind::ResourceNotFid { got: name2 },
-        ));
-    }
-    let req_mode = desc.req_mode();
-    if !req_mode.is_client_mode() {
-        return Err(bad_mode(
-            structure,
-            "lock_desc.l_req_mode",
-            o_desc + 40,
-            req_mode,
-        ));
-    }
-    let granted_mode = desc.granted_mode();
-    if granted_too && !granted_mode.is_client_mode() {
-        return Err(bad_mode(
-            structure,
-            "lock_desc.l_granted_mode",
-            o_desc + 44,
-            granted_mode,
-        ));
-    }
-    Ok(())
-}
-
-/// The error of a lock mode no client asks for (W3.2).
-#[cold]
-fn bad_mode(structure: &'static str, field: &'static str, at: usize, m: LockMode) -> DecodeError {
-    DecodeError::new(
-        At::new(structure, field, at),
-        ErrorKind::BadLockMode { got: m.0 },
-    )
-}
-
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
 #[inline(always)]
-fn check<D: LockDescFields, O: ByteOrder>(f: &Facts<'_, D, O>) -> Result<Operation, DecodeError> {
+fn check<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
     check_type(
         f.ptlrpc.msg_type,
         f.spans[0].start() as usize,
@@ -146,9 +89,7 @@ fn check<D: LockDescFields, O: ByteOrder>(f: &Facts<'_, D, O>) -> Result<Operati
 /// the framing and the reply rules last changed, the same inlining cost 18 instructions and
 /// 13 % of the time (`docs/performance.md`): measure again when the code around it changes.
 #[inline(always)]
-fn check_after_type<D: LockDescFields, O: ByteOrder>(
-    f: &Facts<'_, D, O>,
-) -> Result<Operation, DecodeError> {
+fn check_after_type<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.spans.map(|s| s.start() as usize);
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
@@ -172,7 +113,7 @@ fn check_after_type<D: LockDescFields, O: ByteOrder>(
     let (flags, desc) = (f.lock_flags, f.lock_desc);
     if !flags.contains(LdlmFlags::HAS_INTENT) {
         return Err(DecodeError::new(
-            At::new("ldlm_request", "lock_flags", o1),
+            ldlm_request::lock_flags.at(o1),
             ErrorKind::MissingBits {
                 got: flags.0.into(),
                 required: LdlmFlags::HAS_INTENT.0.into(),
@@ -182,7 +123,7 @@ fn check_after_type<D: LockDescFields, O: ByteOrder>(
     let extra = flags.0 & !LdlmFlags::PREPARE_REQ_FLAGS.0;
     if extra != 0 {
         return Err(DecodeError::new(
-            At::new("ldlm_request", "lock_flags", o1),
+            ldlm_request::lock_flags.at(o1),
             ErrorKind::ForbiddenBits {
                 got: flags.0.into(),
                 forbidden: extra.into(),
@@ -192,25 +133,25 @@ fn check_after_type<D: LockDescFields, O: ByteOrder>(
     let lr_type = desc.lr_type();
     if lr_type != LockType::IBITS {
         return Err(DecodeError::wrong_value(
-            At::new("ldlm_request", "lock_desc.l_resource.lr_type", o1 + 8),
+            IN_REQUEST.lr_type.at(o1),
             lr_type.0.into(),
-            13,
+            LockType::IBITS.0.into(),
         ));
     }
-    let bits = desc.bits();
+    let bits = desc.l_policy_data.bits();
     if !bits.contains(InodeBits::UPDATE) {
         return Err(DecodeError::new(
-            At::new("ldlm_request", "lock_desc.l_policy_data.bits", o1 + 8 + 48),
+            IN_REQUEST.bits.at(o1),
             ErrorKind::MissingBits {
                 got: bits.0,
                 required: InodeBits::UPDATE.0,
             },
         ));
     }
-    check_lock("ldlm_request", desc, o1 + 8, false)?;
+    check_lock(desc, &IN_REQUEST, o1, false)?;
     let Some(op) = Operation::of_opc(f.opc) else {
         return Err(DecodeError::new(
-            At::new("ldlm_intent", "opc", o2),
+            ldlm_intent::opc.at(o2),
             ErrorKind::UnknownIntent { got: f.opc.0 },
         ));
     };
@@ -455,21 +396,22 @@ impl PrepareRequest {
         let handles = self.ldlm.handles.as_slice().len();
         if self.ldlm.lock_count as usize > handles {
             return Err(DecodeError::new(
-                At::new("ldlm_request", "lock_count", off[1] + 4),
+                ldlm_request::lock_count.at(off[1]),
                 ErrorKind::OverLimit {
                     value: self.ldlm.lock_count.into(),
                     max: handles as u64,
                 },
             ));
         }
-        // The rules read the raw layout, as a decoder does.
+        // The rules read the raw layouts, as a decoder does.
         let body = self.body.to_raw::<LittleEndian>();
+        let lock_desc = self.ldlm.lock_desc.to_raw::<LittleEndian>();
         check(&Facts {
             header: &self.header,
             timeout: self.ptlrpc.timeout,
             ptlrpc: PtlrpcHead::of(&self.ptlrpc),
             lock_flags: self.ldlm.lock_flags,
-            lock_desc: &self.ldlm.lock_desc,
+            lock_desc: &lock_desc,
             opc: self.opc,
             body: &body,
             name_len: lens[4] as usize,

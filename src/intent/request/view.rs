@@ -4,13 +4,13 @@ use super::{Facts, check_after_type};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
-use crate::intent::message::{Expect, PtlrpcHead, check_type, pb_timeout_in};
+use crate::intent::enqueue::{Expect, PtlrpcHead, check_type, pb_timeout_in};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
-use crate::limits::{LDLM_INTENT_SIZE, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
+use crate::limits::{REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
 use crate::wire::msg::{Frame, Span};
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
@@ -130,10 +130,10 @@ impl<'a> RequestView<'a> {
         let it_buf = buf(2);
         let Some(intent) = decode_in::<LdlmIntent, O>(it_buf) else {
             return Err(DecodeError::too_short(
-                "ldlm_intent",
+                LdlmIntent::NAME,
                 off[2],
                 it_buf.len(),
-                LDLM_INTENT_SIZE,
+                LdlmIntent::SIZE,
             ));
         };
         let body_buf = buf(3);

@@ -5,28 +5,29 @@ use super::{DISPOSITIONS, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
-use crate::intent::message::{Expect, PtlrpcHead, check_type};
-use crate::intent::request::{check_lock, past_last_error};
+use crate::intent::enqueue::{
+    Expect, IN_REPLY, PtlrpcHead, check_lock, check_type, past_last_error,
+};
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
 use crate::mode;
-use crate::wire::layout::ptlrpc_body as pb;
+use crate::wire::layout::{ldlm_reply, ptlrpc_body as pb};
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
-use crate::wire::{DispFlags, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
+use crate::wire::raw::LdlmReplyRaw;
+use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
 use results::{check_payloads, check_requested, check_results};
 use zerocopy::ByteOrder;
 
 mod results;
 
-/// What the reply rules look at. `L` is `ldlm_reply`: the received struct, read in place, for
-/// the decoder; the value for the encoder. The body is always the raw layout: the received one,
-/// or the value's, converted, for the encoder.
-pub(super) struct Facts<'x, B, L, O: ByteOrder> {
+/// What the reply rules look at. `ldlm_reply` and the body are raw layouts: the received ones,
+/// read in place, for the decoder; the value's, converted, for the encoder.
+pub(super) struct Facts<'x, B, O: ByteOrder> {
     /// By reference: a copy of these four `u32`s, written one by one, would be read back with
     /// one 16-byte load that waits for the stores (a store-forwarding stall).
     pub(super) ptlrpc: &'x PtlrpcHead,
-    pub(super) ldlm: &'x L,
+    pub(super) ldlm: &'x LdlmReplyRaw<O>,
     pub(super) body: Option<&'x MdCreatePrepareRepRaw<O>>,
     /// Where the buffers lie, and results 0..6 (buffers 3..=8).
     pub(super) bufs: B,
@@ -146,8 +147,8 @@ impl Disp {
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
 /// when `ctx` is given. The order of the checks is the order of the reported errors.
 #[cfg(feature = "alloc")]
-pub(super) fn check<'x, L: LdlmReplyFields, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, L, O>,
+pub(super) fn check<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     check_type_and_status(f.ptlrpc, f.bufs.off(0))?;
@@ -163,8 +164,8 @@ pub(super) fn check<'x, L: LdlmReplyFields, O: ByteOrder>(
 /// result 390 → 323). The price is code: one copy of the rules per decoder entry point and
 /// byte order, about 5 KiB each.
 #[inline(always)]
-pub(super) fn check_after_status<'x, L: LdlmReplyFields, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, L, O>,
+pub(super) fn check_after_status<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     if let Some((index, len)) = f.past_last {
@@ -233,7 +234,7 @@ fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
 
 /// Where `lock_policy_res1` lies in a reply whose buffer 1 is at `o1`.
 fn disp_at(o1: usize) -> At {
-    At::new("ldlm_reply", "lock_policy_res1", o1 + 96)
+    ldlm_reply::lock_policy_res1.at(o1)
 }
 
 /// `ldlm_reply`: an inodebits lock granted as requested, with the dispositions of a prepare.
@@ -241,12 +242,12 @@ fn disp_at(o1: usize) -> At {
 /// of the `Result` could not forward (a stall of about 11 % of a reply decode in a
 /// `perf record -e cpu-clock` profile); inlined, it costs 5 instructions more.
 #[inline(always)]
-fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> {
-    let desc = l.lock_desc();
+fn check_ldlm(l: &LdlmReplyRaw<impl ByteOrder>, o1: usize) -> Result<Disp, DecodeError> {
+    let desc = &l.lock_desc;
     let lr_type = desc.lr_type();
     if lr_type != LockType::IBITS {
         return Err(DecodeError::wrong_value(
-            At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
+            IN_REPLY.lr_type.at(o1),
             lr_type.0.into(),
             LockType::IBITS.0.into(),
         ));
@@ -275,7 +276,7 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
     let res2 = l.policy_res2();
     if res2 != 0 {
         return Err(DecodeError::wrong_value(
-            At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
+            ldlm_reply::lock_policy_res2.at(o1),
             res2,
             0,
         ));
@@ -299,11 +300,11 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
             "DISP_LOOKUP_EXECD goes with exactly one of DISP_LOOKUP_POS/NEG",
         ));
     }
-    check_lock("ldlm_reply", desc, o1 + 8, true)?;
+    check_lock(desc, &IN_REPLY, o1, true)?;
     let (granted, req) = (desc.granted_mode(), desc.req_mode());
     if granted != req {
         return Err(err(
-            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            IN_REPLY.granted_mode.at(o1),
             ErrorKind::LockNotAsRequested {
                 got: granted.0.into(),
                 expected: req.0.into(),
@@ -319,23 +320,17 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
 }
 
 /// The lock against the request: its resource and mode, the reply space, object mode.
-fn check_granted_for<'x, L: LdlmReplyFields, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, L, O>,
+fn check_granted_for<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: &ReplyContext,
     d: &Disp,
 ) -> Result<(), DecodeError> {
     let (l, o1, disp_at, execd) = (f.ldlm, f.bufs.off(1), d.at(), d.execd);
-    let (got, want) = (l.lock_desc(), &ctx.lock);
+    let (got, want) = (&l.lock_desc, &ctx.lock);
     let resource = got.resource();
     if let Some(k) = (0..4).find(|&k| resource.name[k] != want.resource.name[k]) {
-        const NAMES: [&str; 4] = [
-            "lock_desc.l_resource.lr_name.name[0]",
-            "lock_desc.l_resource.lr_name.name[1]",
-            "lock_desc.l_resource.lr_name.name[2]",
-            "lock_desc.l_resource.lr_name.name[3]",
-        ];
         return Err(err(
-            At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
+            IN_REPLY.name.element(k).at(o1),
             ErrorKind::LockNotAsRequested {
                 got: resource.name[k],
                 expected: want.resource.name[k],
@@ -345,7 +340,7 @@ fn check_granted_for<'x, L: LdlmReplyFields, O: ByteOrder>(
     let granted = got.granted_mode();
     if granted != want.req_mode {
         return Err(err(
-            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            IN_REPLY.granted_mode.at(o1),
             ErrorKind::LockNotAsRequested {
                 got: granted.0.into(),
                 expected: want.req_mode.0.into(),
@@ -367,21 +362,28 @@ fn check_granted_for<'x, L: LdlmReplyFields, O: ByteOrder>(
     Ok(())
 }
 
-/// The empty result: no result buffer may carry anything.
-fn check_empty_result<'x, L, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, L, O>,
+/// The empty result: no result buffer may carry anything. One test of the six lengths
+/// together; only a bad reply pays for the walk that names the first buffer that has bytes.
+#[inline(always)]
+fn check_empty_result<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
 ) -> Result<(), DecodeError> {
-    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
-    // The empty result: no result buffer may carry anything.
-    if let Some(i) = (0..MLI_BUF_MAX).find(|&i| f.bufs.result_len(i) != 0) {
-        return Err(err(
-            result_at(i),
-            ErrorKind::BufferWithoutValid {
-                len: f.bufs.result_len(i),
-            },
-        ));
+    let mut any = 0;
+    for i in 0..MLI_BUF_MAX {
+        any |= f.bufs.result_len(i);
     }
-    Ok(())
+    if any == 0 {
+        return Ok(());
+    }
+    let i = (0..MLI_BUF_MAX)
+        .find(|&i| f.bufs.result_len(i) != 0)
+        .unwrap_or(0);
+    Err(err(
+        At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i)),
+        ErrorKind::BufferWithoutValid {
+            len: f.bufs.result_len(i),
+        },
+    ))
 }
 
 /// The request's flags: known ones only, and no lookup in object mode.

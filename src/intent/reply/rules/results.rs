@@ -44,8 +44,8 @@ pub(super) fn check_requested(
 
 /// Each result buffer against its bits, its size field and its limit.
 #[inline(always)]
-pub(super) fn check_results<'x, L, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, L, O>,
+pub(super) fn check_results<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     b: &MdCreatePrepareRepRaw<O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
@@ -96,8 +96,8 @@ pub(super) fn check_results<'x, L, O: ByteOrder>(
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
 #[inline(always)]
-pub(super) fn check_payloads<'x, L, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, L, O>,
+pub(super) fn check_payloads<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     valid: ResultMask,
 ) -> Result<(), DecodeError> {
     // The kinds with a payload rule; a reply with none of them valid (an error, a lookup only)
