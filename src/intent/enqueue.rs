@@ -6,9 +6,10 @@
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::PTLRPC_BODY_V2_SIZE;
 use crate::wire::layout::{
-    FieldAt, ldlm_inodebits, ldlm_lock_desc, ldlm_reply, ldlm_request, ldlm_res_id,
+    FieldAt, ldlm_inodebits, ldlm_lock_desc, ldlm_reply, ldlm_request, ldlm_res_id, lustre_msg_v2,
     ptlrpc_body as pb,
 };
+use crate::wire::msg::buflen_offset;
 use crate::wire::raw::LdlmLockDescRaw;
 use crate::wire::table::member_at;
 use crate::wire::{LockMode, PtlrpcBody, PtlrpcMsgType};
@@ -101,10 +102,12 @@ pub(crate) fn wrong_type(t: PtlrpcMsgType, o0: usize, expected: &'static str) ->
     )
 }
 
-/// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
+/// The error for a non-empty buffer past `last`, at its `lm_buflens` entry (named as the whole
+/// member, `lm_buflens`).
 pub(crate) fn past_last_error(index: usize, len: usize, last: usize) -> DecodeError {
+    let lm = lustre_msg_v2::lm_buflens;
     DecodeError::new(
-        At::new("lustre_msg_v2", "lm_buflens", 32 + 4 * index),
+        At::new(lm.structure, lm.name, buflen_offset(index)),
         ErrorKind::BufferPastLast { index, len, last },
     )
 }

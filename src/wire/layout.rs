@@ -27,11 +27,13 @@ pub use super::ldlm::{
     ldlm_inodebits, ldlm_intent, ldlm_lock_desc, ldlm_reply, ldlm_request, ldlm_res_id,
 };
 pub use super::mdt_body::mdt_body;
+pub use super::msg::lustre_msg_v2;
 pub use super::ptlrpc::ptlrpc_body;
 pub use crate::intent::body::{md_create_prepare_rep, md_create_prepare_req};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
 pub const ALL: &[&Layout] = &[
+    lustre_msg_v2::LAYOUT,
     lu_fid::LAYOUT,
     LustreHandle::LAYOUT,
     mdt_body::LAYOUT,
@@ -51,8 +53,8 @@ mod tests {
     use super::*;
     use crate::intent::{MdCreatePrepareRep, MdCreatePrepareReq};
     use crate::wire::{
-        LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply, LdlmResId, LuFid, MdtBody, PtlrpcBody,
-        WireStruct,
+        LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply, LdlmResId, LuFid, MdtBody, MsgHeader,
+        PtlrpcBody, WireStruct,
     };
     use zerocopy::{BigEndian, ByteOrder, FromBytes, IntoBytes, LittleEndian};
 
@@ -94,6 +96,7 @@ mod tests {
     }
 
     fn every_structure<O: ByteOrder>(b: &[u8]) {
+        round_trips::<MsgHeader, O>(b, MsgHeader::LAYOUT);
         round_trips::<LuFid, O>(b, LuFid::LAYOUT);
         round_trips::<MdtBody, O>(b, MdtBody::LAYOUT);
         round_trips::<PtlrpcBody, O>(b, PtlrpcBody::LAYOUT);

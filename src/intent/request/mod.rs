@@ -24,7 +24,7 @@ use crate::limits::{
 };
 use crate::mode;
 use crate::wire::WireStruct;
-use crate::wire::layout::{ldlm_intent, ldlm_request, ptlrpc_body as pb};
+use crate::wire::layout::{ldlm_intent, ldlm_request, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{
     MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
 };
@@ -226,7 +226,7 @@ fn check_after_type<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeE
     let need = reply_size_for(lim);
     if (f.header.repsize as usize) < need {
         return Err(DecodeError::new(
-            At::new("lustre_msg_v2", "lm_repsize", 12),
+            lustre_msg_v2::lm_repsize.at(0),
             ErrorKind::RepsizeTooSmall {
                 got: f.header.repsize,
                 need,
@@ -245,7 +245,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
     let flavour = h.secflvr & WIRE_FLVR_MASK;
     if flavour != 0 {
         return Err(DecodeError::new(
-            At::new("lustre_msg_v2", "lm_secflvr", 4),
+            lustre_msg_v2::lm_secflvr.at(0),
             ErrorKind::ForbiddenBits {
                 got: h.secflvr.into(),
                 forbidden: flavour.into(),

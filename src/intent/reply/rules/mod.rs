@@ -11,7 +11,7 @@ use crate::intent::enqueue::{
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
 use crate::mode;
-use crate::wire::layout::{ldlm_reply, ptlrpc_body as pb};
+use crate::wire::layout::{ldlm_reply, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::raw::LdlmReplyRaw;
@@ -199,7 +199,7 @@ fn check_flavour(secflvr: u32) -> Result<(), DecodeError> {
     let policy = secflvr & FLVR_POLICY_MASK;
     if policy != 0 {
         return Err(err(
-            At::new("lustre_msg_v2", "lm_secflvr", 4),
+            lustre_msg_v2::lm_secflvr.at(0),
             ErrorKind::ForbiddenBits {
                 got: secflvr.into(),
                 forbidden: policy.into(),
@@ -349,7 +349,7 @@ fn check_granted_for<'x, O: ByteOrder>(
     }
     if f.wire_len > ctx.repsize as usize {
         return Err(err(
-            At::new("lustre_msg_v2", "", 0),
+            At::new(lustre_msg_v2::LAYOUT.name, "", 0),
             ErrorKind::ReplyOverRepsize {
                 size: f.wire_len,
                 repsize: ctx.repsize,
