@@ -22,12 +22,17 @@
 
 use core::fmt;
 
-/// What the text forms and the serde impls need to know of a `wire_flags!` or `wire_enum!` type.
+/// What the text forms and the serde impls need to know of a `wire_flags!` or `wire_enum!` type;
+/// the plain integers implement it too, so that a structure's table converts any integer member
+/// the same way (`wire::table`).
 pub trait WireBits: Copy {
     /// The Rust type's name, for errors.
     const TYPE: &'static str;
     /// Width of the wire integer.
     const BITS: u32;
+    /// Every named constant, widened (`None` for a plain integer): what a structure's layout
+    /// says of a flags or enum member.
+    const NAMES: Option<&'static [(&'static str, u64)]> = None;
     /// Named constant `i` of the `NAMED` table.
     fn named(i: usize) -> Option<(&'static str, u64)>;
     /// The raw value, widened.
@@ -372,6 +377,15 @@ macro_rules! wire_bits_common {
         impl $crate::flags::WireBits for $Name {
             const TYPE: &'static str = stringify!($Name);
             const BITS: u32 = <$T>::BITS;
+            const NAMES: Option<&'static [(&'static str, u64)]> = Some(&{
+                let mut wide = [("", 0u64); $Name::NAMED.len()];
+                let mut i = 0;
+                while i < wide.len() {
+                    wide[i] = ($Name::NAMED[i].0, $Name::NAMED[i].1 as u64);
+                    i += 1;
+                }
+                wide
+            });
             #[inline]
             fn named(i: usize) -> Option<(&'static str, u64)> {
                 Self::NAMED.get(i).map(|&(n, v)| (n, v as u64))
@@ -408,6 +422,29 @@ macro_rules! wire_bits_common {
         }
     };
 }
+
+/// A plain integer member of a structure converts to itself.
+macro_rules! wire_bits_int {
+    ($($T:ty),*) => {$(
+        impl WireBits for $T {
+            const TYPE: &'static str = stringify!($T);
+            const BITS: u32 = <$T>::BITS;
+            #[inline(always)]
+            fn named(_: usize) -> Option<(&'static str, u64)> {
+                None
+            }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v as $T
+            }
+        }
+    )*};
+}
+wire_bits_int!(u16, u32, u64, i32, i64);
 
 /// Defines an open enumeration: a newtype with named values; unknown values are kept.
 #[macro_export]

@@ -89,6 +89,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![cfg_attr(not(feature = "std"), no_std)]
+// `wire_struct!` reads a structure's table one member at a time, four expansions a member:
+// `mdt_body`'s 34 members need more than the default 128.
+#![recursion_limit = "256"]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -105,6 +108,7 @@ pub mod flags;
 pub mod endian;
 pub mod errno;
 pub mod error;
+mod fid;
 #[cfg(feature = "alloc")]
 pub mod hex;
 pub mod intent;

@@ -27,10 +27,16 @@ pub const PTLRPC_BODY_V3_SIZE: usize = 184;
 /// `ptlrpc_body_v2`, the smallest buffer 0 a decoder accepts.
 pub const PTLRPC_BODY_V2_SIZE: usize = 152;
 /// `pb_jobid` length (`LUSTRE_JOBID_SIZE`).
-pub const JOBID_SIZE: usize = 32;
+pub const LUSTRE_JOBID_SIZE: usize = 32;
+/// [`LUSTRE_JOBID_SIZE`], by the crate's shorter name.
+pub const JOBID_SIZE: usize = LUSTRE_JOBID_SIZE;
+/// Object versions a `ptlrpc_body` carries in `pb_pre_versions` (`PTLRPC_NUM_VERSIONS`).
+pub const PTLRPC_NUM_VERSIONS: usize = 4;
 
 // ---- LDLM (WIRE.md §3) ----
 
+/// Words of an LDLM resource name (`RES_NAME_SIZE`).
+pub const RES_NAME_SIZE: usize = 4;
 /// `sizeof(struct ldlm_request)` without handles.
 pub const LDLM_REQUEST_FIXED: usize = 88;
 /// Handles an `ldlm_request` always carries on the wire (`LDLM_LOCKREQ_HANDLES`).

@@ -3,10 +3,8 @@
 
 use super::ResultMask;
 use crate::limits::{MLI_BUF_MAX, PREPARE_REP_SIZE, PREPARE_REQ_SIZE};
-use crate::wire::raw::LuFidRaw;
-use crate::wire::{LuFid, WireStruct, check_layout};
-use zerocopy::byteorder::{I32, U32, U64};
-use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use crate::wire::LuFid;
+use crate::wire::table::wire_struct;
 
 wire_flags! {
     /// `mcpr_flags`.
@@ -34,136 +32,31 @@ wire_flags! {
     }
 }
 
-/// `struct md_create_prepare_req`.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct MdCreatePrepareReqRaw<O: ByteOrder> {
-    pub mcpr_fid: LuFidRaw<O>,
-    pub mcpr_flags: U32<O>,
-    pub mcpr_fsuid: U32<O>,
-    pub mcpr_fsgid: U32<O>,
-    pub mcpr_umask: U32<O>,
-    pub mcpr_cap: U64<O>,
-    pub mcpr_child_mode: U32<O>,
-    pub mcpr_padding0: U32<O>,
-    pub mcpr_buf_limit: [U32<O>; MLI_BUF_MAX],
-    pub mcpr_padding1: U64<O>,
-}
-check_layout!(MdCreatePrepareReqRaw<LittleEndian>, 80;
-    mcpr_fid @ 0, mcpr_flags @ 16, mcpr_fsuid @ 20, mcpr_fsgid @ 24, mcpr_umask @ 28,
-    mcpr_cap @ 32, mcpr_child_mode @ 40, mcpr_padding0 @ 44, mcpr_buf_limit @ 48,
-    mcpr_padding1 @ 72);
-
-/// Offsets of `md_create_prepare_req` fields, for error positions and the C header.
-pub mod req_off {
-    #![allow(missing_docs)]
-    pub const FID: usize = 0;
-    pub const FLAGS: usize = 16;
-    pub const FSUID: usize = 20;
-    pub const FSGID: usize = 24;
-    pub const UMASK: usize = 28;
-    pub const CAP: usize = 32;
-    pub const CHILD_MODE: usize = 40;
-    pub const BUF_LIMIT: usize = 48;
-}
-
-/// The request body of a prepare intent: who asks, about what, and how much they accept back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct MdCreatePrepareReq {
-    /// `mcpr_fid`: the parent (entry mode) or the object (object mode); the lock's FID.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fid"))]
-    pub fid: LuFid,
-    /// `mcpr_flags`; unknown bits are kept.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_flags"))]
-    pub flags: McprFlags,
-    /// `mcpr_fsuid`, already mapped.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsuid"))]
-    pub fsuid: u32,
-    /// `mcpr_fsgid`.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsgid"))]
-    pub fsgid: u32,
-    /// `mcpr_umask` (bits 0o777 only).
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_umask"))]
-    pub umask: u32,
-    /// `mcpr_cap`: bit n is capability n.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "mcpr_cap", with = "crate::json::ints::hex")
-    )]
-    pub cap: u64,
-    /// `mcpr_child_mode`: create's requested mode with S_IFMT, before umask; else 0.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_child_mode"))]
-    pub child_mode: u32,
-    /// `mcpr_buf_limit[MLI_BUF_MAX]`: most bytes accepted per result, 0 = not requested.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpr_buf_limit"))]
-    pub buf_limit: [u32; MLI_BUF_MAX],
-}
-
-/// The fields of a request body that the rules read, from a value or straight from the
-/// received bytes (see [`LockDescFields`](crate::wire::LockDescFields)).
-pub(crate) trait PrepareReqFields {
-    fn fid(&self) -> LuFid;
-    fn flags(&self) -> McprFlags;
-    fn umask(&self) -> u32;
-    fn child_mode(&self) -> u32;
-    fn buf_limit(&self) -> [u32; MLI_BUF_MAX];
-    /// True in object mode (`MCPR_NO_LOOKUP`).
-    #[inline(always)]
-    fn object_mode(&self) -> bool {
-        self.flags().contains(McprFlags::NO_LOOKUP)
-    }
-}
-
-impl PrepareReqFields for MdCreatePrepareReq {
-    #[inline(always)]
-    fn fid(&self) -> LuFid {
-        self.fid
-    }
-    #[inline(always)]
-    fn flags(&self) -> McprFlags {
-        self.flags
-    }
-    #[inline(always)]
-    fn umask(&self) -> u32 {
-        self.umask
-    }
-    #[inline(always)]
-    fn child_mode(&self) -> u32 {
-        self.child_mode
-    }
-    #[inline(always)]
-    fn buf_limit(&self) -> [u32; MLI_BUF_MAX] {
-        self.buf_limit
-    }
-}
-
-impl<O: ByteOrder> PrepareReqFields for MdCreatePrepareReqRaw<O> {
-    #[inline(always)]
-    fn fid(&self) -> LuFid {
-        LuFid::from_raw(&self.mcpr_fid)
-    }
-    #[inline(always)]
-    fn flags(&self) -> McprFlags {
-        McprFlags(self.mcpr_flags.get())
-    }
-    #[inline(always)]
-    fn umask(&self) -> u32 {
-        self.mcpr_umask.get()
-    }
-    #[inline(always)]
-    fn child_mode(&self) -> u32 {
-        self.mcpr_child_mode.get()
-    }
-    #[inline(always)]
-    fn buf_limit(&self) -> [u32; MLI_BUF_MAX] {
-        self.mcpr_buf_limit.map(|v| v.get())
+wire_struct! {
+    /// The request body of a prepare intent: who asks, about what, and how much they accept
+    /// back. Unknown `mcpr_flags` bits are kept.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct MdCreatePrepareReq;
+    /// `struct md_create_prepare_req`.
+    raw MdCreatePrepareReqRaw;
+    c md_create_prepare_req[PREPARE_REQ_SIZE]
+        "Request buffer 3 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 5).\n * Sent in the sender's byte order (lm_magic tells the receiver).";
+    impl WireStruct;
+    members {
+        0 struct LuFid mcpr_fid => fid,
+            "parent (entry mode) or object (object mode); the lock's FID";
+        16 __u32 mcpr_flags => flags: McprFlags, "MCPR_*";
+        20 __u32 mcpr_fsuid => fsuid, "caller's fsuid, already mapped";
+        24 __u32 mcpr_fsgid => fsgid, "caller's fsgid";
+        28 __u32 mcpr_umask => umask, "only bits 0777";
+        32 __u64 mcpr_cap => cap, "effective capabilities, bit n = capability n"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
+        40 __u32 mcpr_child_mode => child_mode, "create: mode with S_IFMT before umask; else 0";
+        44 __u32 mcpr_padding0 => _, "zero";
+        48 __u32 mcpr_buf_limit[MLI_BUF_MAX] => buf_limit,
+            "bytes accepted per result, 0 = not requested";
+        72 __u64 mcpr_padding1 => _, "zero";
     }
 }
 
@@ -179,328 +72,28 @@ impl MdCreatePrepareReq {
     }
 }
 
-impl WireStruct for MdCreatePrepareReq {
-    const NAME: &'static str = "md_create_prepare_req";
-    const SIZE: usize = PREPARE_REQ_SIZE;
-    type Raw<O: ByteOrder> = MdCreatePrepareReqRaw<O>;
-
-    fn from_raw<O: ByteOrder>(r: &MdCreatePrepareReqRaw<O>) -> Self {
-        MdCreatePrepareReq {
-            fid: LuFid::from_raw(&r.mcpr_fid),
-            flags: McprFlags(r.mcpr_flags.get()),
-            fsuid: r.mcpr_fsuid.get(),
-            fsgid: r.mcpr_fsgid.get(),
-            umask: r.mcpr_umask.get(),
-            cap: r.mcpr_cap.get(),
-            child_mode: r.mcpr_child_mode.get(),
-            buf_limit: r.mcpr_buf_limit.map(|v| v.get()),
-        }
-    }
-
-    fn to_raw<O: ByteOrder>(&self) -> MdCreatePrepareReqRaw<O> {
-        MdCreatePrepareReqRaw {
-            mcpr_fid: self.fid.to_raw(),
-            mcpr_flags: U32::new(self.flags.0),
-            mcpr_fsuid: U32::new(self.fsuid),
-            mcpr_fsgid: U32::new(self.fsgid),
-            mcpr_umask: U32::new(self.umask),
-            mcpr_cap: U64::new(self.cap),
-            mcpr_child_mode: U32::new(self.child_mode),
-            mcpr_padding0: U32::ZERO,
-            mcpr_buf_limit: self.buf_limit.map(U32::new),
-            mcpr_padding1: U64::ZERO,
-        }
-    }
-}
-
-/// `struct md_create_prepare_rep`.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct MdCreatePrepareRepRaw<O: ByteOrder> {
-    pub mcpp_status: I32<O>,
-    pub mcpp_flags: U32<O>,
-    pub mcpp_valid: U32<O>,
-    pub mcpp_truncated: U32<O>,
-    pub mcpp_fid: LuFidRaw<O>,
-    pub mcpp_child_mode: U32<O>,
-    pub mcpp_child_gid: U32<O>,
-    pub mcpp_child_projid: U32<O>,
-    pub mcpp_child_flags: U32<O>,
-    pub mcpp_buf_size: [U32<O>; MLI_BUF_MAX],
-    pub mcpp_padding: U64<O>,
-}
-check_layout!(MdCreatePrepareRepRaw<LittleEndian>, 80;
-    mcpp_status @ 0, mcpp_flags @ 4, mcpp_valid @ 8, mcpp_truncated @ 12, mcpp_fid @ 16,
-    mcpp_child_mode @ 32, mcpp_child_gid @ 36, mcpp_child_projid @ 40, mcpp_child_flags @ 44,
-    mcpp_buf_size @ 48, mcpp_padding @ 72);
-
-/// Offsets of `md_create_prepare_rep` fields, for error positions and the C header.
-pub mod rep_off {
-    #![allow(missing_docs)]
-    pub const STATUS: usize = 0;
-    pub const FLAGS: usize = 4;
-    pub const VALID: usize = 8;
-    pub const TRUNCATED: usize = 12;
-    pub const FID: usize = 16;
-    pub const CHILD_MODE: usize = 32;
-    pub const BUF_SIZE: usize = 48;
-}
-
-/// The reply body of a prepare intent: what the parent decided and which results it returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct MdCreatePrepareRep {
-    /// `mcpp_status`: 0 or the operation's negative errno.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_status"))]
-    pub status: i32,
-    /// `mcpp_flags`; unknown bits are kept.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_flags"))]
-    pub flags: McppFlags,
-    /// `mcpp_valid`: results known (present or absent).
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_valid"))]
-    pub valid: ResultMask,
-    /// `mcpp_truncated`: results that exist but exceeded the limit.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_truncated"))]
-    pub truncated: ResultMask,
-    /// `mcpp_fid`: the entry the lookup found, zero otherwise.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_fid"))]
-    pub fid: LuFid,
-    /// `mcpp_child_mode`.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_mode"))]
-    pub child_mode: u32,
-    /// `mcpp_child_gid`.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_gid"))]
-    pub child_gid: u32,
-    /// `mcpp_child_projid`.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_projid"))]
-    pub child_projid: u32,
-    /// `mcpp_child_flags` (LUSTRE_*_FL).
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_child_flags"))]
-    pub child_flags: u32,
-    /// `mcpp_buf_size[MLI_BUF_MAX]`: each result's size as stored on the parent.
-    #[cfg_attr(feature = "serde", serde(rename = "mcpp_buf_size"))]
-    pub buf_size: [u32; MLI_BUF_MAX],
-}
-
-/// The fields of a reply body that the rules read, from a value or straight from the received
-/// bytes (see [`LockDescFields`](crate::wire::LockDescFields)).
-pub(crate) trait PrepareRepFields {
-    fn status(&self) -> i32;
-    fn flags(&self) -> McppFlags;
-    fn valid(&self) -> ResultMask;
-    fn truncated(&self) -> ResultMask;
-    fn fid(&self) -> LuFid;
-    fn child_mode(&self) -> u32;
-    /// `mcpp_buf_size[i]`; 0 past the array.
-    fn buf_size(&self, i: usize) -> u32;
-}
-
-impl PrepareRepFields for MdCreatePrepareRep {
-    #[inline(always)]
-    fn status(&self) -> i32 {
-        self.status
-    }
-    #[inline(always)]
-    fn flags(&self) -> McppFlags {
-        self.flags
-    }
-    #[inline(always)]
-    fn valid(&self) -> ResultMask {
-        self.valid
-    }
-    #[inline(always)]
-    fn truncated(&self) -> ResultMask {
-        self.truncated
-    }
-    #[inline(always)]
-    fn fid(&self) -> LuFid {
-        self.fid
-    }
-    #[inline(always)]
-    fn child_mode(&self) -> u32 {
-        self.child_mode
-    }
-    #[inline(always)]
-    fn buf_size(&self, i: usize) -> u32 {
-        self.buf_size.get(i).copied().unwrap_or(0)
-    }
-}
-
-impl<O: ByteOrder> PrepareRepFields for MdCreatePrepareRepRaw<O> {
-    #[inline(always)]
-    fn status(&self) -> i32 {
-        self.mcpp_status.get()
-    }
-    #[inline(always)]
-    fn flags(&self) -> McppFlags {
-        McppFlags(self.mcpp_flags.get())
-    }
-    #[inline(always)]
-    fn valid(&self) -> ResultMask {
-        ResultMask(self.mcpp_valid.get())
-    }
-    #[inline(always)]
-    fn truncated(&self) -> ResultMask {
-        ResultMask(self.mcpp_truncated.get())
-    }
-    #[inline(always)]
-    fn fid(&self) -> LuFid {
-        LuFid::from_raw(&self.mcpp_fid)
-    }
-    #[inline(always)]
-    fn child_mode(&self) -> u32 {
-        self.mcpp_child_mode.get()
-    }
-    #[inline(always)]
-    fn buf_size(&self, i: usize) -> u32 {
-        self.mcpp_buf_size.get(i).map_or(0, |v| v.get())
-    }
-}
-
-impl WireStruct for MdCreatePrepareRep {
-    const NAME: &'static str = "md_create_prepare_rep";
-    const SIZE: usize = PREPARE_REP_SIZE;
-    type Raw<O: ByteOrder> = MdCreatePrepareRepRaw<O>;
-
-    fn from_raw<O: ByteOrder>(r: &MdCreatePrepareRepRaw<O>) -> Self {
-        MdCreatePrepareRep {
-            status: r.mcpp_status.get(),
-            flags: McppFlags(r.mcpp_flags.get()),
-            valid: ResultMask(r.mcpp_valid.get()),
-            truncated: ResultMask(r.mcpp_truncated.get()),
-            fid: LuFid::from_raw(&r.mcpp_fid),
-            child_mode: r.mcpp_child_mode.get(),
-            child_gid: r.mcpp_child_gid.get(),
-            child_projid: r.mcpp_child_projid.get(),
-            child_flags: r.mcpp_child_flags.get(),
-            buf_size: r.mcpp_buf_size.map(|v| v.get()),
-        }
-    }
-
-    fn to_raw<O: ByteOrder>(&self) -> MdCreatePrepareRepRaw<O> {
-        MdCreatePrepareRepRaw {
-            mcpp_status: I32::new(self.status),
-            mcpp_flags: U32::new(self.flags.0),
-            mcpp_valid: U32::new(self.valid.0),
-            mcpp_truncated: U32::new(self.truncated.0),
-            mcpp_fid: self.fid.to_raw(),
-            mcpp_child_mode: U32::new(self.child_mode),
-            mcpp_child_gid: U32::new(self.child_gid),
-            mcpp_child_projid: U32::new(self.child_projid),
-            mcpp_child_flags: U32::new(self.child_flags),
-            mcpp_buf_size: self.buf_size.map(U32::new),
-            mcpp_padding: U64::ZERO,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    //! The decoder's rules read the received structs in place; the encoder's read the values.
-    //! Both readings must give every field the same value, in either byte order.
-    use super::*;
-    use crate::wire::raw::{LdlmLockDescRaw, LdlmReplyRaw};
-    use crate::wire::{LdlmLockDesc, LdlmReply, LdlmReplyFields, LockDescFields};
-    use zerocopy::BigEndian;
-
-    /// Distinct, deterministic bytes (xorshift), so that a field read from the wrong place
-    /// differs from the right one.
-    fn noise(seed: u64) -> [u8; 112] {
-        let mut x = seed | 1;
-        core::array::from_fn(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-    }
-
-    fn desc_fields(d: &impl LockDescFields) -> (u32, [u64; 4], u32, u32, u64) {
-        (
-            d.lr_type().0,
-            d.resource().name,
-            d.req_mode().0,
-            d.granted_mode().0,
-            d.bits().0,
-        )
-    }
-
-    fn req_fields(b: &impl PrepareReqFields) -> (LuFid, u32, u32, u32, [u32; 6], bool) {
-        let f = b.flags();
-        (
-            b.fid(),
-            f.0,
-            b.umask(),
-            b.child_mode(),
-            b.buf_limit(),
-            b.object_mode(),
-        )
-    }
-
-    fn rep_fields(b: &impl PrepareRepFields) -> (i32, u32, u32, u32, LuFid, u32, [u32; 7]) {
-        (
-            b.status(),
-            b.flags().0,
-            b.valid().0,
-            b.truncated().0,
-            b.fid(),
-            b.child_mode(),
-            core::array::from_fn(|i| b.buf_size(i)),
-        )
-    }
-
-    fn in_place_is_converted<O: ByteOrder>(bytes: &[u8; 112]) {
-        let req = MdCreatePrepareReqRaw::<O>::ref_from_prefix(bytes)
-            .unwrap()
-            .0;
-        assert_eq!(
-            req_fields(req),
-            req_fields(&MdCreatePrepareReq::from_raw(req))
-        );
-        let rep = MdCreatePrepareRepRaw::<O>::ref_from_prefix(bytes)
-            .unwrap()
-            .0;
-        let value = MdCreatePrepareRep::from_raw(rep);
-        assert_eq!(rep_fields(rep), rep_fields(&value));
-        // Past the array, both read 0.
-        assert_eq!(rep.buf_size(MLI_BUF_MAX), 0);
-        assert_eq!(rep.buf_size(0), value.buf_size[0]);
-        let desc = LdlmLockDescRaw::<O>::ref_from_prefix(bytes).unwrap().0;
-        assert_eq!(
-            desc_fields(desc),
-            desc_fields(&LdlmLockDesc::from_raw(desc))
-        );
-        let ldlm = LdlmReplyRaw::<O>::ref_from_prefix(bytes).unwrap().0;
-        let value = LdlmReply::from_raw(ldlm);
-        assert_eq!(
-            (ldlm.policy_res1().0, ldlm.policy_res2()),
-            (value.policy_res1.0, value.policy_res2)
-        );
-        assert_eq!(
-            desc_fields(ldlm.lock_desc()),
-            desc_fields(value.lock_desc())
-        );
-    }
-
-    #[test]
-    fn fields_in_place_match_the_converted_value() {
-        for seed in 1..200 {
-            let bytes = noise(seed);
-            in_place_is_converted::<LittleEndian>(&bytes);
-            in_place_is_converted::<BigEndian>(&bytes);
-        }
-        // A known field at a known place: mcpp_status is the first four bytes.
-        let mut b = [0u8; 112];
-        b[..4].copy_from_slice(&(-17i32).to_le_bytes());
-        let rep = MdCreatePrepareRepRaw::<LittleEndian>::ref_from_prefix(&b[..])
-            .unwrap()
-            .0;
-        assert_eq!(rep.status(), -17);
+wire_struct! {
+    /// The reply body of a prepare intent: what the parent decided and which results it
+    /// returns. Unknown `mcpp_flags` bits are kept.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct MdCreatePrepareRep;
+    /// `struct md_create_prepare_rep`.
+    raw MdCreatePrepareRepRaw;
+    c md_create_prepare_rep[PREPARE_REP_SIZE]
+        "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 7);\n * an empty buffer 2 is the empty result.";
+    impl WireStruct;
+    members {
+        0 __s32 mcpp_status => status, "0 or the operation's negative errno";
+        4 __u32 mcpp_flags => flags: McppFlags, "MCPP_*";
+        8 __u32 mcpp_valid => valid: ResultMask, "results known: bit i = MLI_BUF index i";
+        12 __u32 mcpp_truncated => truncated: ResultMask, "results over the requester's limit";
+        16 struct LuFid mcpp_fid => fid, "entry found by the lookup, zero otherwise";
+        32 __u32 mcpp_child_mode => child_mode, "derived child mode, or S_IFMT of the entry found";
+        36 __u32 mcpp_child_gid => child_gid, "derived child gid";
+        40 __u32 mcpp_child_projid => child_projid, "derived child project id";
+        44 __u32 mcpp_child_flags => child_flags, "derived LUSTRE_*_FL of the child";
+        48 __u32 mcpp_buf_size[MLI_BUF_MAX] => buf_size, "size of each result on the parent";
+        72 __u64 mcpp_padding => _, "zero";
     }
 }

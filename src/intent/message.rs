@@ -5,115 +5,23 @@
 //! |---|---|
 //! | 4711 `PTL_RPC_MSG_REQUEST` | [`RequestView`] |
 //! | 4713 `PTL_RPC_MSG_REPLY` | [`ReplyView`] |
-//! | 4712 `PTL_RPC_MSG_ERR` | [`ReplyView`], which refuses it with [`ErrorKind::EnqueueFailed`] and its errno |
-//! | anything else | [`ErrorKind::WrongMessageType`] |
+//! | 4712 `PTL_RPC_MSG_ERR` | [`ReplyView`], which refuses it with [`ErrorKind::EnqueueFailed`](crate::ErrorKind::EnqueueFailed) and its errno |
+//! | anything else | [`ErrorKind::WrongMessageType`](crate::ErrorKind::WrongMessageType) |
 //!
 //! The single-kind decoders read `pb_type` first too, so a reply handed to
-//! [`RequestView::parse`] (or the reverse) fails with [`ErrorKind::WrongMessageType`], which
+//! [`RequestView::parse`] (or the reverse) fails with [`ErrorKind::WrongMessageType`](crate::ErrorKind::WrongMessageType), which
 //! says what was found and what was expected.
 
+use super::enqueue::{PtlrpcHead, wrong_type};
 #[cfg(feature = "alloc")]
 use super::{PrepareReply, PrepareRequest};
 use super::{ReplyView, RequestView};
 use crate::endian::Endian;
+use crate::error::DecodeError;
 #[cfg(feature = "alloc")]
 use crate::error::EncodeError;
-use crate::error::{At, DecodeError, ErrorKind};
-use crate::limits::PTLRPC_BODY_V2_SIZE;
 use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
-use zerocopy::byteorder::U32;
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
-
-/// Offsets of `pb_type`, `pb_version`, `pb_opc` and `pb_status` in `ptlrpc_body`.
-const PB_TYPE: usize = 8;
-const PB_VERSION: usize = 12;
-const PB_OPC: usize = 16;
-const PB_STATUS: usize = 20;
-/// Offset of `pb_timeout` (a request's deadline, W5.16).
-pub(crate) const PB_TIMEOUT: usize = 68;
-
-/// `pb_timeout` of a buffer 0 that [`PtlrpcHead::check_in`] accepted (152 bytes at least).
-#[inline(always)]
-pub(crate) fn pb_timeout_in<O: ByteOrder>(b0: &[u8]) -> u32 {
-    match b0.get(PB_TIMEOUT..PB_TIMEOUT + 4) {
-        Some(&[a, b, c, d]) => U32::<O>::from_bytes([a, b, c, d]).get(),
-        _ => 0,
-    }
-}
-
-/// What a decoder reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Expect {
-    Request,
-    Reply,
-}
-
-/// The four fields of buffer 0 the rules read (`pb_type`, `pb_version`, `pb_opc` and, for a
-/// reply, `pb_status`): a view checks them straight from the buffer, without converting the
-/// whole `ptlrpc_body`.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PtlrpcHead {
-    pub(crate) msg_type: PtlrpcMsgType,
-    pub(crate) version: u32,
-    pub(crate) opc: u32,
-    pub(crate) status: i32,
-}
-
-impl PtlrpcHead {
-    /// The fields of a decoded (or built) body.
-    pub(crate) fn of(p: &PtlrpcBody) -> Self {
-        PtlrpcHead {
-            msg_type: p.msg_type,
-            version: p.version,
-            opc: p.opc,
-            status: p.status,
-        }
-    }
-
-    /// Checks buffer 0 at offset `base` as [`PtlrpcBody::decode_buffer`] does (a v2 body of 152
-    /// bytes at least, with the same error) and reads the fields in byte order `O`.
-    #[inline(always)]
-    pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
-        let Some(head) = buf.get(..PTLRPC_BODY_V2_SIZE) else {
-            return Err(PtlrpcBody::too_short(base, buf.len()));
-        };
-        let word = |at: usize| {
-            U32::<O>::from_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]).get()
-        };
-        Ok(PtlrpcHead {
-            msg_type: PtlrpcMsgType(word(PB_TYPE)),
-            version: word(PB_VERSION),
-            opc: word(PB_OPC),
-            // pb_status is an __s32 on the wire.
-            status: word(PB_STATUS) as i32,
-        })
-    }
-}
-
-/// Checks `pb_type` of a `ptlrpc_body` at offset `o0`. The reply decoder takes
-/// `PTL_RPC_MSG_ERR` too: that is how a failed enqueue answers, and the reply rules name its
-/// errno.
-pub(crate) fn check_type(t: PtlrpcMsgType, o0: usize, expect: Expect) -> Result<(), DecodeError> {
-    let (ok, expected) = match expect {
-        Expect::Request => (t == PtlrpcMsgType::REQUEST, "a request"),
-        Expect::Reply => (
-            t == PtlrpcMsgType::REPLY || t == PtlrpcMsgType::ERR,
-            "a reply",
-        ),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(wrong_type(t, o0, expected))
-    }
-}
-
-fn wrong_type(t: PtlrpcMsgType, o0: usize, expected: &'static str) -> DecodeError {
-    DecodeError::new(
-        At::new("ptlrpc_body", "pb_type", o0 + PB_TYPE),
-        ErrorKind::WrongMessageType { got: t.0, expected },
-    )
-}
+use zerocopy::{BigEndian, LittleEndian};
 
 /// A received message of this protocol, validated: a request or a reply, whichever `pb_type`
 /// says.

@@ -10,6 +10,7 @@
 //! - [`lock_intent`]: `md_lock_intent`, the internal interface the design hands to OSP.
 
 pub mod body;
+mod enqueue;
 pub mod lock_intent;
 pub mod mask;
 pub mod message;

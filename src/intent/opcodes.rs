@@ -1,41 +1,6 @@
 //! Intent opcodes and the connect flag that gates them (WIRE.md §4).
 
-wire_enum! {
-    /// `enum ldlm_intent_flags`: the `ldlm_intent.opc` of an enqueue. The three prepare opcodes
-    /// are new; the others are Lustre's, named so that any intent prints readably.
-    pub struct IntentOpc(u64) {
-        /// `IT_OPEN`.
-        const OPEN = 0x1, "IT_OPEN";
-        /// `IT_CREAT`.
-        const CREAT = 0x2, "IT_CREAT";
-        /// `IT_OPEN | IT_CREAT`.
-        const OPEN_CREAT = 0x3, "IT_OPEN_CREAT";
-        /// `IT_READDIR` (client side only).
-        const READDIR = 0x4, "IT_READDIR";
-        /// `IT_GETATTR`.
-        const GETATTR = 0x8, "IT_GETATTR";
-        /// `IT_LOOKUP`.
-        const LOOKUP = 0x10, "IT_LOOKUP";
-        /// `IT_GETXATTR`.
-        const GETXATTR = 0x80, "IT_GETXATTR";
-        /// `IT_LAYOUT`.
-        const LAYOUT = 0x400, "IT_LAYOUT";
-        /// `IT_QUOTA_DQACQ`.
-        const QUOTA_DQACQ = 0x800, "IT_QUOTA_DQACQ";
-        /// `IT_QUOTA_CONN`.
-        const QUOTA_CONN = 0x1000, "IT_QUOTA_CONN";
-        /// `IT_GLIMPSE`.
-        const GLIMPSE = 0x4000, "IT_GLIMPSE";
-        /// `IT_BRW`.
-        const BRW = 0x8000, "IT_BRW";
-        /// `IT_DNE_CREATE_PREPARE`: create and mkdir, entry mode.
-        const DNE_CREATE_PREPARE = 0x0001_0000, "IT_DNE_CREATE_PREPARE";
-        /// `IT_DNE_RENAME_PREPARE`: rename, entry mode or object mode.
-        const DNE_RENAME_PREPARE = 0x0002_0000, "IT_DNE_RENAME_PREPARE";
-        /// `IT_DNE_UNLINK_PREPARE`: unlink and rmdir, entry mode.
-        const DNE_UNLINK_PREPARE = 0x0004_0000, "IT_DNE_UNLINK_PREPARE";
-    }
-}
+pub use crate::wire::IntentOpc;
 
 /// `OBD_CONNECT2_DNE_PREPARE` (bit 45 of `ocd_connect_flags2`, provisional): the peer MDT
 /// understands the prepare opcodes. Without it, an intent enqueue fails with -EPROTO.

@@ -17,6 +17,30 @@ pub(crate) trait Out {
     }
 }
 
+/// Writes a message (or a structure) of `size` bytes into `out`, checking its size first;
+/// returns the bytes written.
+pub(crate) fn encode_into_slice(
+    size: usize,
+    out: &mut [u8],
+    put: impl FnOnce(&mut &mut [u8]),
+) -> Result<usize, crate::error::EncodeError> {
+    let have = out.len();
+    let Some(mut window) = out.get_mut(..size) else {
+        return Err(crate::error::EncodeError::BufferTooSmall { need: size, have });
+    };
+    put(&mut window);
+    Ok(size)
+}
+
+/// Copies `src` to `out[at..]` (nothing when it does not fit); a constant `src` length becomes
+/// plain stores.
+#[inline(always)]
+pub(crate) fn copy_at(out: &mut [u8], at: usize, src: &[u8]) {
+    if let Some(dst) = out.get_mut(at..at + src.len()) {
+        dst.copy_from_slice(src);
+    }
+}
+
 /// With `alloc`, every `BufMut` is a sink (including `&mut [u8]`, `Vec<u8>` and `BytesMut`).
 #[cfg(feature = "alloc")]
 impl<B: bytes::BufMut + ?Sized> Out for B {

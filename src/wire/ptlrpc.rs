@@ -4,15 +4,14 @@ use super::ldlm::LustreHandle;
 #[cfg(feature = "alloc")]
 use super::out::Out;
 #[cfg(feature = "alloc")]
-use super::put_struct;
-use super::{WireStruct, check_layout};
+use super::table::put_struct;
+use super::table::{WireStruct, wire_struct};
 use crate::endian::Endian;
 use crate::error::DecodeError;
-use crate::limits::{JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE};
-use zerocopy::byteorder::{I32, U16, U32, U64};
-use zerocopy::{
-    ByteOrder, FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
+use crate::limits::{
+    JOBID_SIZE, LUSTRE_JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE, PTLRPC_NUM_VERSIONS,
 };
+use zerocopy::{ByteOrder, LittleEndian};
 
 wire_enum! {
     /// `pb_type`: what kind of message this is.
@@ -59,122 +58,52 @@ pub const LUSTRE_DLM_VERSION: u32 = 0x0004_0000;
 /// (`ptlrpc_request_pack`).
 pub const LUSTRE_DLM_MSG_VERSION: u32 = LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION;
 
-/// `struct ptlrpc_body_v3` (184 bytes).
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct PtlrpcBodyRaw<O: ByteOrder> {
-    pub pb_handle: [u8; 8],
-    pub pb_type: U32<O>,
-    pub pb_version: U32<O>,
-    pub pb_opc: U32<O>,
-    pub pb_status: I32<O>,
-    pub pb_last_xid: U64<O>,
-    pub pb_tag: U16<O>,
-    pub pb_padding0: U16<O>,
-    pub pb_projid: U32<O>,
-    pub pb_last_committed: U64<O>,
-    pub pb_transno: U64<O>,
-    pub pb_flags: U32<O>,
-    pub pb_op_flags: U32<O>,
-    pub pb_conn_cnt: U32<O>,
-    pub pb_timeout: U32<O>,
-    pub pb_service_time: U32<O>,
-    pub pb_limit: U32<O>,
-    pub pb_slv: U64<O>,
-    pub pb_pre_versions: [U64<O>; 4],
-    pub pb_mbits: U64<O>,
-    pub pb_padding64_0: U64<O>,
-    pub pb_padding64_1: U64<O>,
-    pub pb_uid: U32<O>,
-    pub pb_gid: U32<O>,
-    pub pb_jobid: [u8; JOBID_SIZE],
-}
-check_layout!(PtlrpcBodyRaw<LittleEndian>, 184;
-    pb_handle @ 0, pb_type @ 8, pb_version @ 12, pb_opc @ 16, pb_status @ 20, pb_last_xid @ 24,
-    pb_tag @ 32, pb_padding0 @ 34, pb_projid @ 36, pb_last_committed @ 40, pb_transno @ 48,
-    pb_flags @ 56, pb_op_flags @ 60, pb_conn_cnt @ 64, pb_timeout @ 68, pb_service_time @ 72,
-    pb_limit @ 76, pb_slv @ 80, pb_pre_versions @ 88, pb_mbits @ 120, pb_padding64_0 @ 128,
-    pb_padding64_1 @ 136, pb_uid @ 144, pb_gid @ 148, pb_jobid @ 152);
-
-/// `ptlrpc_body`: the RPC header every message starts with. Padding is not kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[allow(missing_docs)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct PtlrpcBody {
-    /// `pb_handle`: opaque, never byte-swapped.
-    #[cfg_attr(feature = "serde", serde(rename = "pb_handle"))]
-    pub handle: LustreHandle,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_type"))]
-    pub msg_type: PtlrpcMsgType,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_version"))]
-    pub version: u32,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_opc"))]
-    pub opc: u32,
-    /// `pb_status`: 0 or a negative errno.
-    #[cfg_attr(feature = "serde", serde(rename = "pb_status"))]
-    pub status: i32,
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_last_xid", with = "crate::json::ints::hex")
-    )]
-    pub last_xid: u64,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_tag"))]
-    pub tag: u16,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_projid"))]
-    pub projid: u32,
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_last_committed", with = "crate::json::ints::dec")
-    )]
-    pub last_committed: u64,
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_transno", with = "crate::json::ints::dec")
-    )]
-    pub transno: u64,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_flags"))]
-    pub flags: MsgFlags,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_op_flags"))]
-    pub op_flags: u32,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_conn_cnt"))]
-    pub conn_cnt: u32,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_timeout"))]
-    pub timeout: u32,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_service_time"))]
-    pub service_time: u32,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_limit"))]
-    pub limit: u32,
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_slv", with = "crate::json::ints::dec")
-    )]
-    pub slv: u64,
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_pre_versions", with = "crate::json::ints::dec_array")
-    )]
-    pub pre_versions: [u64; 4],
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_mbits", with = "crate::json::ints::hex")
-    )]
-    pub mbits: u64,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_uid"))]
-    pub uid: u32,
-    #[cfg_attr(feature = "serde", serde(rename = "pb_gid"))]
-    pub gid: u32,
-    /// `pb_jobid` (never byte-swapped); `None` for a 152-byte `ptlrpc_body_v2`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "pb_jobid", with = "crate::json::wire::jobid")
-    )]
-    pub jobid: Option<[u8; JOBID_SIZE]>,
+wire_struct! {
+    /// `ptlrpc_body`: the RPC header every message starts with. Padding is not kept.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct PtlrpcBody;
+    /// `struct ptlrpc_body_v3` (184 bytes).
+    raw PtlrpcBodyRaw;
+    c ptlrpc_body[PTLRPC_BODY_V3_SIZE]
+        "Buffer 0 of every message (lustre_idl.h, ptlrpc_body_v3; v2 ends before pb_jobid).";
+    impl WireStruct(in_place);
+    members {
+        0 struct LustreHandle pb_handle => handle, "the export's handle (opaque)";
+        8 __u32 pb_type => msg_type: PtlrpcMsgType, "PTL_RPC_MSG_*";
+        12 __u32 pb_version => version, "the service's version | PTLRPC_MSG_VERSION";
+        16 __u32 pb_opc => opc, "the operation (LDLM_ENQUEUE)";
+        20 __s32 pb_status => status, "0 or a negative errno";
+        24 __u64 pb_last_xid => last_xid, "the highest xid whose reply the sender has"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
+        32 __u16 pb_tag => tag, "the request's slot (multiple modifying RPCs)";
+        34 __u16 pb_padding0 => _, "padding";
+        36 __u32 pb_projid => projid, "caller's project id";
+        40 __u64 pb_last_committed => last_committed, "the last transaction committed"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
+        48 __u64 pb_transno => transno, "this request's transaction number"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
+        56 __u32 pb_flags => flags: MsgFlags, "MSG_*";
+        60 __u32 pb_op_flags => op_flags, "flags of the operation";
+        64 __u32 pb_conn_cnt => conn_cnt, "the connection's count";
+        68 __u32 pb_timeout => timeout, "the request's deadline, seconds";
+        72 __u32 pb_service_time => service_time, "seconds the service took";
+        76 __u32 pb_limit => limit, "the lock count limit (LRU resize)";
+        80 __u64 pb_slv => slv, "the server lock volume"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
+        88 __u64 pb_pre_versions[PTLRPC_NUM_VERSIONS] => pre_versions,
+            "the objects' versions before the operation"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_array"))];
+        120 __u64 pb_mbits => mbits, "match bits of the bulk transfer"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
+        128 __u64 pb_padding64_0 => _, "padding";
+        136 __u64 pb_padding64_1 => _, "padding";
+        144 __u32 pb_uid => uid, "caller's uid";
+        148 __u32 pb_gid => gid, "caller's gid";
+        PTLRPC_BODY_V2_SIZE __u8 pb_jobid[LUSTRE_JOBID_SIZE] => jobid: Option<[u8; LUSTRE_JOBID_SIZE]>,
+            "the job id, NUL-padded, never byte-swapped; None for a 152-byte ptlrpc_body_v2"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::wire::jobid"))];
+    }
 }
 
 impl PtlrpcBody {
@@ -218,7 +147,7 @@ impl PtlrpcBody {
     /// The error for a buffer 0 at offset `base` shorter than a v2 body (`len` bytes), shared
     /// by every reader of buffer 0.
     pub(crate) fn too_short(base: usize, len: usize) -> DecodeError {
-        DecodeError::too_short("ptlrpc_body", base, len, PTLRPC_BODY_V2_SIZE)
+        DecodeError::too_short(Self::NAME, base, len, PTLRPC_BODY_V2_SIZE)
     }
 
     /// Decodes buffer 0 of a message: 184 bytes (v3), or at least 152 (v2, no job id).
@@ -262,79 +191,6 @@ impl PtlrpcBody {
         let mut w: &mut [u8] = &mut v3;
         put_struct(self, order, &mut w);
         out.put_slice(&v3[..self.wire_len()]);
-    }
-}
-
-impl WireStruct for PtlrpcBody {
-    const NAME: &'static str = "ptlrpc_body";
-    const SIZE: usize = PTLRPC_BODY_V3_SIZE;
-    type Raw<O: ByteOrder> = PtlrpcBodyRaw<O>;
-
-    fn from_raw<O: ByteOrder>(r: &PtlrpcBodyRaw<O>) -> Self {
-        PtlrpcBody {
-            handle: LustreHandle::from_bytes(r.pb_handle),
-            msg_type: PtlrpcMsgType(r.pb_type.get()),
-            version: r.pb_version.get(),
-            opc: r.pb_opc.get(),
-            status: r.pb_status.get(),
-            last_xid: r.pb_last_xid.get(),
-            tag: r.pb_tag.get(),
-            projid: r.pb_projid.get(),
-            last_committed: r.pb_last_committed.get(),
-            transno: r.pb_transno.get(),
-            flags: MsgFlags(r.pb_flags.get()),
-            op_flags: r.pb_op_flags.get(),
-            conn_cnt: r.pb_conn_cnt.get(),
-            timeout: r.pb_timeout.get(),
-            service_time: r.pb_service_time.get(),
-            limit: r.pb_limit.get(),
-            slv: r.pb_slv.get(),
-            pre_versions: r.pb_pre_versions.map(|v| v.get()),
-            mbits: r.pb_mbits.get(),
-            uid: r.pb_uid.get(),
-            gid: r.pb_gid.get(),
-            jobid: Some(r.pb_jobid),
-        }
-    }
-
-    fn to_raw<O: ByteOrder>(&self) -> PtlrpcBodyRaw<O> {
-        // One list of the fields, in `write_raw`; it overwrites every byte of the zeroed copy.
-        let mut raw = PtlrpcBodyRaw::new_zeroed();
-        self.write_raw::<O>(&mut raw);
-        raw
-    }
-
-    // Field by field, so that `write_at` builds the 184 bytes in place: built on the stack and
-    // copied, they cost an encode about 30 instructions more (a call of memcpy; callgrind).
-    #[inline]
-    fn write_raw<O: ByteOrder>(&self, dst: &mut PtlrpcBodyRaw<O>) {
-        dst.pb_handle = self.handle.to_bytes();
-        dst.pb_type = U32::new(self.msg_type.0);
-        dst.pb_version = U32::new(self.version);
-        dst.pb_opc = U32::new(self.opc);
-        dst.pb_status = I32::new(self.status);
-        dst.pb_last_xid = U64::new(self.last_xid);
-        dst.pb_tag = U16::new(self.tag);
-        dst.pb_padding0 = U16::ZERO;
-        dst.pb_projid = U32::new(self.projid);
-        dst.pb_last_committed = U64::new(self.last_committed);
-        dst.pb_transno = U64::new(self.transno);
-        dst.pb_flags = U32::new(self.flags.0);
-        dst.pb_op_flags = U32::new(self.op_flags);
-        dst.pb_conn_cnt = U32::new(self.conn_cnt);
-        dst.pb_timeout = U32::new(self.timeout);
-        dst.pb_service_time = U32::new(self.service_time);
-        dst.pb_limit = U32::new(self.limit);
-        dst.pb_slv = U64::new(self.slv);
-        for (d, &v) in dst.pb_pre_versions.iter_mut().zip(&self.pre_versions) {
-            *d = U64::new(v);
-        }
-        dst.pb_mbits = U64::new(self.mbits);
-        dst.pb_padding64_0 = U64::ZERO;
-        dst.pb_padding64_1 = U64::ZERO;
-        dst.pb_uid = U32::new(self.uid);
-        dst.pb_gid = U32::new(self.gid);
-        dst.pb_jobid = self.jobid.unwrap_or([0; JOBID_SIZE]);
     }
 }
 

@@ -8,14 +8,16 @@ use super::rules::{Apart, Facts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
+use crate::intent::body::md_create_prepare_rep as rep;
 #[cfg(feature = "alloc")]
-use crate::intent::message::PtlrpcHead;
+use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf};
 use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE,
     REPLY_BUFCOUNT,
 };
 use crate::limits::{MDT_BODY_SIZE, MSG_ALIGN};
+use crate::wire::layout::{Layout, lu_fid};
 #[cfg(feature = "alloc")]
 use crate::wire::msg::buffer_offsets;
 use crate::wire::msg::msg_size_u32;
@@ -26,7 +28,9 @@ use crate::wire::msg::{round8, write_header};
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
 use crate::wire::put_struct;
-use crate::wire::{LdlmReply, LuFid, MdtBody, MsgHeader, PtlrpcBody, copy_at, write_at};
+use crate::wire::{
+    LdlmReply, LuFid, MdtBody, MsgHeader, PtlrpcBody, WireStruct, copy_at, write_at,
+};
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// What an encoder writes, borrowed from wherever it lives.
@@ -50,15 +54,18 @@ impl Wire<'_> {
         canonical_lens(self.ptlrpc.wire_len(), self.body.is_some(), &self.results)
     }
 
-    /// Every rule a decoder checks, at the offsets of the canonical layout.
+    /// Every rule a decoder checks, at the offsets of the canonical layout. The rules read raw
+    /// layouts, as a decoder does: the values are converted first.
     #[cfg(feature = "alloc")]
     pub(super) fn validate(&self, ctx: Option<&ReplyContext>) -> Result<(), DecodeError> {
         let (off, wire_len) = buffer_offsets(&self.lens());
+        let body = self.body.map(|b| b.to_raw::<LittleEndian>());
+        let ldlm = self.ldlm.to_raw::<LittleEndian>();
         check(
             &Facts {
                 ptlrpc: &PtlrpcHead::of(self.ptlrpc),
-                ldlm: self.ldlm,
-                body: self.body,
+                ldlm: &ldlm,
+                body: body.as_ref(),
                 bufs: Apart {
                     results: self.results,
                     off,
@@ -167,10 +174,14 @@ pub(super) struct Copied<'x> {
 }
 
 /// Byte ranges of the fixed structures that the canonical form writes as zeros.
-const PTLRPC_ZEROS: [(usize, usize); 2] = [(34, 2), (128, 16)]; // pb_padding0, pb_padding64_*
-const LDLM_ZEROS: [(usize, usize); 3] = [(4, 4), (12, 4), (80, 4)]; // lock_padding, lr_pad, li_padding
-const REP_PADDING: (usize, usize) = (72, 8); // mcpp_padding
-const REP_FID: (usize, usize) = (16, 16); // mcpp_fid
+const PTLRPC_ZEROS: [(usize, usize); PTLRPC.padding_count()] = PTLRPC.padding();
+const PTLRPC: &Layout = PtlrpcBody::LAYOUT;
+const LDLM_ZEROS: [(usize, usize); LDLM.padding_count()] = LDLM.padding();
+const LDLM: &Layout = LdlmReply::LAYOUT;
+const REP_ZEROS: [(usize, usize); REP_LAYOUT.padding_count()] = REP_LAYOUT.padding();
+const REP_LAYOUT: &Layout = MdCreatePrepareRep::LAYOUT;
+/// `mcpp_fid`, written as zeros when it is a zero FID (W11.6).
+const REP_FID: (usize, usize) = (rep::mcpp_fid.offset, LuFid::SIZE);
 
 impl Copied<'_> {
     /// Size of the encoded message.
@@ -206,10 +217,10 @@ impl Copied<'_> {
         let Some(b) = self.body else { return };
         copy_at(out, at, b.get(..PREPARE_REP_SIZE).unwrap_or(&[]));
         // fid_is_zero: f_seq and f_oid (its first 12 bytes) zero, whatever f_ver (W11.6).
-        if b.get(REP_FID.0..REP_FID.0 + 12) == Some(&[0; 12][..]) {
+        if b.get(REP_FID.0..REP_FID.0 + lu_fid::f_ver.offset) == Some(&[0; 12][..]) {
             zero_ranges(out, at, &[REP_FID]);
         }
-        zero_ranges(out, at, &[REP_PADDING]);
+        zero_ranges(out, at, &REP_ZEROS);
         at += PREPARE_REP_SIZE;
         write_results(&self.results, out, at);
     }

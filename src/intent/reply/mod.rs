@@ -32,8 +32,6 @@ use super::{McprFlags, MdCreatePrepareReq, Operation, ResultMask};
 use crate::limits::MLI_BUF_MAX;
 use crate::wire::{DispFlags, LdlmLockDesc};
 
-pub(crate) const REP: &str = "md_create_prepare_rep";
-
 /// What a valid prepare reply answers, as a coordinator acts on it ([`ReplyView::kind`]). The
 /// lock is granted in every case; what differs is what the coordinator still reads itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,14 +60,6 @@ pub(crate) const DISPOSITIONS: DispFlags = DispFlags(
         | DispFlags::LOOKUP_NEG.0
         | DispFlags::LOOKUP_POS.0,
 );
-pub(crate) const BUF_SIZE_FIELDS: [&str; MLI_BUF_MAX] = [
-    "mcpp_buf_size[0]",
-    "mcpp_buf_size[1]",
-    "mcpp_buf_size[2]",
-    "mcpp_buf_size[3]",
-    "mcpp_buf_size[4]",
-    "mcpp_buf_size[5]",
-];
 
 /// What a reply must agree with when its request is known: the operation, its flags, the
 /// limits, the lock asked for and the reply space.

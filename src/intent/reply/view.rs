@@ -1,21 +1,19 @@
 //! The validated views of a reply: borrowing ([`ReplyView`]) and `Bytes`-backed
 //! ([`ReplyMessage`]).
 
+use super::ReplyContext;
 #[cfg(feature = "alloc")]
 use super::encode::canonical_rep;
 use super::encode::{Copied, Wire};
 use super::rules::{Facts, Framed, check_after_status, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
-use super::{REP, ReplyContext};
 use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
-use crate::intent::body::{MdCreatePrepareRepRaw, PrepareRepFields};
-use crate::intent::message::PtlrpcHead;
+use crate::intent::body::MdCreatePrepareRepRaw;
+use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
-use crate::limits::{
-    LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT,
-};
+use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT};
 use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
@@ -108,19 +106,18 @@ fn rest_in<O: ByteOrder>(
     // The fixed structures are checked where they lie, not converted into values first.
     let lbuf = spans[1].in_bytes(bytes);
     let Ok((ldlm, _)) = LdlmReplyRaw::<O>::ref_from_prefix(lbuf) else {
-        return Err(DecodeError::too_short(
-            "ldlm_reply",
-            off(1),
-            lbuf.len(),
-            LDLM_REPLY_SIZE,
-        ));
+        let (name, size) = (LdlmReply::NAME, LdlmReply::SIZE);
+        return Err(DecodeError::too_short(name, off(1), lbuf.len(), size));
     };
     let bbuf = spans[2].in_bytes(bytes);
     let body = match bbuf.len() {
         0 => None,
         n => match MdCreatePrepareRepRaw::<O>::ref_from_prefix(bbuf) {
             Ok((b, _)) => Some(b),
-            Err(_) => return Err(DecodeError::too_short(REP, off(2), n, PREPARE_REP_SIZE)),
+            Err(_) => {
+                let (name, size) = (MdCreatePrepareRep::NAME, MdCreatePrepareRep::SIZE);
+                return Err(DecodeError::too_short(name, off(2), n, size));
+            }
         },
     };
     check_after_status(

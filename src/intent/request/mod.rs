@@ -10,10 +10,9 @@
 //! | 4 | entry name with its NUL, or empty in object mode |
 //! | 5 | supplementary groups, u32 each |
 
-#[cfg(feature = "arbitrary")]
 use super::McprFlags;
-use super::body::{PrepareReqFields, req_off};
-use super::message::{Expect, PB_TIMEOUT, PtlrpcHead, check_type};
+use super::body::{MdCreatePrepareReqRaw, md_create_prepare_req as req};
+use super::enqueue::{Expect, IN_REQUEST, PtlrpcHead, check_lock, check_type, past_last_error};
 use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
@@ -24,25 +23,18 @@ use crate::limits::{
     XATTR_SIZE_MAX,
 };
 use crate::mode;
-use crate::wire::LockDescFields;
+use crate::wire::WireStruct;
+use crate::wire::layout::{ldlm_intent, ldlm_request, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{
     MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
 };
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
+use crate::wire::raw::LdlmLockDescRaw;
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
     MsgHeader, PtlrpcBody, PtlrpcMsgType,
 };
-
-pub(crate) const BUF_LIMIT_FIELDS: [&str; MLI_BUF_MAX] = [
-    "mcpr_buf_limit[0]",
-    "mcpr_buf_limit[1]",
-    "mcpr_buf_limit[2]",
-    "mcpr_buf_limit[3]",
-    "mcpr_buf_limit[4]",
-    "mcpr_buf_limit[5]",
-];
-const REQ: &str = "md_create_prepare_req";
+use zerocopy::{ByteOrder, LittleEndian};
 
 /// Size of the reply a request with these limits may receive: 9 buffers, result i at its limit.
 #[inline]
@@ -58,17 +50,18 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
 }
 
 /// The facts the request rules look at, gathered from a view (the lock description and the
-/// body are the received structs, read in place) or from a value.
-struct Facts<'x, D, B> {
+/// body are the received structs, read in place) or from a value (its body converted to the
+/// raw layout first).
+struct Facts<'x, O: ByteOrder> {
     /// `lm_secflvr`, `lm_repsize` and `lm_flags`.
     header: &'x MsgHeader,
     /// `pb_timeout`.
     timeout: u32,
     ptlrpc: PtlrpcHead,
     lock_flags: LdlmFlags,
-    lock_desc: &'x D,
+    lock_desc: &'x LdlmLockDescRaw<O>,
     opc: IntentOpc,
-    body: &'x B,
+    body: &'x MdCreatePrepareReqRaw<O>,
     name_len: usize,
     /// Where the buffers lie (the offsets only name an error's place).
     spans: &'x [Span; REQUEST_BUFCOUNT],
@@ -76,70 +69,10 @@ struct Facts<'x, D, B> {
     past_last: Option<(usize, usize)>,
 }
 
-/// The error for a non-empty buffer past `last`, at its `lm_buflens` entry.
-pub(crate) fn past_last_error(index: usize, len: usize, last: usize) -> DecodeError {
-    DecodeError::new(
-        At::new("lustre_msg_v2", "lm_buflens", 32 + 4 * index),
-        ErrorKind::BufferPastLast { index, len, last },
-    )
-}
-
-/// The rules every lock of this protocol obeys, in a request (`l_req_mode`) and in a reply
-/// (both modes): a FID resource (W3.1) and a client mode (W3.2). `o_desc` is the offset of
-/// `lock_desc`.
-pub(crate) fn check_lock(
-    structure: &'static str,
-    desc: &impl LockDescFields,
-    o_desc: usize,
-    granted_too: bool,
-) -> Result<(), DecodeError> {
-    let name2 = desc.resource().name[2];
-    if name2 != 0 {
-        return Err(DecodeError::new(
-            At::new(
-                structure,
-                "lock_desc.l_resource.lr_name.name[2]",
-                o_desc + 24,
-            ),
-            ErrorKind::ResourceNotFid { got: name2 },
-        ));
-    }
-    let req_mode = desc.req_mode();
-    if !req_mode.is_client_mode() {
-        return Err(bad_mode(
-            structure,
-            "lock_desc.l_req_mode",
-            o_desc + 40,
-            req_mode,
-        ));
-    }
-    let granted_mode = desc.granted_mode();
-    if granted_too && !granted_mode.is_client_mode() {
-        return Err(bad_mode(
-            structure,
-            "lock_desc.l_granted_mode",
-            o_desc + 44,
-            granted_mode,
-        ));
-    }
-    Ok(())
-}
-
-/// The error of a lock mode no client asks for (W3.2).
-#[cold]
-fn bad_mode(structure: &'static str, field: &'static str, at: usize, m: LockMode) -> DecodeError {
-    DecodeError::new(
-        At::new(structure, field, at),
-        ErrorKind::BadLockMode { got: m.0 },
-    )
-}
-
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
 #[inline(always)]
-fn check<D: LockDescFields, B: PrepareReqFields>(
-    f: &Facts<'_, D, B>,
-) -> Result<Operation, DecodeError> {
+fn check<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
     check_type(
         f.ptlrpc.msg_type,
         f.spans[0].start() as usize,
@@ -156,9 +89,7 @@ fn check<D: LockDescFields, B: PrepareReqFields>(
 /// the framing and the reply rules last changed, the same inlining cost 18 instructions and
 /// 13 % of the time (`docs/performance.md`): measure again when the code around it changes.
 #[inline(always)]
-fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
-    f: &Facts<'_, D, B>,
-) -> Result<Operation, DecodeError> {
+fn check_after_type<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.spans.map(|s| s.start() as usize);
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
@@ -167,14 +98,14 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let p = f.ptlrpc;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(DecodeError::wrong_value(
-            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            pb::pb_version.at(o0),
             p.version.into(),
             LUSTRE_DLM_MSG_VERSION.into(),
         ));
     }
     if p.opc != LDLM_ENQUEUE {
         return Err(DecodeError::wrong_value(
-            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            pb::pb_opc.at(o0),
             p.opc.into(),
             LDLM_ENQUEUE.into(),
         ));
@@ -182,7 +113,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let (flags, desc) = (f.lock_flags, f.lock_desc);
     if !flags.contains(LdlmFlags::HAS_INTENT) {
         return Err(DecodeError::new(
-            At::new("ldlm_request", "lock_flags", o1),
+            ldlm_request::lock_flags.at(o1),
             ErrorKind::MissingBits {
                 got: flags.0.into(),
                 required: LdlmFlags::HAS_INTENT.0.into(),
@@ -192,7 +123,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let extra = flags.0 & !LdlmFlags::PREPARE_REQ_FLAGS.0;
     if extra != 0 {
         return Err(DecodeError::new(
-            At::new("ldlm_request", "lock_flags", o1),
+            ldlm_request::lock_flags.at(o1),
             ErrorKind::ForbiddenBits {
                 got: flags.0.into(),
                 forbidden: extra.into(),
@@ -202,25 +133,25 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let lr_type = desc.lr_type();
     if lr_type != LockType::IBITS {
         return Err(DecodeError::wrong_value(
-            At::new("ldlm_request", "lock_desc.l_resource.lr_type", o1 + 8),
+            IN_REQUEST.lr_type.at(o1),
             lr_type.0.into(),
-            13,
+            LockType::IBITS.0.into(),
         ));
     }
-    let bits = desc.bits();
+    let bits = desc.l_policy_data.bits();
     if !bits.contains(InodeBits::UPDATE) {
         return Err(DecodeError::new(
-            At::new("ldlm_request", "lock_desc.l_policy_data.bits", o1 + 8 + 48),
+            IN_REQUEST.bits.at(o1),
             ErrorKind::MissingBits {
                 got: bits.0,
                 required: InodeBits::UPDATE.0,
             },
         ));
     }
-    check_lock("ldlm_request", desc, o1 + 8, false)?;
+    check_lock(desc, &IN_REQUEST, o1, false)?;
     let Some(op) = Operation::of_opc(f.opc) else {
         return Err(DecodeError::new(
-            At::new("ldlm_intent", "opc", o2),
+            ldlm_intent::opc.at(o2),
             ErrorKind::UnknownIntent { got: f.opc.0 },
         ));
     };
@@ -229,24 +160,24 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let fid = b.fid();
     if fid != resource {
         return Err(DecodeError::new(
-            At::new(REQ, "mcpr_fid", o3 + req_off::FID),
+            req::mcpr_fid.at(o3),
             ErrorKind::FidNotResource { fid, resource },
         ));
     }
     let umask = b.umask();
     if umask & !0o777 != 0 {
         return Err(DecodeError::new(
-            At::new(REQ, "mcpr_umask", o3 + req_off::UMASK),
+            req::mcpr_umask.at(o3),
             ErrorKind::ForbiddenBits {
                 got: umask.into(),
                 forbidden: (umask & !0o777).into(),
             },
         ));
     }
-    if b.object_mode() {
+    if b.flags().contains(McprFlags::NO_LOOKUP) {
         if op != Operation::Rename {
             return Err(DecodeError::new(
-                At::new(REQ, "mcpr_flags", o3 + req_off::FLAGS),
+                req::mcpr_flags.at(o3),
                 ErrorKind::ObjectModeNotRename { op: op.opc_name() },
             ));
         }
@@ -262,7 +193,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
             ErrorKind::MissingName { op: op.opc_name() },
         ));
     }
-    let mode_at = At::new(REQ, "mcpr_child_mode", o3 + req_off::CHILD_MODE);
+    let mode_at = req::mcpr_child_mode.at(o3);
     let child_mode = b.child_mode();
     match op {
         Operation::Create if !mode::is_valid_type(child_mode) => {
@@ -295,7 +226,7 @@ fn check_after_type<D: LockDescFields, B: PrepareReqFields>(
     let need = reply_size_for(lim);
     if (f.header.repsize as usize) < need {
         return Err(DecodeError::new(
-            At::new("lustre_msg_v2", "lm_repsize", 12),
+            lustre_msg_v2::lm_repsize.at(0),
             ErrorKind::RepsizeTooSmall {
                 got: f.header.repsize,
                 need,
@@ -314,7 +245,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
     let flavour = h.secflvr & WIRE_FLVR_MASK;
     if flavour != 0 {
         return Err(DecodeError::new(
-            At::new("lustre_msg_v2", "lm_secflvr", 4),
+            lustre_msg_v2::lm_secflvr.at(0),
             ErrorKind::ForbiddenBits {
                 got: h.secflvr.into(),
                 forbidden: flavour.into(),
@@ -323,7 +254,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
     }
     if h.flags & MSGHDR_AT_SUPPORT != 0 && timeout == 0 {
         return Err(DecodeError::new(
-            At::new("ptlrpc_body", "pb_timeout", o0 + PB_TIMEOUT),
+            pb::pb_timeout.at(o0),
             ErrorKind::ZeroTimeout,
         ));
     }
@@ -334,7 +265,7 @@ fn check_request_header(h: &MsgHeader, timeout: u32, o0: usize) -> Result<(), De
 /// [`XATTR_SIZE_MAX`], or a PATTR limit below an `mdt_body` (W5.13).
 #[cold]
 fn limit_error(limits: &[u32; MLI_BUF_MAX], o3: usize) -> DecodeError {
-    let at = |i: usize| At::new(REQ, BUF_LIMIT_FIELDS[i], o3 + req_off::BUF_LIMIT + 4 * i);
+    let at = |i: usize| req::mcpr_buf_limit.element(i).at(o3);
     for (i, &limit) in limits.iter().enumerate() {
         if limit as usize > XATTR_SIZE_MAX {
             return DecodeError::new(
@@ -465,21 +396,24 @@ impl PrepareRequest {
         let handles = self.ldlm.handles.as_slice().len();
         if self.ldlm.lock_count as usize > handles {
             return Err(DecodeError::new(
-                At::new("ldlm_request", "lock_count", off[1] + 4),
+                ldlm_request::lock_count.at(off[1]),
                 ErrorKind::OverLimit {
                     value: self.ldlm.lock_count.into(),
                     max: handles as u64,
                 },
             ));
         }
+        // The rules read the raw layouts, as a decoder does.
+        let body = self.body.to_raw::<LittleEndian>();
+        let lock_desc = self.ldlm.lock_desc.to_raw::<LittleEndian>();
         check(&Facts {
             header: &self.header,
             timeout: self.ptlrpc.timeout,
             ptlrpc: PtlrpcHead::of(&self.ptlrpc),
             lock_flags: self.ldlm.lock_flags,
-            lock_desc: &self.ldlm.lock_desc,
+            lock_desc: &lock_desc,
             opc: self.opc,
-            body: &self.body,
+            body: &body,
             name_len: lens[4] as usize,
             spans: &spans,
             past_last: None,

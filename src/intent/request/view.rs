@@ -1,16 +1,16 @@
 //! The validated, lazy view of a received prepare request ([`RequestView`]).
 
-use super::{Facts, REQ, check_after_type};
+use super::{Facts, check_after_type};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
-use crate::intent::message::{Expect, PtlrpcHead, check_type, pb_timeout_in};
+use crate::intent::enqueue::{Expect, PtlrpcHead, check_type, pb_timeout_in};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
-use crate::limits::{LDLM_INTENT_SIZE, PREPARE_REQ_SIZE, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
+use crate::limits::{REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
 use crate::wire::msg::{Frame, Span};
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
@@ -34,7 +34,7 @@ pub struct RequestView<'a> {
     op: Operation,
     ptlrpc: Span,
     ldlm: Span,
-    /// Start of buffer 3; the body is at least [`PREPARE_REQ_SIZE`] bytes.
+    /// Start of buffer 3; the body is at least `md_create_prepare_req`'s size.
     body: u32,
     name: Option<&'a [u8]>,
     groups: GroupsView<'a>,
@@ -130,19 +130,19 @@ impl<'a> RequestView<'a> {
         let it_buf = buf(2);
         let Some(intent) = decode_in::<LdlmIntent, O>(it_buf) else {
             return Err(DecodeError::too_short(
-                "ldlm_intent",
+                LdlmIntent::NAME,
                 off[2],
                 it_buf.len(),
-                LDLM_INTENT_SIZE,
+                LdlmIntent::SIZE,
             ));
         };
         let body_buf = buf(3);
         let Ok((body, _)) = MdCreatePrepareReqRaw::<O>::ref_from_prefix(body_buf) else {
             return Err(DecodeError::too_short(
-                REQ,
+                MdCreatePrepareReq::NAME,
                 off[3],
                 body_buf.len(),
-                PREPARE_REQ_SIZE,
+                MdCreatePrepareReq::SIZE,
             ));
         };
         let name_buf = buf(4);

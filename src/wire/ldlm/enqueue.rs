@@ -1,31 +1,20 @@
 //! The structures of an LDLM enqueue: `ldlm_request`, `ldlm_reply` and `ldlm_intent`.
 
-use super::{DispFlags, LdlmFlags, LdlmLockDesc, LdlmLockDescRaw, LockDescFields, LustreHandle};
+use super::{DispFlags, LdlmFlags, LdlmLockDesc, LdlmLockDescRaw, LustreHandle};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{
-    LDLM_LOCKREQ_HANDLES, LDLM_REPLY_SIZE, LDLM_REQUEST_FIXED, LDLM_REQUEST_MAX_HANDLES,
-    LDLM_REQUEST_MIN,
+    LDLM_INTENT_SIZE, LDLM_LOCKREQ_HANDLES, LDLM_REPLY_SIZE, LDLM_REQUEST_FIXED,
+    LDLM_REQUEST_MAX_HANDLES, LDLM_REQUEST_MIN,
 };
 #[cfg(feature = "alloc")]
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
-use crate::wire::put_struct;
-use crate::wire::{WireStruct, check_layout};
+use crate::wire::table::put_struct;
+use crate::wire::table::{WireStruct, wire_struct};
 use core::fmt;
-use zerocopy::byteorder::{U32, U64};
-use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
-
-/// The fixed part of `struct ldlm_request` (88 bytes); `lock_handle[]` follows.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct LdlmRequestRaw<O: ByteOrder> {
-    pub lock_flags: U32<O>,
-    pub lock_count: U32<O>,
-    pub lock_desc: LdlmLockDescRaw<O>,
-}
-check_layout!(LdlmRequestRaw<LittleEndian>, 88; lock_flags @ 0, lock_count @ 4, lock_desc @ 8);
+use zerocopy::byteorder::U32;
+use zerocopy::{ByteOrder, FromBytes, LittleEndian};
 
 /// The lock handles of an `ldlm_request`: at least [`LDLM_LOCKREQ_HANDLES`] on the wire, at most
 /// [`LDLM_REQUEST_MAX_HANDLES`] here. Stored inline, so a request value never allocates.
@@ -86,27 +75,23 @@ impl<'a> arbitrary::Arbitrary<'a> for LockHandles {
     }
 }
 
-/// `struct ldlm_request`: an enqueue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LdlmRequest {
-    /// `lock_flags`.
-    #[cfg_attr(feature = "serde", serde(rename = "lock_flags"))]
-    pub lock_flags: LdlmFlags,
-    /// `lock_count`: handles in use (the requester's own plus early cancels).
-    #[cfg_attr(feature = "serde", serde(rename = "lock_count"))]
-    pub lock_count: u32,
-    /// `lock_desc`.
-    #[cfg_attr(feature = "serde", serde(rename = "lock_desc"))]
-    pub lock_desc: LdlmLockDesc,
-    /// `lock_handle[]`.
-    #[cfg_attr(feature = "serde", serde(rename = "lock_handle"))]
-    pub handles: LockHandles,
+wire_struct! {
+    /// `struct ldlm_request`: an enqueue. Its value is read and written by hand: the handles
+    /// past the two every request carries follow the structure.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct LdlmRequest;
+    /// `struct ldlm_request` with the [`LDLM_LOCKREQ_HANDLES`] handles every request carries
+    /// (104 bytes); more may follow.
+    raw LdlmRequestRaw;
+    c ldlm_request[LDLM_REQUEST_MIN] "A lock enqueue (lustre_idl.h); more lock handles may follow.";
+    members {
+        0 __u32 lock_flags => lock_flags: LdlmFlags, "LDLM_FL_*";
+        4 __u32 lock_count => lock_count, "handles in use: the requester's own and early cancels";
+        8 struct LdlmLockDesc lock_desc => lock_desc, "the lock asked for";
+        LDLM_REQUEST_FIXED struct LustreHandle lock_handle[LDLM_LOCKREQ_HANDLES] => handles: LockHandles,
+            "the lock handles (opaque)";
+    }
 }
 
 impl LdlmRequest {
@@ -135,10 +120,13 @@ impl LdlmRequest {
     /// `out`); returns its length.
     #[inline(always)]
     pub(crate) fn write_buffer_at<O: ByteOrder>(&self, out: &mut [u8], at: usize) -> usize {
-        crate::wire::copy_at(out, at, &U32::<O>::new(self.lock_flags.0).to_bytes());
-        crate::wire::copy_at(out, at + 4, &U32::<O>::new(self.lock_count).to_bytes());
-        crate::wire::write_at::<_, O>(&self.lock_desc, out, at + 8);
-        let mut end = at + LDLM_REQUEST_FIXED;
+        let flags = U32::<O>::new(self.lock_flags.0).to_bytes();
+        crate::wire::copy_at(out, at + ldlm_request::lock_flags.offset, &flags);
+        let count = U32::<O>::new(self.lock_count).to_bytes();
+        crate::wire::copy_at(out, at + ldlm_request::lock_count.offset, &count);
+        let desc_at = at + ldlm_request::lock_desc.offset;
+        crate::wire::write_at::<_, O>(&self.lock_desc, out, desc_at);
+        let mut end = at + ldlm_request::lock_handle.offset;
         for h in self.handles.as_slice() {
             crate::wire::copy_at(out, end, &h.to_bytes());
             end += 8;
@@ -176,14 +164,14 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
     /// within the handles carried.
     #[inline(always)]
     pub(crate) fn check_in(buf: &'a [u8], base: usize) -> Result<Self, DecodeError> {
-        const S: &str = "ldlm_request";
+        const S: &str = LdlmRequest::LAYOUT.name;
         if buf.len() < LDLM_REQUEST_MIN {
             return Err(DecodeError::too_short(S, base, buf.len(), LDLM_REQUEST_MIN));
         }
         let tail = buf.len() - LDLM_REQUEST_FIXED;
         if !tail.is_multiple_of(8) {
             return Err(DecodeError::new(
-                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
+                ldlm_request::lock_handle.at(base),
                 ErrorKind::BadBufferLength {
                     len: buf.len(),
                     expected: "88 + 8 per lock handle",
@@ -193,7 +181,7 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
         let nhandles = tail / 8;
         if nhandles > LDLM_REQUEST_MAX_HANDLES {
             return Err(DecodeError::new(
-                At::new(S, "lock_handle", base + LDLM_REQUEST_FIXED),
+                ldlm_request::lock_handle.at(base),
                 ErrorKind::OverLimit {
                     value: nhandles as u64,
                     max: LDLM_REQUEST_MAX_HANDLES as u64,
@@ -205,15 +193,15 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
             return Err(DecodeError::new(
                 At::new(S, "", base),
                 ErrorKind::Truncated {
-                    need: LDLM_REQUEST_FIXED,
+                    need: LDLM_REQUEST_MIN,
                     have: buf.len(),
                 },
             ));
         };
-        let lock_count = r.lock_count.get();
+        let lock_count = r.lock_count();
         if lock_count as usize > nhandles {
             return Err(DecodeError::new(
-                At::new(S, "lock_count", base + 4),
+                ldlm_request::lock_count.at(base),
                 ErrorKind::OverLimit {
                     value: lock_count.into(),
                     max: nhandles as u64,
@@ -221,7 +209,7 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
             ));
         }
         Ok(LdlmRequestHead {
-            lock_flags: LdlmFlags(r.lock_flags.get()),
+            lock_flags: r.lock_flags(),
             lock_count,
             lock_desc: &r.lock_desc,
             nhandles,
@@ -248,153 +236,74 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
     }
 }
 
-/// `struct ldlm_reply` (112 bytes).
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct LdlmReplyRaw<O: ByteOrder> {
-    pub lock_flags: U32<O>,
-    pub lock_padding: U32<O>,
-    pub lock_desc: LdlmLockDescRaw<O>,
-    pub lock_handle: [u8; 8],
-    pub lock_policy_res1: U64<O>,
-    pub lock_policy_res2: U64<O>,
-}
-check_layout!(LdlmReplyRaw<LittleEndian>, 112;
-    lock_flags @ 0, lock_padding @ 4, lock_desc @ 8, lock_handle @ 88,
-    lock_policy_res1 @ 96, lock_policy_res2 @ 104);
-
-/// `struct ldlm_reply`: the granted lock and the intent's dispositions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LdlmReply {
-    /// `lock_flags`.
-    #[cfg_attr(feature = "serde", serde(rename = "lock_flags"))]
-    pub lock_flags: LdlmFlags,
-    /// `lock_desc`: the granted lock.
-    #[cfg_attr(feature = "serde", serde(rename = "lock_desc"))]
-    pub lock_desc: LdlmLockDesc,
-    /// `lock_handle`: the server's handle of the granted lock (opaque).
-    #[cfg_attr(feature = "serde", serde(rename = "lock_handle"))]
-    pub lock_handle: LustreHandle,
-    /// `lock_policy_res1`: dispositions.
-    #[cfg_attr(feature = "serde", serde(rename = "lock_policy_res1"))]
-    pub policy_res1: DispFlags,
-    /// `lock_policy_res2`: the intent status (0 for a prepare intent).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lock_policy_res2", with = "crate::json::ints::hex")
-    )]
-    pub policy_res2: u64,
-}
-
-/// The fields of an `ldlm_reply` that the rules read, from a value or straight from the
-/// received bytes (see [`LockDescFields`]).
-pub(crate) trait LdlmReplyFields {
-    /// The lock description, in the same form.
-    type Desc: LockDescFields;
-    fn lock_desc(&self) -> &Self::Desc;
-    fn policy_res1(&self) -> DispFlags;
-    fn policy_res2(&self) -> u64;
-}
-
-impl LdlmReplyFields for LdlmReply {
-    type Desc = LdlmLockDesc;
-    #[inline(always)]
-    fn lock_desc(&self) -> &LdlmLockDesc {
-        &self.lock_desc
-    }
-    #[inline(always)]
-    fn policy_res1(&self) -> DispFlags {
-        self.policy_res1
-    }
-    #[inline(always)]
-    fn policy_res2(&self) -> u64 {
-        self.policy_res2
+wire_struct! {
+    /// `struct ldlm_reply`: the granted lock and the intent's dispositions.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct LdlmReply;
+    /// `struct ldlm_reply` (112 bytes).
+    raw LdlmReplyRaw;
+    c ldlm_reply[LDLM_REPLY_SIZE] "The answer to a lock enqueue (lustre_idl.h).";
+    impl WireStruct;
+    members {
+        0 __u32 lock_flags => lock_flags: LdlmFlags, "LDLM_FL_*";
+        4 __u32 lock_padding => _, "padding";
+        8 struct LdlmLockDesc lock_desc => lock_desc, "the granted lock";
+        88 struct LustreHandle lock_handle => lock_handle,
+            "the server's handle of the granted lock (opaque)";
+        96 __u64 lock_policy_res1 => policy_res1: DispFlags, "DISP_*: the dispositions";
+        104 __u64 lock_policy_res2 => policy_res2, "the intent's status (0 for a prepare intent)"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
     }
 }
 
-impl<O: ByteOrder> LdlmReplyFields for LdlmReplyRaw<O> {
-    type Desc = LdlmLockDescRaw<O>;
-    #[inline(always)]
-    fn lock_desc(&self) -> &LdlmLockDescRaw<O> {
-        &self.lock_desc
-    }
-    #[inline(always)]
-    fn policy_res1(&self) -> DispFlags {
-        DispFlags(self.lock_policy_res1.get())
-    }
-    #[inline(always)]
-    fn policy_res2(&self) -> u64 {
-        self.lock_policy_res2.get()
-    }
-}
-
-impl WireStruct for LdlmReply {
-    const NAME: &'static str = "ldlm_reply";
-    const SIZE: usize = LDLM_REPLY_SIZE;
-    type Raw<O: ByteOrder> = LdlmReplyRaw<O>;
-    fn from_raw<O: ByteOrder>(r: &LdlmReplyRaw<O>) -> Self {
-        LdlmReply {
-            lock_flags: LdlmFlags(r.lock_flags.get()),
-            lock_desc: LdlmLockDesc::from_raw(&r.lock_desc),
-            lock_handle: LustreHandle::from_bytes(r.lock_handle),
-            policy_res1: DispFlags(r.lock_policy_res1.get()),
-            policy_res2: r.lock_policy_res2.get(),
-        }
-    }
-    fn to_raw<O: ByteOrder>(&self) -> LdlmReplyRaw<O> {
-        LdlmReplyRaw {
-            lock_flags: U32::new(self.lock_flags.0),
-            lock_padding: U32::ZERO,
-            lock_desc: self.lock_desc.to_raw(),
-            lock_handle: self.lock_handle.to_bytes(),
-            lock_policy_res1: U64::new(self.policy_res1.0),
-            lock_policy_res2: U64::new(self.policy_res2),
-        }
+wire_enum! {
+    /// `enum ldlm_intent_flags`: the `ldlm_intent.opc` of an enqueue. The three prepare opcodes
+    /// are new; the others are Lustre's, named so that any intent prints readably.
+    pub struct IntentOpc(u64) {
+        /// `IT_OPEN`.
+        const OPEN = 0x1, "IT_OPEN";
+        /// `IT_CREAT`.
+        const CREAT = 0x2, "IT_CREAT";
+        /// `IT_OPEN | IT_CREAT`.
+        const OPEN_CREAT = 0x3, "IT_OPEN_CREAT";
+        /// `IT_READDIR` (client side only).
+        const READDIR = 0x4, "IT_READDIR";
+        /// `IT_GETATTR`.
+        const GETATTR = 0x8, "IT_GETATTR";
+        /// `IT_LOOKUP`.
+        const LOOKUP = 0x10, "IT_LOOKUP";
+        /// `IT_GETXATTR`.
+        const GETXATTR = 0x80, "IT_GETXATTR";
+        /// `IT_LAYOUT`.
+        const LAYOUT = 0x400, "IT_LAYOUT";
+        /// `IT_QUOTA_DQACQ`.
+        const QUOTA_DQACQ = 0x800, "IT_QUOTA_DQACQ";
+        /// `IT_QUOTA_CONN`.
+        const QUOTA_CONN = 0x1000, "IT_QUOTA_CONN";
+        /// `IT_GLIMPSE`.
+        const GLIMPSE = 0x4000, "IT_GLIMPSE";
+        /// `IT_BRW`.
+        const BRW = 0x8000, "IT_BRW";
+        /// `IT_DNE_CREATE_PREPARE`: create and mkdir, entry mode.
+        const DNE_CREATE_PREPARE = 0x0001_0000, "IT_DNE_CREATE_PREPARE";
+        /// `IT_DNE_RENAME_PREPARE`: rename, entry mode or object mode.
+        const DNE_RENAME_PREPARE = 0x0002_0000, "IT_DNE_RENAME_PREPARE";
+        /// `IT_DNE_UNLINK_PREPARE`: unlink and rmdir, entry mode.
+        const DNE_UNLINK_PREPARE = 0x0004_0000, "IT_DNE_UNLINK_PREPARE";
     }
 }
 
-/// `struct ldlm_intent` (8 bytes).
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct LdlmIntentRaw<O: ByteOrder> {
-    /// `opc`.
-    pub opc: U64<O>,
-}
-check_layout!(LdlmIntentRaw<LittleEndian>, 8; opc @ 0);
-
-/// `struct ldlm_intent`: which intent buffer 3 onwards carry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LdlmIntent {
-    /// The intent opcode (`enum ldlm_intent_flags`).
-    #[cfg_attr(feature = "serde", serde(rename = "opc"))]
-    pub opc: crate::intent::IntentOpc,
-}
-
-impl WireStruct for LdlmIntent {
-    const NAME: &'static str = "ldlm_intent";
-    const SIZE: usize = 8;
-    type Raw<O: ByteOrder> = LdlmIntentRaw<O>;
-    fn from_raw<O: ByteOrder>(r: &LdlmIntentRaw<O>) -> Self {
-        LdlmIntent {
-            opc: crate::intent::IntentOpc(r.opc.get()),
-        }
-    }
-    fn to_raw<O: ByteOrder>(&self) -> LdlmIntentRaw<O> {
-        LdlmIntentRaw {
-            opc: U64::new(self.opc.0),
-        }
+wire_struct! {
+    /// `struct ldlm_intent`: which intent buffer 3 onwards carry.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct LdlmIntent;
+    /// `struct ldlm_intent` (8 bytes).
+    raw LdlmIntentRaw;
+    c ldlm_intent[LDLM_INTENT_SIZE] "The intent of an enqueue (lustre_idl.h).";
+    impl WireStruct;
+    members {
+        0 __u64 opc => opc: IntentOpc, "IT_*: the intent (enum ldlm_intent_flags)";
     }
 }

@@ -4,14 +4,17 @@
 
 mod enqueue;
 
-pub use enqueue::{LdlmIntent, LdlmIntentRaw, LdlmReply, LdlmReplyRaw, LdlmRequest};
-pub(crate) use enqueue::{LdlmReplyFields, LdlmRequestHead};
-pub use enqueue::{LdlmRequestRaw, LockHandles};
+pub(crate) use enqueue::LdlmRequestHead;
+pub use enqueue::{
+    IntentOpc, LdlmIntent, LdlmIntentRaw, LdlmReply, LdlmReplyRaw, LdlmRequest, LdlmRequestRaw,
+    LockHandles, ldlm_intent, ldlm_reply, ldlm_request,
+};
 
-use super::{LuFid, WireStruct, check_layout};
+use super::fid::LuFid;
+use super::table::{Field, FieldType, Layout, WireStruct, wire_struct};
+use crate::limits::RES_NAME_SIZE;
 use core::fmt;
-use zerocopy::byteorder::{U32, U64};
-use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::ByteOrder;
 
 /// `struct lustre_handle`: an opaque cookie. It is never byte-swapped, so its value here is the
 /// 8 bytes read as little-endian whatever the message's order, and written back the same way.
@@ -28,6 +31,43 @@ impl LustreHandle {
     pub const fn to_bytes(self) -> [u8; 8] {
         self.0.to_le_bytes()
     }
+}
+
+/// `struct lustre_handle`: its raw layout is the 8 bytes themselves, the same in either byte
+/// order (Lustre never swabs a handle).
+impl WireStruct for LustreHandle {
+    const NAME: &'static str = Self::LAYOUT.name;
+    const SIZE: usize = Self::LAYOUT.size;
+    type Raw<O: ByteOrder> = [u8; 8];
+
+    #[inline(always)]
+    fn from_raw<O: ByteOrder>(raw: &[u8; 8]) -> Self {
+        Self::from_bytes(*raw)
+    }
+
+    #[inline(always)]
+    fn to_raw<O: ByteOrder>(&self) -> [u8; 8] {
+        self.to_bytes()
+    }
+}
+
+impl LustreHandle {
+    /// `struct lustre_handle`: one opaque 64-bit cookie.
+    pub const LAYOUT: &'static Layout = &Layout {
+        name: "lustre_handle",
+        size: 8,
+        doc: "An opaque handle (lustre_idl.h), never byte-swapped.",
+        fields: &[Field {
+            name: "cookie",
+            rust: Some("0"),
+            offset: 0,
+            size: 8,
+            ty: FieldType::U64,
+            array: None,
+            names: None,
+            doc: "the handle, read as little-endian whatever the message's order",
+        }],
+    };
 }
 
 impl fmt::Debug for LustreHandle {
@@ -218,30 +258,20 @@ wire_flags! {
     }
 }
 
-/// `struct ldlm_res_id` (32 bytes).
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct LdlmResIdRaw<O: ByteOrder> {
-    /// `name[4]`.
-    pub name: [U64<O>; 4],
-}
-check_layout!(LdlmResIdRaw<LittleEndian>, 32; name @ 0);
-
-/// An LDLM resource name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LdlmResId {
-    /// `name[4]`: FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "name", with = "crate::json::ints::hex_array")
-    )]
-    pub name: [u64; 4],
+wire_struct! {
+    /// An LDLM resource name.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct LdlmResId;
+    /// `struct ldlm_res_id` (32 bytes).
+    raw LdlmResIdRaw;
+    c ldlm_res_id[32] "A lock's resource name (lustre_idl.h).";
+    impl WireStruct;
+    members {
+        0 __u64 name[RES_NAME_SIZE] => name,
+            "FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock)"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex_array"))];
+    }
 }
 
 impl LdlmResId {
@@ -258,203 +288,42 @@ impl LdlmResId {
     }
 }
 
-impl WireStruct for LdlmResId {
-    const NAME: &'static str = "ldlm_res_id";
-    const SIZE: usize = 32;
-    type Raw<O: ByteOrder> = LdlmResIdRaw<O>;
-    fn from_raw<O: ByteOrder>(r: &LdlmResIdRaw<O>) -> Self {
-        LdlmResId {
-            name: r.name.map(|v| v.get()),
-        }
-    }
-    fn to_raw<O: ByteOrder>(&self) -> LdlmResIdRaw<O> {
-        LdlmResIdRaw {
-            name: self.name.map(U64::new),
-        }
-    }
-}
-
-/// `struct ldlm_inodebits` (32 bytes), the policy of an IBITS lock.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct LdlmInodebitsRaw<O: ByteOrder> {
-    pub bits: U64<O>,
-    pub try_bits: U64<O>,
-    pub li_gid: U64<O>,
-    pub li_padding: U32<O>,
-    pub li_initiator_id: U32<O>,
-}
-check_layout!(LdlmInodebitsRaw<LittleEndian>, 32;
-    bits @ 0, try_bits @ 8, li_gid @ 16, li_padding @ 24, li_initiator_id @ 28);
-
-/// The inodebits policy of a lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LdlmInodebits {
-    /// Bits to lock.
-    #[cfg_attr(feature = "serde", serde(rename = "bits"))]
-    pub bits: InodeBits,
-    /// Optional bits to try (`cancel_bits` in a convert).
-    #[cfg_attr(feature = "serde", serde(rename = "try_bits"))]
-    pub try_bits: InodeBits,
-    /// `li_gid`: group lock id.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "li_gid", with = "crate::json::ints::hex")
-    )]
-    pub gid: u64,
-    /// `li_initiator_id`: index of the MDT that started the lock.
-    #[cfg_attr(feature = "serde", serde(rename = "li_initiator_id"))]
-    pub initiator_id: u32,
-}
-
-impl WireStruct for LdlmInodebits {
-    const NAME: &'static str = "ldlm_inodebits";
-    const SIZE: usize = 32;
-    type Raw<O: ByteOrder> = LdlmInodebitsRaw<O>;
-    fn from_raw<O: ByteOrder>(r: &LdlmInodebitsRaw<O>) -> Self {
-        LdlmInodebits {
-            bits: InodeBits(r.bits.get()),
-            try_bits: InodeBits(r.try_bits.get()),
-            gid: r.li_gid.get(),
-            initiator_id: r.li_initiator_id.get(),
-        }
-    }
-    fn to_raw<O: ByteOrder>(&self) -> LdlmInodebitsRaw<O> {
-        LdlmInodebitsRaw {
-            bits: U64::new(self.bits.0),
-            try_bits: U64::new(self.try_bits.0),
-            li_gid: U64::new(self.gid),
-            li_padding: U32::ZERO,
-            li_initiator_id: U32::new(self.initiator_id),
-        }
+wire_struct! {
+    /// The inodebits policy of a lock.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct LdlmInodebits;
+    /// `struct ldlm_inodebits` (32 bytes), the policy of an IBITS lock.
+    raw LdlmInodebitsRaw;
+    c ldlm_inodebits[32] "The policy of an inodebits lock (lustre_idl.h).";
+    impl WireStruct;
+    members {
+        0 __u64 bits => bits: InodeBits, "MDS_INODELOCK_* bits to lock";
+        8 __u64 try_bits => try_bits: InodeBits, "optional bits to try (cancel_bits in a convert)";
+        16 __u64 li_gid => gid, "group lock id"
+            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
+        24 __u32 li_padding => _, "padding";
+        28 __u32 li_initiator_id => initiator_id, "index of the MDT that started the lock";
     }
 }
 
-/// `struct ldlm_lock_desc` (80 bytes), with `ldlm_resource_desc` inlined.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct LdlmLockDescRaw<O: ByteOrder> {
-    pub lr_type: U32<O>,
-    pub lr_pad: U32<O>,
-    pub lr_name: LdlmResIdRaw<O>,
-    pub l_req_mode: U32<O>,
-    pub l_granted_mode: U32<O>,
-    pub l_policy_data: LdlmInodebitsRaw<O>,
-}
-check_layout!(LdlmLockDescRaw<LittleEndian>, 80;
-    lr_type @ 0, lr_pad @ 4, lr_name @ 8, l_req_mode @ 40, l_granted_mode @ 44, l_policy_data @ 48);
-
-/// A lock descriptor: resource, modes and (inodebits) policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct LdlmLockDesc {
-    /// `l_resource.lr_type`.
-    #[cfg_attr(feature = "serde", serde(rename = "lr_type"))]
-    pub lr_type: LockType,
-    /// `l_resource.lr_name`.
-    #[cfg_attr(feature = "serde", serde(rename = "lr_name"))]
-    pub resource: LdlmResId,
-    /// `l_req_mode`.
-    #[cfg_attr(feature = "serde", serde(rename = "l_req_mode"))]
-    pub req_mode: LockMode,
-    /// `l_granted_mode`.
-    #[cfg_attr(feature = "serde", serde(rename = "l_granted_mode"))]
-    pub granted_mode: LockMode,
-    /// `l_policy_data`, read as inodebits (the union's three members share this layout).
-    #[cfg_attr(feature = "serde", serde(rename = "l_policy_data"))]
-    pub policy: LdlmInodebits,
-}
-
-/// The fields of a lock description that the rules read, from a value or straight from the
-/// received bytes: a decoder checks the wire struct in place instead of converting it first.
-pub(crate) trait LockDescFields {
-    fn lr_type(&self) -> LockType;
-    fn resource(&self) -> LdlmResId;
-    fn req_mode(&self) -> LockMode;
-    fn granted_mode(&self) -> LockMode;
-    fn bits(&self) -> InodeBits;
-}
-
-impl LockDescFields for LdlmLockDesc {
-    #[inline(always)]
-    fn lr_type(&self) -> LockType {
-        self.lr_type
-    }
-    #[inline(always)]
-    fn resource(&self) -> LdlmResId {
-        self.resource
-    }
-    #[inline(always)]
-    fn req_mode(&self) -> LockMode {
-        self.req_mode
-    }
-    #[inline(always)]
-    fn granted_mode(&self) -> LockMode {
-        self.granted_mode
-    }
-    #[inline(always)]
-    fn bits(&self) -> InodeBits {
-        self.policy.bits
-    }
-}
-
-impl<O: ByteOrder> LockDescFields for LdlmLockDescRaw<O> {
-    #[inline(always)]
-    fn lr_type(&self) -> LockType {
-        LockType(self.lr_type.get())
-    }
-    #[inline(always)]
-    fn resource(&self) -> LdlmResId {
-        LdlmResId::from_raw(&self.lr_name)
-    }
-    #[inline(always)]
-    fn req_mode(&self) -> LockMode {
-        LockMode(self.l_req_mode.get())
-    }
-    #[inline(always)]
-    fn granted_mode(&self) -> LockMode {
-        LockMode(self.l_granted_mode.get())
-    }
-    #[inline(always)]
-    fn bits(&self) -> InodeBits {
-        InodeBits(self.l_policy_data.bits.get())
-    }
-}
-
-impl WireStruct for LdlmLockDesc {
-    const NAME: &'static str = "ldlm_lock_desc";
-    const SIZE: usize = 80;
-    type Raw<O: ByteOrder> = LdlmLockDescRaw<O>;
-    fn from_raw<O: ByteOrder>(r: &LdlmLockDescRaw<O>) -> Self {
-        LdlmLockDesc {
-            lr_type: LockType(r.lr_type.get()),
-            resource: LdlmResId::from_raw(&r.lr_name),
-            req_mode: LockMode(r.l_req_mode.get()),
-            granted_mode: LockMode(r.l_granted_mode.get()),
-            policy: LdlmInodebits::from_raw(&r.l_policy_data),
-        }
-    }
-    fn to_raw<O: ByteOrder>(&self) -> LdlmLockDescRaw<O> {
-        LdlmLockDescRaw {
-            lr_type: U32::new(self.lr_type.0),
-            lr_pad: U32::ZERO,
-            lr_name: self.resource.to_raw(),
-            l_req_mode: U32::new(self.req_mode.0),
-            l_granted_mode: U32::new(self.granted_mode.0),
-            l_policy_data: self.policy.to_raw(),
-        }
+wire_struct! {
+    /// A lock descriptor: resource, modes and (inodebits) policy.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct LdlmLockDesc;
+    /// `struct ldlm_lock_desc` (80 bytes), with `ldlm_resource_desc` inlined.
+    raw LdlmLockDescRaw;
+    c ldlm_lock_desc[80]
+        "A lock's description (lustre_idl.h), its ldlm_resource_desc l_resource inlined.";
+    impl WireStruct;
+    members {
+        0 __u32 lr_type (in l_resource) => lr_type: LockType, "LDLM_*: the lock's type";
+        4 __u32 lr_pad (in l_resource) => _, "padding";
+        8 struct LdlmResId lr_name (in l_resource) => resource, "the resource";
+        40 __u32 l_req_mode => req_mode: LockMode, "the mode asked for";
+        44 __u32 l_granted_mode => granted_mode: LockMode, "the mode granted";
+        48 struct LdlmInodebits l_policy_data => policy,
+            "the policy, read as inodebits (the union's three members share this layout)";
     }
 }

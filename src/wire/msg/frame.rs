@@ -2,7 +2,7 @@
 //! checked once, for a decoder that knows how many buffers its message kind has.
 
 use super::{BUFFER_FIELDS, BUFLEN_FIELDS, LUSTRE_MSG_MAGIC_V2, MsgHeader, MsgView, S};
-use super::{read_header, round8};
+use super::{buflen_offset, lustre_msg_v2, read_header, round8};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
@@ -97,7 +97,7 @@ impl Frame {
             return Ok(());
         }
         Err(DecodeError::new(
-            At::new(S, "lm_bufcount", 0),
+            lustre_msg_v2::lm_bufcount.at(0),
             ErrorKind::OutOfRange {
                 value: self.count as u64,
                 min: min as u64,
@@ -156,14 +156,15 @@ impl Frame {
                 },
             ));
         }
-        let magic = [bytes[8], bytes[9], bytes[10], bytes[11]];
+        const AT: usize = lustre_msg_v2::lm_magic.offset;
+        let magic = [bytes[AT], bytes[AT + 1], bytes[AT + 2], bytes[AT + 3]];
         if u32::from_le_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
             Ok(Endian::Little)
         } else if u32::from_be_bytes(magic) == LUSTRE_MSG_MAGIC_V2 {
             Ok(Endian::Big)
         } else {
             Err(DecodeError::new(
-                At::new(S, "lm_magic", 8),
+                lustre_msg_v2::lm_magic.at(0),
                 ErrorKind::BadMagic {
                     got: u32::from_le_bytes(magic),
                 },
@@ -184,7 +185,7 @@ impl Frame {
         let (header, count) = read_header::<O>(bytes);
         if count == 0 || count > MSG_MAX_BUFCOUNT as u32 {
             return Err(DecodeError::new(
-                At::new(S, "lm_bufcount", 0),
+                lustre_msg_v2::lm_bufcount.at(0),
                 ErrorKind::OutOfRange {
                     value: count.into(),
                     min: 1,
@@ -195,7 +196,7 @@ impl Frame {
         let count = count as usize;
         let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count) else {
             return Err(DecodeError::new(
-                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                lustre_msg_v2::lm_buflens.at(0),
                 ErrorKind::Truncated {
                     need: 4 * count,
                     have: bytes.len() - MSG_HEADER_FIXED,
@@ -273,7 +274,7 @@ fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> D
         let padded = (len + 7) & !7;
         if padded > MSG_MAX_BUFLEN as u64 {
             return DecodeError::new(
-                At::new(S, BUFLEN_FIELDS[i], MSG_HEADER_FIXED + 4 * i),
+                At::new(S, BUFLEN_FIELDS[i], buflen_offset(i)),
                 ErrorKind::OverLimit {
                     value: len,
                     max: MSG_MAX_BUFLEN as u64,
@@ -293,7 +294,7 @@ fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> D
         cursor += padded;
     }
     DecodeError::new(
-        At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+        lustre_msg_v2::lm_buflens.at(0),
         ErrorKind::MsgTooLong {
             len: cursor as usize,
             max: MSG_MAX_LEN,

@@ -4,133 +4,57 @@ mod frame;
 
 pub(crate) use frame::{Frame, Span};
 
-use super::check_layout;
 use super::out::Out;
+pub(crate) use super::out::encode_into_slice;
+use super::table::{WireStruct, element_names, wire_struct};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
 use zerocopy::byteorder::U32;
-use zerocopy::{
-    BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
-};
+use zerocopy::{BigEndian, ByteOrder, FromBytes, IntoBytes, LittleEndian};
+
+/// Where `lm_buflens[i]` lies in a message.
+pub(crate) const fn buflen_offset(i: usize) -> usize {
+    lustre_msg_v2::lm_buflens.offset + 4 * i
+}
 
 /// `LUSTRE_MSG_MAGIC_V2`.
 pub const LUSTRE_MSG_MAGIC_V2: u32 = 0x0BD0_0BD3;
 /// `LUSTRE_MSG_MAGIC_V2` as a little-endian reader sees a big-endian message.
 pub const LUSTRE_MSG_MAGIC_V2_SWABBED: u32 = 0xD30B_D00B;
 
-const S: &str = "lustre_msg_v2";
-pub(crate) const BUFLEN_FIELDS: [&str; MSG_MAX_BUFCOUNT] = [
-    "lm_buflens[0]",
-    "lm_buflens[1]",
-    "lm_buflens[2]",
-    "lm_buflens[3]",
-    "lm_buflens[4]",
-    "lm_buflens[5]",
-    "lm_buflens[6]",
-    "lm_buflens[7]",
-    "lm_buflens[8]",
-    "lm_buflens[9]",
-    "lm_buflens[10]",
-    "lm_buflens[11]",
-    "lm_buflens[12]",
-    "lm_buflens[13]",
-    "lm_buflens[14]",
-    "lm_buflens[15]",
-    "lm_buflens[16]",
-    "lm_buflens[17]",
-    "lm_buflens[18]",
-    "lm_buflens[19]",
-    "lm_buflens[20]",
-    "lm_buflens[21]",
-    "lm_buflens[22]",
-    "lm_buflens[23]",
-    "lm_buflens[24]",
-    "lm_buflens[25]",
-    "lm_buflens[26]",
-    "lm_buflens[27]",
-    "lm_buflens[28]",
-    "lm_buflens[29]",
-    "lm_buflens[30]",
-    "lm_buflens[31]",
-];
-pub(crate) const BUFFER_FIELDS: [&str; MSG_MAX_BUFCOUNT] = [
-    "buffer[0]",
-    "buffer[1]",
-    "buffer[2]",
-    "buffer[3]",
-    "buffer[4]",
-    "buffer[5]",
-    "buffer[6]",
-    "buffer[7]",
-    "buffer[8]",
-    "buffer[9]",
-    "buffer[10]",
-    "buffer[11]",
-    "buffer[12]",
-    "buffer[13]",
-    "buffer[14]",
-    "buffer[15]",
-    "buffer[16]",
-    "buffer[17]",
-    "buffer[18]",
-    "buffer[19]",
-    "buffer[20]",
-    "buffer[21]",
-    "buffer[22]",
-    "buffer[23]",
-    "buffer[24]",
-    "buffer[25]",
-    "buffer[26]",
-    "buffer[27]",
-    "buffer[28]",
-    "buffer[29]",
-    "buffer[30]",
-    "buffer[31]",
-];
+const S: &str = MsgHeader::NAME;
+/// `lm_buflens[i]`: how errors name the length of buffer `i` (C declares the member
+/// `lm_buflens[0]`, a flexible array).
+pub(crate) const BUFLEN_FIELDS: &[&str; MSG_MAX_BUFCOUNT] =
+    element_names!(lustre_msg_v2::lm_buflens.name, MSG_MAX_BUFCOUNT);
+/// `buffer[i]`: how errors name buffer `i` itself.
+pub(crate) const BUFFER_FIELDS: &[&str; MSG_MAX_BUFCOUNT] =
+    element_names!("buffer", MSG_MAX_BUFCOUNT);
 
-/// The fixed 32 bytes of `struct lustre_msg_v2`.
-#[derive(Debug, Clone, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-#[allow(missing_docs)]
-pub struct MsgHeaderRaw<O: ByteOrder> {
-    pub lm_bufcount: U32<O>,
-    pub lm_secflvr: U32<O>,
-    pub lm_magic: U32<O>,
-    pub lm_repsize: U32<O>,
-    pub lm_cksum: U32<O>,
-    pub lm_flags: U32<O>,
-    pub lm_opc: U32<O>,
-    pub lm_padding_3: U32<O>,
-}
-check_layout!(MsgHeaderRaw<LittleEndian>, 32;
-    lm_bufcount @ 0, lm_secflvr @ 4, lm_magic @ 8, lm_repsize @ 12, lm_cksum @ 16,
-    lm_flags @ 20, lm_opc @ 24, lm_padding_3 @ 28);
-
-/// The header fields of a message that are not derived from its buffers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct MsgHeader {
-    /// `lm_secflvr`: 0 for the null flavour.
-    #[cfg_attr(feature = "serde", serde(rename = "lm_secflvr"))]
-    pub secflvr: u32,
-    /// `lm_repsize`: reply space the sender preallocated.
-    #[cfg_attr(feature = "serde", serde(rename = "lm_repsize"))]
-    pub repsize: u32,
-    /// `lm_cksum`.
-    #[cfg_attr(feature = "serde", serde(rename = "lm_cksum"))]
-    pub cksum: u32,
-    /// `lm_flags` (`MSGHDR_*`).
-    #[cfg_attr(feature = "serde", serde(rename = "lm_flags"))]
-    pub flags: u32,
-    /// `lm_opc`.
-    #[cfg_attr(feature = "serde", serde(rename = "lm_opc"))]
-    pub opc: u32,
+wire_struct! {
+    /// The header fields of a message that are not derived from its buffers. As a
+    /// [`WireStruct`], its framing members (`lm_bufcount`, `lm_magic`) are ignored on input and
+    /// written as zero; the message encoders set them.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+    pub struct MsgHeader;
+    /// The fixed 32 bytes of `struct lustre_msg_v2`; `lm_buflens[lm_bufcount]` follows.
+    raw MsgHeaderRaw;
+    c lustre_msg_v2[MSG_HEADER_FIXED]
+        "The framing of every RPC message (lustre_idl.h): lm_bufcount lengths follow.";
+    impl WireStruct;
+    members {
+        0 __u32 lm_bufcount => _, "how many buffers (the framing's)";
+        4 __u32 lm_secflvr => secflvr, "the security flavour: 0 for the null flavour";
+        8 __u32 lm_magic => _, "LUSTRE_MSG_MAGIC_V2, in the sender's byte order (the framing's)";
+        12 __u32 lm_repsize => repsize, "reply space the sender preallocated";
+        16 __u32 lm_cksum => cksum, "checksum";
+        20 __u32 lm_flags => flags, "MSGHDR_*";
+        24 __u32 lm_opc => opc, "the operation";
+        28 __u32 lm_padding_3 => _, "padding";
+        32 __u32 lm_buflens[0] => _, "each buffer's length, lm_bufcount of them";
+    }
 }
 
 /// `MSGHDR_AT_SUPPORT` in `lm_flags`: the sender uses adaptive timeouts, so `pb_timeout` is the
@@ -315,19 +239,19 @@ pub(crate) fn msg_size_u32(lens: &[u32]) -> usize {
 
 fn read_header<O: ByteOrder>(bytes: &[u8]) -> (MsgHeader, u32) {
     match MsgHeaderRaw::<O>::ref_from_prefix(bytes) {
-        Ok((r, _)) => (
-            MsgHeader {
-                secflvr: r.lm_secflvr.get(),
-                repsize: r.lm_repsize.get(),
-                cksum: r.lm_cksum.get(),
-                flags: r.lm_flags.get(),
-                opc: r.lm_opc.get(),
-            },
-            r.lm_bufcount.get(),
-        ),
+        Ok((r, _)) => (MsgHeader::from_raw(r), r.lm_bufcount.get()),
         // Unreachable after the caller's length check; 0 buffers is then rejected.
         Err(_) => (MsgHeader::default(), 0),
     }
+}
+
+/// The header of a message of `count` buffers: the value's members and the framing's.
+#[inline(always)]
+fn framed_header<O: ByteOrder>(header: &MsgHeader, count: usize) -> MsgHeaderRaw<O> {
+    let mut raw = header.to_raw::<O>();
+    raw.lm_bufcount = U32::new(count as u32);
+    raw.lm_magic = U32::new(LUSTRE_MSG_MAGIC_V2);
+    raw
 }
 
 /// Writes the header and `lm_buflens[]` (with the header's padding) of a message: built in one
@@ -341,21 +265,15 @@ pub(crate) fn put_header<B: Out + ?Sized>(
     const MAX: usize = round8(MSG_HEADER_FIXED + 4 * MSG_MAX_BUFCOUNT);
     let mut raw = [0u8; MAX];
     let count = lens.len().min(MSG_MAX_BUFCOUNT);
-    let fixed = [
-        count as u32,
-        header.secflvr,
-        LUSTRE_MSG_MAGIC_V2,
-        header.repsize,
-        header.cksum,
-        header.flags,
-        header.opc,
-        0,
-    ];
-    for (dst, w) in raw
-        .chunks_exact_mut(4)
-        .zip(fixed.iter().chain(&lens[..count]))
-    {
-        dst.copy_from_slice(&order.u32_to(*w));
+    let (head, buflens) = raw.split_at_mut(MSG_HEADER_FIXED);
+    match order {
+        Endian::Little => {
+            head.copy_from_slice(framed_header::<LittleEndian>(header, count).as_bytes())
+        }
+        Endian::Big => head.copy_from_slice(framed_header::<BigEndian>(header, count).as_bytes()),
+    }
+    for (dst, &l) in buflens.chunks_exact_mut(4).zip(&lens[..count]) {
+        dst.copy_from_slice(&order.u32_to(l));
     }
     out.put_slice(&raw[..round8(MSG_HEADER_FIXED + 4 * count)]);
 }
@@ -368,17 +286,7 @@ pub(crate) fn write_header<O: ByteOrder, const N: usize>(
     lens: &[u32; N],
     out: &mut [u8],
 ) -> usize {
-    let raw = MsgHeaderRaw::<O> {
-        lm_bufcount: U32::new(N as u32),
-        lm_secflvr: U32::new(header.secflvr),
-        lm_magic: U32::new(LUSTRE_MSG_MAGIC_V2),
-        lm_repsize: U32::new(header.repsize),
-        lm_cksum: U32::new(header.cksum),
-        lm_flags: U32::new(header.flags),
-        lm_opc: U32::new(header.opc),
-        lm_padding_3: U32::ZERO,
-    };
-    super::copy_at(out, 0, raw.as_bytes());
+    super::copy_at(out, 0, framed_header::<O>(header, N).as_bytes());
     let end = MSG_HEADER_FIXED + 4 * N;
     let start = round8(end);
     // The padding first (at most 4 bytes, inside the window), then the lengths.
@@ -394,20 +302,6 @@ pub(crate) fn write_header<O: ByteOrder, const N: usize>(
 pub(crate) fn put_padding<B: Out + ?Sized>(len: usize, out: &mut B) {
     const ZEROS: [u8; MSG_ALIGN] = [0; MSG_ALIGN];
     out.put_slice(&ZEROS[..round8(len) - len]);
-}
-
-/// Writes a message into `out`, checking its size first; returns the bytes written.
-pub(crate) fn encode_into_slice(
-    size: usize,
-    out: &mut [u8],
-    put: impl FnOnce(&mut &mut [u8]),
-) -> Result<usize, EncodeError> {
-    let have = out.len();
-    let Some(mut window) = out.get_mut(..size) else {
-        return Err(EncodeError::BufferTooSmall { need: size, have });
-    };
-    put(&mut window);
-    Ok(size)
 }
 
 /// Builds a message from raw buffers: for tools and tests that frame arbitrary content.
@@ -439,7 +333,7 @@ impl<'a> MsgBuilder<'a> {
     pub fn push(&mut self, buf: &'a [u8]) -> Result<&mut Self, EncodeError> {
         if self.count == MSG_MAX_BUFCOUNT {
             return Err(DecodeError::new(
-                At::new(S, "lm_bufcount", 0),
+                lustre_msg_v2::lm_bufcount.at(0),
                 ErrorKind::OutOfRange {
                     value: 33,
                     min: 1,
@@ -450,11 +344,7 @@ impl<'a> MsgBuilder<'a> {
         }
         if buf.len() > MSG_MAX_BUFLEN {
             return Err(DecodeError::new(
-                At::new(
-                    S,
-                    BUFLEN_FIELDS[self.count],
-                    MSG_HEADER_FIXED + 4 * self.count,
-                ),
+                At::new(S, BUFLEN_FIELDS[self.count], buflen_offset(self.count)),
                 ErrorKind::OverLimit {
                     value: buf.len() as u64,
                     max: MSG_MAX_BUFLEN as u64,
@@ -470,7 +360,7 @@ impl<'a> MsgBuilder<'a> {
             + round8(buf.len());
         if len > MSG_MAX_LEN {
             return Err(DecodeError::new(
-                At::new(S, "lm_buflens", MSG_HEADER_FIXED),
+                lustre_msg_v2::lm_buflens.at(0),
                 ErrorKind::MsgTooLong {
                     len,
                     max: MSG_MAX_LEN,

@@ -1,30 +1,34 @@
 //! The rules of WIRE.md §7 and §8 a reply obeys: one set for the decoder and for
 //! [`PrepareReply::validate`](super::PrepareReply::validate).
 
-use super::{DISPOSITIONS, REP, ReplyContext};
+use super::{DISPOSITIONS, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::{PrepareRepFields, rep_off};
-use crate::intent::message::{Expect, PtlrpcHead, check_type};
-use crate::intent::request::{check_lock, past_last_error};
+use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
+use crate::intent::enqueue::{
+    Expect, IN_REPLY, PtlrpcHead, check_lock, check_type, past_last_error,
+};
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
 use crate::mode;
+use crate::wire::layout::{ldlm_reply, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
-use crate::wire::{DispFlags, LdlmReplyFields, LockDescFields, LockType, PtlrpcMsgType};
+use crate::wire::raw::LdlmReplyRaw;
+use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
 use results::{check_payloads, check_requested, check_results};
+use zerocopy::ByteOrder;
 
 mod results;
 
-/// What the reply rules look at. `L` and `P` are `ldlm_reply` and `md_create_prepare_rep`: the
-/// received structs, read in place, for the decoder; the values for the encoder.
-pub(super) struct Facts<'x, B, L, P> {
+/// What the reply rules look at. `ldlm_reply` and the body are raw layouts: the received ones,
+/// read in place, for the decoder; the value's, converted, for the encoder.
+pub(super) struct Facts<'x, B, O: ByteOrder> {
     /// By reference: a copy of these four `u32`s, written one by one, would be read back with
     /// one 16-byte load that waits for the stores (a store-forwarding stall).
     pub(super) ptlrpc: &'x PtlrpcHead,
-    pub(super) ldlm: &'x L,
-    pub(super) body: Option<&'x P>,
+    pub(super) ldlm: &'x LdlmReplyRaw<O>,
+    pub(super) body: Option<&'x MdCreatePrepareRepRaw<O>>,
     /// Where the buffers lie, and results 0..6 (buffers 3..=8).
     pub(super) bufs: B,
     pub(super) wire_len: usize,
@@ -104,7 +108,7 @@ pub(super) fn check_type_and_status(p: &PtlrpcHead, o0: usize) -> Result<(), Dec
 fn check_status(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     if p.msg_type == PtlrpcMsgType::ERR || p.status != 0 {
         return Err(err(
-            At::new("ptlrpc_body", "pb_status", o0 + 20),
+            pb::pb_status.at(o0),
             ErrorKind::EnqueueFailed {
                 status: p.status,
                 errno: ErrnoName::of_status(p.status),
@@ -143,8 +147,8 @@ impl Disp {
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
 /// when `ctx` is given. The order of the checks is the order of the reported errors.
 #[cfg(feature = "alloc")]
-pub(super) fn check<'x, L: LdlmReplyFields, P: PrepareRepFields>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+pub(super) fn check<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     check_type_and_status(f.ptlrpc, f.bufs.off(0))?;
@@ -160,8 +164,8 @@ pub(super) fn check<'x, L: LdlmReplyFields, P: PrepareRepFields>(
 /// result 390 → 323). The price is code: one copy of the rules per decoder entry point and
 /// byte order, about 5 KiB each.
 #[inline(always)]
-pub(super) fn check_after_status<'x, L: LdlmReplyFields, P: PrepareRepFields>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+pub(super) fn check_after_status<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     if let Some((index, len)) = f.past_last {
@@ -195,7 +199,7 @@ fn check_flavour(secflvr: u32) -> Result<(), DecodeError> {
     let policy = secflvr & FLVR_POLICY_MASK;
     if policy != 0 {
         return Err(err(
-            At::new("lustre_msg_v2", "lm_secflvr", 4),
+            lustre_msg_v2::lm_secflvr.at(0),
             ErrorKind::ForbiddenBits {
                 got: secflvr.into(),
                 forbidden: policy.into(),
@@ -211,7 +215,7 @@ fn check_flavour(secflvr: u32) -> Result<(), DecodeError> {
 fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     if p.version & !LUSTRE_VERSION_MASK != PTLRPC_MSG_VERSION {
         return Err(DecodeError::new(
-            At::new("ptlrpc_body", "pb_version", o0 + 12),
+            pb::pb_version.at(o0),
             ErrorKind::WrongMsgVersion {
                 got: p.version,
                 expected: PTLRPC_MSG_VERSION,
@@ -220,7 +224,7 @@ fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
     }
     if p.opc != LDLM_ENQUEUE {
         return Err(DecodeError::wrong_value(
-            At::new("ptlrpc_body", "pb_opc", o0 + 16),
+            pb::pb_opc.at(o0),
             p.opc.into(),
             LDLM_ENQUEUE.into(),
         ));
@@ -230,7 +234,7 @@ fn check_version_and_opc(p: &PtlrpcHead, o0: usize) -> Result<(), DecodeError> {
 
 /// Where `lock_policy_res1` lies in a reply whose buffer 1 is at `o1`.
 fn disp_at(o1: usize) -> At {
-    At::new("ldlm_reply", "lock_policy_res1", o1 + 96)
+    ldlm_reply::lock_policy_res1.at(o1)
 }
 
 /// `ldlm_reply`: an inodebits lock granted as requested, with the dispositions of a prepare.
@@ -238,12 +242,12 @@ fn disp_at(o1: usize) -> At {
 /// of the `Result` could not forward (a stall of about 11 % of a reply decode in a
 /// `perf record -e cpu-clock` profile); inlined, it costs 5 instructions more.
 #[inline(always)]
-fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> {
-    let desc = l.lock_desc();
+fn check_ldlm(l: &LdlmReplyRaw<impl ByteOrder>, o1: usize) -> Result<Disp, DecodeError> {
+    let desc = &l.lock_desc;
     let lr_type = desc.lr_type();
     if lr_type != LockType::IBITS {
         return Err(DecodeError::wrong_value(
-            At::new("ldlm_reply", "lock_desc.l_resource.lr_type", o1 + 8),
+            IN_REPLY.lr_type.at(o1),
             lr_type.0.into(),
             LockType::IBITS.0.into(),
         ));
@@ -272,7 +276,7 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
     let res2 = l.policy_res2();
     if res2 != 0 {
         return Err(DecodeError::wrong_value(
-            At::new("ldlm_reply", "lock_policy_res2", o1 + 104),
+            ldlm_reply::lock_policy_res2.at(o1),
             res2,
             0,
         ));
@@ -296,11 +300,11 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
             "DISP_LOOKUP_EXECD goes with exactly one of DISP_LOOKUP_POS/NEG",
         ));
     }
-    check_lock("ldlm_reply", desc, o1 + 8, true)?;
+    check_lock(desc, &IN_REPLY, o1, true)?;
     let (granted, req) = (desc.granted_mode(), desc.req_mode());
     if granted != req {
         return Err(err(
-            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            IN_REPLY.granted_mode.at(o1),
             ErrorKind::LockNotAsRequested {
                 got: granted.0.into(),
                 expected: req.0.into(),
@@ -316,23 +320,17 @@ fn check_ldlm(l: &impl LdlmReplyFields, o1: usize) -> Result<Disp, DecodeError> 
 }
 
 /// The lock against the request: its resource and mode, the reply space, object mode.
-fn check_granted_for<'x, L: LdlmReplyFields, P>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+fn check_granted_for<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: &ReplyContext,
     d: &Disp,
 ) -> Result<(), DecodeError> {
     let (l, o1, disp_at, execd) = (f.ldlm, f.bufs.off(1), d.at(), d.execd);
-    let (got, want) = (l.lock_desc(), &ctx.lock);
+    let (got, want) = (&l.lock_desc, &ctx.lock);
     let resource = got.resource();
     if let Some(k) = (0..4).find(|&k| resource.name[k] != want.resource.name[k]) {
-        const NAMES: [&str; 4] = [
-            "lock_desc.l_resource.lr_name.name[0]",
-            "lock_desc.l_resource.lr_name.name[1]",
-            "lock_desc.l_resource.lr_name.name[2]",
-            "lock_desc.l_resource.lr_name.name[3]",
-        ];
         return Err(err(
-            At::new("ldlm_reply", NAMES[k], o1 + 16 + 8 * k),
+            IN_REPLY.name.element(k).at(o1),
             ErrorKind::LockNotAsRequested {
                 got: resource.name[k],
                 expected: want.resource.name[k],
@@ -342,7 +340,7 @@ fn check_granted_for<'x, L: LdlmReplyFields, P>(
     let granted = got.granted_mode();
     if granted != want.req_mode {
         return Err(err(
-            At::new("ldlm_reply", "lock_desc.l_granted_mode", o1 + 8 + 44),
+            IN_REPLY.granted_mode.at(o1),
             ErrorKind::LockNotAsRequested {
                 got: granted.0.into(),
                 expected: want.req_mode.0.into(),
@@ -351,7 +349,7 @@ fn check_granted_for<'x, L: LdlmReplyFields, P>(
     }
     if f.wire_len > ctx.repsize as usize {
         return Err(err(
-            At::new("lustre_msg_v2", "", 0),
+            At::new(lustre_msg_v2::LAYOUT.name, "", 0),
             ErrorKind::ReplyOverRepsize {
                 size: f.wire_len,
                 repsize: ctx.repsize,
@@ -364,39 +362,45 @@ fn check_granted_for<'x, L: LdlmReplyFields, P>(
     Ok(())
 }
 
-/// The empty result: no result buffer may carry anything.
-fn check_empty_result<'x, L, P>(f: &Facts<'x, impl Buffers<'x>, L, P>) -> Result<(), DecodeError> {
-    let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
-    // The empty result: no result buffer may carry anything.
-    if let Some(i) = (0..MLI_BUF_MAX).find(|&i| f.bufs.result_len(i) != 0) {
-        return Err(err(
-            result_at(i),
-            ErrorKind::BufferWithoutValid {
-                len: f.bufs.result_len(i),
-            },
-        ));
+/// The empty result: no result buffer may carry anything. One test of the six lengths
+/// together; only a bad reply pays for the walk that names the first buffer that has bytes.
+#[inline(always)]
+fn check_empty_result<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
+) -> Result<(), DecodeError> {
+    let mut any = 0;
+    for i in 0..MLI_BUF_MAX {
+        any |= f.bufs.result_len(i);
     }
-    Ok(())
+    if any == 0 {
+        return Ok(());
+    }
+    let i = (0..MLI_BUF_MAX)
+        .find(|&i| f.bufs.result_len(i) != 0)
+        .unwrap_or(0);
+    Err(err(
+        At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i)),
+        ErrorKind::BufferWithoutValid {
+            len: f.bufs.result_len(i),
+        },
+    ))
 }
 
 /// The request's flags: known ones only, and no lookup in object mode.
 fn check_flags_for(
-    b: &impl PrepareRepFields,
+    b: &MdCreatePrepareRepRaw<impl ByteOrder>,
     o2: usize,
     ctx: &ReplyContext,
 ) -> Result<(), DecodeError> {
     let unknown = ctx.flags.unknown();
     if !unknown.is_empty() {
         return Err(err(
-            At::new(REP, "", o2),
+            At::new(rep::LAYOUT.name, "", o2),
             ErrorKind::ReplyToUnknownFlags { flags: unknown.0 },
         ));
     }
     if ctx.flags.contains(McprFlags::NO_LOOKUP) && b.flags().contains(McppFlags::LOOKUP_DONE) {
-        return Err(err(
-            At::new(REP, "mcpp_flags", o2 + rep_off::FLAGS),
-            ErrorKind::LookupInObjectMode,
-        ));
+        return Err(err(rep::mcpp_flags.at(o2), ErrorKind::LookupInObjectMode));
     }
     Ok(())
 }
@@ -404,34 +408,30 @@ fn check_flags_for(
 /// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
 #[inline(always)]
 fn check_body(
-    b: &impl PrepareRepFields,
+    b: &MdCreatePrepareRepRaw<impl ByteOrder>,
     o2: usize,
     ctx: Option<&ReplyContext>,
     d: &Disp,
 ) -> Result<(), DecodeError> {
     let (pos, execd) = (d.pos, d.execd);
     let mismatch = |why| d.mismatch(why);
-    let at = |field, rel| At::new(REP, field, o2 + rel);
     let (status, flags) = (b.status(), b.flags());
     if status > 0 {
         return Err(err(
-            at("mcpp_status", rep_off::STATUS),
+            rep::mcpp_status.at(o2),
             ErrorKind::PositiveStatus { got: status },
         ));
     }
     let done = flags.contains(McppFlags::LOOKUP_DONE);
     let found = flags.contains(McppFlags::LOOKUP_POS);
     if found && !done {
-        return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
-            ErrorKind::LookupPosWithoutDone,
-        ));
+        return Err(err(rep::mcpp_flags.at(o2), ErrorKind::LookupPosWithoutDone));
     }
     let fid = b.fid();
     if fid.is_zero() == found {
         let state = if found { "positive" } else { "not positive" };
         return Err(err(
-            at("mcpp_fid", rep_off::FID),
+            rep::mcpp_fid.at(o2),
             ErrorKind::FidLookupMismatch { fid, state },
         ));
     }
@@ -445,7 +445,7 @@ fn check_body(
     let derived = flags.contains(McppFlags::CHILD_DERIVED);
     if derived && status != 0 {
         return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
+            rep::mcpp_flags.at(o2),
             ErrorKind::DerivedNotCreate {
                 why: "the status is not 0",
             },
@@ -453,7 +453,7 @@ fn check_body(
     }
     if derived && ctx.is_some_and(|c| c.op != Operation::Create) {
         return Err(err(
-            at("mcpp_flags", rep_off::FLAGS),
+            rep::mcpp_flags.at(o2),
             ErrorKind::DerivedNotCreate {
                 why: "the request is not a create",
             },
@@ -466,7 +466,7 @@ fn check_body(
         && (child_mode & !mode::S_IFMT != 0 || !mode::is_valid_type(child_mode))
     {
         return Err(err(
-            at("mcpp_child_mode", rep_off::CHILD_MODE),
+            rep::mcpp_child_mode.at(o2),
             ErrorKind::ChildModeNotType { got: child_mode },
         ));
     }
@@ -474,34 +474,29 @@ fn check_body(
 }
 
 /// `mcpp_valid` and `mcpp_truncated`: no reserved bit, never both, the attributes never truncated.
-fn check_masks(b: &impl PrepareRepFields, o2: usize) -> Result<(), DecodeError> {
-    let at = |field, rel| At::new(REP, field, o2 + rel);
+fn check_masks(b: &MdCreatePrepareRepRaw<impl ByteOrder>, o2: usize) -> Result<(), DecodeError> {
     let (valid, truncated) = (b.valid(), b.truncated());
-    for (mask, field, rel) in [
-        (valid, "mcpp_valid", rep_off::VALID),
-        (truncated, "mcpp_truncated", rep_off::TRUNCATED),
-    ] {
-        if mask.reserved() != 0 {
-            return Err(err(
-                at(field, rel),
-                ErrorKind::ReservedResultBits {
-                    bits: mask.reserved(),
-                },
-            ));
-        }
+    let reserved = |mask: ResultMask| ErrorKind::ReservedResultBits {
+        bits: mask.reserved(),
+    };
+    if valid.reserved() != 0 {
+        return Err(err(rep::mcpp_valid.at(o2), reserved(valid)));
+    }
+    if truncated.reserved() != 0 {
+        return Err(err(rep::mcpp_truncated.at(o2), reserved(truncated)));
     }
     let both = ResultMask(valid.0 & truncated.0);
     if !both.is_empty() {
         return Err(err(
-            at("mcpp_valid", rep_off::VALID),
+            rep::mcpp_valid.at(o2),
             ErrorKind::ValidAndTruncated { both },
         ));
     }
     if truncated.has(MliBuf::Pattr) {
         return Err(err(
-            at("mcpp_truncated", rep_off::TRUNCATED),
+            rep::mcpp_truncated.at(o2),
             ErrorKind::PattrTruncated {
-                size: b.buf_size(MliBuf::Pattr.index()),
+                size: b.buf_size()[MliBuf::Pattr.index()],
             },
         ));
     }

@@ -4,37 +4,38 @@
 
 use super::{Buffers, Facts, err};
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::{PrepareRepFields, rep_off};
-use crate::intent::reply::{BUF_SIZE_FIELDS, REP, ReplyContext};
+use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
+use crate::intent::reply::ReplyContext;
 use crate::intent::{MliBuf, ResultMask};
 use crate::limits::{MDT_BODY_SIZE, XATTR_SIZE_MAX};
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
+use zerocopy::ByteOrder;
 
 /// Only the results the request asked for, with sizes only where asked.
 pub(super) fn check_requested(
-    b: &impl PrepareRepFields,
+    b: &MdCreatePrepareRepRaw<impl ByteOrder>,
     o2: usize,
     ctx: &ReplyContext,
 ) -> Result<(), DecodeError> {
-    let at = |field, rel| At::new(REP, field, o2 + rel);
     let valid = b.valid();
     let extra = valid.union(b.truncated()).difference(ctx.requested());
     if !extra.is_empty() {
-        let (field, rel) = if valid.intersects(extra) {
-            ("mcpp_valid", rep_off::VALID)
+        let field = if valid.intersects(extra) {
+            rep::mcpp_valid
         } else {
-            ("mcpp_truncated", rep_off::TRUNCATED)
+            rep::mcpp_truncated
         };
-        return Err(err(at(field, rel), ErrorKind::ResultNotRequested { extra }));
+        return Err(err(field.at(o2), ErrorKind::ResultNotRequested { extra }));
     }
     let requested = ctx.requested();
+    let sizes = b.buf_size();
     if let Some(buf) = MliBuf::ALL
         .into_iter()
-        .find(|&buf| !requested.has(buf) && b.buf_size(buf.index()) != 0)
+        .find(|&buf| !requested.has(buf) && sizes[buf.index()] != 0)
     {
         let i = buf.index();
         return Err(err(
-            at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i),
+            rep::mcpp_buf_size.element(i).at(o2),
             ErrorKind::ResultNotRequested { extra: buf.bit() },
         ));
     }
@@ -43,19 +44,18 @@ pub(super) fn check_requested(
 
 /// Each result buffer against its bits, its size field and its limit.
 #[inline(always)]
-pub(super) fn check_results<'x, L, P: PrepareRepFields>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
-    b: &P,
+pub(super) fn check_results<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
+    b: &MdCreatePrepareRepRaw<O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
-    let (valid, truncated) = (b.valid(), b.truncated());
+    let (valid, truncated, sizes) = (b.valid(), b.truncated(), b.buf_size());
     let result_at = |i: usize| At::new(MliBuf::ALL[i].name(), "", f.bufs.off(3 + i));
-    let at = |field, rel| At::new(REP, field, f.bufs.off(2) + rel);
     for buf in MliBuf::ALL {
         let i = buf.index();
         let len = f.bufs.result_len(i);
-        let size = b.buf_size(i);
-        let size_at = at(BUF_SIZE_FIELDS[i], rep_off::BUF_SIZE + 4 * i);
+        let size = sizes[i];
+        let size_at = rep::mcpp_buf_size.element(i).at(f.bufs.off(2));
         let limit = ctx.map(|c| c.limits[i]);
         if valid.has(buf) {
             if len != size as usize {
@@ -96,8 +96,8 @@ pub(super) fn check_results<'x, L, P: PrepareRepFields>(
 /// Every present result is a valid payload of its kind (WIRE.md §7, §9), reported at its offset
 /// in the message. The one place a reply decode looks inside its results.
 #[inline(always)]
-pub(super) fn check_payloads<'x, L, P>(
-    f: &Facts<'x, impl Buffers<'x>, L, P>,
+pub(super) fn check_payloads<'x, O: ByteOrder>(
+    f: &Facts<'x, impl Buffers<'x>, O>,
     valid: ResultMask,
 ) -> Result<(), DecodeError> {
     // The kinds with a payload rule; a reply with none of them valid (an error, a lookup only)
