@@ -77,7 +77,7 @@ enum dne_prepare_intent_flags {
 # else
 #  define DNE_PREPARE_PACKED
 # endif
-/* File identifier (lustre_user.h) */
+/* File identifier, laid out as in Lustre's lustre_user.h (16 bytes, packed). */
 struct lu_fid {
 	__u64		f_seq;		/* sequence */
 	__u32		f_oid;		/* object id within the sequence */

@@ -21,7 +21,7 @@
 //! without the series. `dne-intent c-header` prints the header; a test fails when the committed
 //! copy is stale.
 
-use crate::lustre_patch::c::{comment, struct_decl};
+use crate::lustre_patch::c::{c_constants, comment, struct_decl};
 use crate::lustre_patch::layout::{self, Layout};
 use crate::lustre_patch::uapi::declarations;
 use lustre_dne_intent::intent::{MliBuf, OBD_CONNECT2_DNE_PREPARE, Operation};
@@ -246,7 +246,7 @@ fn wirecheck(h: &mut String, structs: &[&Layout]) {
     }
     check_hex(h, "OBD_CONNECT2_DNE_PREPARE", OBD_CONNECT2_DNE_PREPARE);
     for s in structs {
-        for &(name, v) in s.fields.iter().filter_map(|f| f.names).flatten() {
+        for &(name, v) in s.fields.iter().filter_map(c_constants).flatten() {
             check_hex(h, name, v);
         }
     }

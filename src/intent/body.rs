@@ -41,7 +41,7 @@ wire_struct! {
     /// `struct md_create_prepare_req`.
     raw MdCreatePrepareReqRaw;
     c md_create_prepare_req[PREPARE_REQ_SIZE]
-        "Request buffer 3 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 5).\n * Sent in the sender's byte order (lm_magic tells the receiver).";
+        "Request buffer 3 of an IT_DNE_*_PREPARE enqueue";
     impl WireStruct;
     members {
         0 struct LuFid mcpr_fid => fid,
@@ -81,7 +81,7 @@ wire_struct! {
     /// `struct md_create_prepare_rep`.
     raw MdCreatePrepareRepRaw;
     c md_create_prepare_rep[PREPARE_REP_SIZE]
-        "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue (WIRE.md section 7);\n * an empty buffer 2 is the empty result.";
+        "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue; an empty buffer 2 is the empty result";
     impl WireStruct;
     members {
         0 __s32 mcpp_status => status, "0 or the operation's negative errno";

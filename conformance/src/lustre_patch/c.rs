@@ -95,6 +95,15 @@ pub(crate) fn member_decl(f: &Field) -> String {
     }
 }
 
+/// The C constants of a flags member: its bit names when they are C names in the member's
+/// own namespace (`MCPR_*` for `mcpr_flags`). A result mask's bits are named by the crate
+/// (`PATTR`), where C writes `1 << MLI_BUF_PATTR`, so they declare nothing.
+pub(crate) fn c_constants(f: &Field) -> Option<&'static [(&'static str, u64)]> {
+    let prefix = f.name.split('_').next()?.to_ascii_uppercase() + "_";
+    f.names
+        .filter(|names| !names.is_empty() && names.iter().all(|(n, _)| n.starts_with(&prefix)))
+}
+
 /// Whether a member is padding or reserved (no value of the crate holds it).
 pub(crate) fn is_padding(f: &Field) -> bool {
     f.rust.is_none()

@@ -19,10 +19,9 @@ mod swab;
 pub(crate) mod uapi;
 mod wirecheck;
 
-// The crate's layout tables. TEMPORARY: the shim builds them from today's raw structures until
-// `lustre_dne_intent::wire::layout` exists; this line is the only one to change then.
-pub(crate) mod tables_shim;
-pub(crate) use tables_shim as layout;
+// The crate's layout tables: the same `wire_struct!` tables the codec's layouts are checked
+// against at compile time.
+pub(crate) use lustre_dne_intent::wire::layout;
 
 use std::path::{Path, PathBuf};
 

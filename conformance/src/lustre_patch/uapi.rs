@@ -4,7 +4,7 @@
 use lustre_dne_intent::intent::{MliBuf, Operation};
 
 use super::base::{Edit, Source};
-use super::c::{block_comment, enum_decl, struct_decl};
+use super::c::{block_comment, c_constants, enum_decl, struct_decl};
 use super::layout::Layout;
 use super::{Draft, PatchError, new_layouts};
 
@@ -136,7 +136,7 @@ pub(crate) fn declarations(req: &Layout, rep: &Layout) -> Vec<String> {
     );
     for l in [req, rep] {
         for f in l.fields {
-            if let Some(names) = f.names {
+            if let Some(names) = c_constants(f) {
                 let m: Vec<_> = names
                     .iter()
                     .map(|&(n, v)| (n.to_string(), v, None))

@@ -10,7 +10,7 @@
 use lustre_dne_intent::intent::{MliBuf, Operation};
 
 use super::base::{Edit, Source};
-use super::c::lines;
+use super::c::{c_constants, lines};
 use super::layout::{Field, Layout};
 use super::{Draft, PatchError, new_layouts};
 
@@ -75,7 +75,7 @@ fn value_rows(l: &Layout, first: bool) -> (Vec<String>, Vec<String>) {
     let mut printed = Vec::new();
     let mut source = Vec::new();
     for f in l.fields {
-        for &(name, v) in f.names.unwrap_or(&[]) {
+        for &(name, v) in c_constants(f).unwrap_or(&[]) {
             printed.extend(check_value_x(name, v));
             source.push(format!("\tCHECK_VALUE_X({name});"));
         }
