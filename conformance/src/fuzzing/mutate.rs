@@ -11,7 +11,12 @@ use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView, RequestView, UnknownReason};
 use lustre_dne_intent::limits::{MLI_BUF_MAX, MSG_MAX_BUFCOUNT};
+use lustre_dne_intent::wire::layout::{
+    FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, md_create_prepare_rep,
+    md_create_prepare_req, ptlrpc_body,
+};
 use lustre_dne_intent::wire::{MsgBuilder, MsgView, PtlrpcBody, PtlrpcMsgType};
+use std::sync::OnceLock;
 
 /// A small deterministic generator (xorshift32) seeded by libFuzzer.
 struct Rng(u32);
@@ -35,77 +40,26 @@ impl Rng {
     }
 }
 
-/// `(offset, width)` of the fields of a structure that rules look at.
-type Fields = &'static [(usize, usize)];
-
-const PTLRPC: Fields = &[
-    (8, 4),   // pb_type
-    (12, 4),  // pb_version
-    (16, 4),  // pb_opc
-    (20, 4),  // pb_status
-    (34, 2),  // pb_padding0
-    (56, 4),  // pb_flags
-    (128, 8), // pb_padding64_0
-];
-const LDLM_REQUEST: Fields = &[
-    (0, 4),  // lock_flags
-    (4, 4),  // lock_count
-    (8, 4),  // lr_type
-    (12, 4), // lr_pad
-    (16, 8), // name[0]
-    (24, 8), // name[1]
-    (32, 8), // name[2]
-    (40, 8), // name[3]
-    (48, 4), // l_req_mode
-    (52, 4), // l_granted_mode
-    (56, 8), // bits
-    (64, 8), // try_bits
-];
-const LDLM_REPLY: Fields = &[
-    (0, 4),   // lock_flags
-    (8, 4),   // lr_type
-    (16, 8),  // name[0]
-    (32, 8),  // name[2]
-    (48, 4),  // l_req_mode
-    (52, 4),  // l_granted_mode
-    (56, 8),  // bits
-    (96, 8),  // lock_policy_res1
-    (104, 8), // lock_policy_res2
-];
-const INTENT: Fields = &[(0, 8)];
-const PREPARE_REQ: Fields = &[
-    (0, 8),  // f_seq
-    (8, 4),  // f_oid
-    (16, 4), // mcpr_flags
-    (20, 4), // mcpr_fsuid
-    (28, 4), // mcpr_umask
-    (32, 8), // mcpr_cap
-    (40, 4), // mcpr_child_mode
-    (44, 4), // mcpr_padding0
-    (48, 4), // mcpr_buf_limit[PATTR]
-    (52, 4),
-    (56, 4),
-    (60, 4),
-    (64, 4),
-    (68, 4),
-    (72, 8), // mcpr_padding1
-];
-const PREPARE_REP: Fields = &[
-    (0, 4),  // mcpp_status
-    (4, 4),  // mcpp_flags
-    (8, 4),  // mcpp_valid
-    (12, 4), // mcpp_truncated
-    (16, 8), // mcpp_fid.f_seq
-    (32, 4), // mcpp_child_mode
-    (44, 4), // mcpp_child_flags
-    (48, 4), // mcpp_buf_size[PATTR]
-    (52, 4),
-    (56, 4),
-    (60, 4),
-    (64, 4),
-    (68, 4),
-    (72, 8), // mcpp_padding
-];
+/// `(offset, width)` of every integer of a structure: nested structures and arrays element by
+/// element, from the codec's layout tables (byte arrays, such as a job id, are left to
+/// libFuzzer's byte-level mutations).
+fn words(l: &Layout) -> Vec<(usize, usize)> {
+    fn walk(l: &Layout, base: usize, out: &mut Vec<(usize, usize)>) {
+        for f in l.fields {
+            for i in 0..f.array.map_or(1, |a| a.len) {
+                let at = base + f.offset + i * f.ty.size();
+                match f.ty {
+                    FieldType::Struct(inner) => walk(inner, at, out),
+                    FieldType::U8 => {}
+                    t => out.push((at, t.size())),
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(l, 0, &mut out);
+    out
+}
 
 /// Values that decide rules: boundaries, flag bits, opcodes, magics, limits.
 const INTERESTING: &[u64] = &[
@@ -145,15 +99,27 @@ const INTERESTING: &[u64] = &[
     u64::MAX,
 ];
 
-/// The fields of buffer `i` of a request or a reply.
-fn fields_of(reply: bool, i: usize) -> Fields {
+/// The integers of buffer `i` of a request or a reply, worked out once.
+fn fields_of(reply: bool, i: usize) -> &'static [(usize, usize)] {
+    static WORDS: OnceLock<[Vec<(usize, usize)>; 6]> = OnceLock::new();
+    let [ptlrpc, ldlm_req, intent, prep_req, ldlm_rep, prep_rep] = WORDS.get_or_init(|| {
+        [
+            ptlrpc_body::LAYOUT,
+            ldlm_request::LAYOUT,
+            ldlm_intent::LAYOUT,
+            md_create_prepare_req::LAYOUT,
+            ldlm_reply::LAYOUT,
+            md_create_prepare_rep::LAYOUT,
+        ]
+        .map(words)
+    });
     match (reply, i) {
-        (_, 0) => PTLRPC,
-        (false, 1) => LDLM_REQUEST,
-        (false, 2) => INTENT,
-        (false, 3) => PREPARE_REQ,
-        (true, 1) => LDLM_REPLY,
-        (true, 2) => PREPARE_REP,
+        (_, 0) => ptlrpc,
+        (false, 1) => ldlm_req,
+        (false, 2) => intent,
+        (false, 3) => prep_req,
+        (true, 1) => ldlm_rep,
+        (true, 2) => prep_rep,
         _ => &[],
     }
 }
