@@ -1,8 +1,8 @@
 //! `dne-intent wireshark-lua`: a Lua dissector for Wireshark and tshark, generated from the
 //! codec's own layouts so it cannot drift from them.
 //!
-//! Every offset and size comes from the zerocopy raw layouts (`core::mem::offset_of!`,
-//! `size_of`), every value name from the crate's named constants (`NAMED` tables, the
+//! Every offset, size and array length comes from the codec's layout tables
+//! (`lustre_dne_intent::wire::layout`), every value name from the crate's named constants (`NAMED` tables, the
 //! capture reader's opcode names). The dissector registers on `lnet.ptl_index`, which the
 //! built-in LNet dissector calls for the payload of each PUT; it replaces the built-in Lustre
 //! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself.
@@ -14,17 +14,17 @@
 //! tshark alone.
 
 use crate::opcode_name;
-use lustre_dne_intent::intent::body::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
 use lustre_dne_intent::intent::{IntentOpc, McppFlags, McprFlags, MliBuf};
 use lustre_dne_intent::limits::{
     LDLM_REPLY_SIZE, LDLM_REQUEST_MIN, MLI_BUF_MAX, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT,
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V2_SIZE,
 };
-use lustre_dne_intent::wire::raw::{LdlmReplyRaw, LdlmRequestRaw, MsgHeaderRaw, PtlrpcBodyRaw};
+use lustre_dne_intent::wire::layout::{
+    self, FieldType, Layout, ldlm_reply, ldlm_request, lustre_msg_v2, md_create_prepare_rep,
+    md_create_prepare_req, ptlrpc_body,
+};
 use lustre_dne_intent::wire::{LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, PtlrpcMsgType};
 use std::fmt::Write as _;
-use std::mem::offset_of;
-use zerocopy::LittleEndian as Le;
 
 /// Portals the dissector registers on: `OUT_PORTAL` (24) and `OSC_REPLY_PORTAL` (4), where
 /// OSP's MDT-to-MDT RPCs go, and `MDS_REQUEST_PORTAL` (12) and `MDC_REPLY_PORTAL` (10).
@@ -33,6 +33,7 @@ pub const PORTALS: [u32; 4] = [24, 4, 12, 10];
 /// How a field is shown.
 #[derive(Clone, Copy)]
 enum Kind {
+    U16,
     U32,
     I32,
     U64,
@@ -42,86 +43,200 @@ enum Kind {
     Fid,
 }
 
-/// One field: its C name, offset in its buffer and how it is shown.
+/// One field as the dissector shows it: its name, offset in its buffer and how it is shown.
 struct Field {
-    name: &'static str,
+    name: String,
     offset: usize,
     kind: Kind,
     /// Array length (1 for a scalar).
     count: usize,
 }
 
-const fn fld(name: &'static str, offset: usize, kind: Kind) -> Field {
+fn fld(name: &str, offset: usize, kind: Kind) -> Field {
     Field {
-        name,
+        name: name.to_string(),
         offset,
         kind,
         count: 1,
     }
 }
 
-macro_rules! fields {
-    ($raw:ty; $( $f:ident $(. $g:ident)* : $kind:ident $([$n:expr])? ),* $(,)?) => {
-        vec![ $( Field {
-            name: concat!(stringify!($f) $(, "_", stringify!($g))*),
-            offset: offset_of!($raw, $f $(. $g)*),
-            kind: Kind::$kind,
-            count: 1 $( * 0 + $n )?,
-        } ),* ]
-    };
+/// The member of `l` at a dotted path (`lock_desc.l_policy_data.bits`), through the nested
+/// structures, and its offset from the start of `l`. A structure of one member stands for that
+/// member (`lr_name` is the array `ldlm_res_id.name`), unless shown as a FID.
+///
+/// # Panics
+/// When the path names no member: the paths are this module's, the tables the codec's, and a
+/// test generates the dissector.
+fn member(l: &'static Layout, path: &str, kind: Kind) -> (usize, &'static layout::Field) {
+    let mut at = 0;
+    let mut cur = l;
+    let mut segments = path.split('.').peekable();
+    loop {
+        let seg = segments.next().expect("a non-empty path");
+        let f = cur
+            .fields
+            .iter()
+            .find(|f| f.name == seg)
+            .unwrap_or_else(|| panic!("wireshark: no member {seg} in struct {}", cur.name));
+        at += f.offset;
+        match (f.ty, segments.peek()) {
+            (FieldType::Struct(inner), Some(_)) => cur = inner,
+            (FieldType::Struct(inner), None)
+                if inner.fields.len() == 1 && !matches!(kind, Kind::Fid) =>
+            {
+                return (at, &inner.fields[0]);
+            }
+            (_, None) => return (at, f),
+            (_, Some(_)) => panic!("wireshark: {seg} of struct {} is not a structure", cur.name),
+        }
+    }
+}
+
+/// The fields shown of structure `l`, each a path to one of its members and how it is shown;
+/// offsets, sizes and counts come from the codec's layout tables.
+fn shown(l: &'static Layout, list: &[(&str, Kind)]) -> Vec<Field> {
+    list.iter()
+        .map(|&(path, kind)| {
+            let (offset, f) = member(l, path, kind);
+            let size = match kind {
+                Kind::U16 => 2,
+                Kind::U32 | Kind::I32 | Kind::Hex32 => 4,
+                Kind::U64 => 8,
+                Kind::Fid => 16,
+            };
+            let count = f.array.map_or(1, |a| a.len);
+            assert_eq!(
+                size * count,
+                f.size,
+                "wireshark: {path} is {} bytes",
+                f.size
+            );
+            Field {
+                name: path.replace('.', "_"),
+                offset,
+                kind,
+                count,
+            }
+        })
+        .collect()
 }
 
 fn header_fields() -> Vec<Field> {
-    fields!(MsgHeaderRaw<Le>;
-        lm_bufcount: U32, lm_secflvr: Hex32, lm_magic: Hex32, lm_repsize: U32, lm_cksum: Hex32,
-        lm_flags: Hex32, lm_opc: U32)
+    use Kind::*;
+    shown(
+        lustre_msg_v2::LAYOUT,
+        &[
+            ("lm_bufcount", U32),
+            ("lm_secflvr", Hex32),
+            ("lm_magic", Hex32),
+            ("lm_repsize", U32),
+            ("lm_cksum", Hex32),
+            ("lm_flags", Hex32),
+            ("lm_opc", U32),
+        ],
+    )
 }
 
 fn ptlrpc_fields() -> Vec<Field> {
-    fields!(PtlrpcBodyRaw<Le>;
-        pb_type: U32, pb_version: Hex32, pb_opc: U32, pb_status: I32, pb_last_xid: U64,
-        pb_tag: U32, pb_projid: U32, pb_last_committed: U64, pb_transno: U64, pb_flags: Hex32,
-        pb_op_flags: Hex32, pb_conn_cnt: U32, pb_timeout: U32, pb_service_time: U32,
-        pb_limit: U32, pb_slv: U64, pb_mbits: U64, pb_uid: U32, pb_gid: U32)
+    use Kind::*;
+    shown(
+        ptlrpc_body::LAYOUT,
+        &[
+            ("pb_type", U32),
+            ("pb_version", Hex32),
+            ("pb_opc", U32),
+            ("pb_status", I32),
+            ("pb_last_xid", U64),
+            ("pb_tag", U16),
+            ("pb_projid", U32),
+            ("pb_last_committed", U64),
+            ("pb_transno", U64),
+            ("pb_flags", Hex32),
+            ("pb_op_flags", Hex32),
+            ("pb_conn_cnt", U32),
+            ("pb_timeout", U32),
+            ("pb_service_time", U32),
+            ("pb_limit", U32),
+            ("pb_slv", U64),
+            ("pb_mbits", U64),
+            ("pb_uid", U32),
+            ("pb_gid", U32),
+        ],
+    )
 }
 
 fn ldlm_request_fields() -> Vec<Field> {
-    let mut v = fields!(LdlmRequestRaw<Le>;
-        lock_flags: Hex32, lock_count: U32, lock_desc.lr_type: U32,
-        lock_desc.l_req_mode: U32, lock_desc.l_granted_mode: U32,
-        lock_desc.l_policy_data.bits: U64);
-    let name = offset_of!(LdlmRequestRaw<Le>, lock_desc.lr_name);
-    v.push(Field {
-        name: "lock_desc_lr_name",
-        offset: name,
-        kind: Kind::U64,
-        count: 4,
-    });
-    v
+    use Kind::*;
+    shown(
+        ldlm_request::LAYOUT,
+        &[
+            ("lock_flags", Hex32),
+            ("lock_count", U32),
+            ("lock_desc.lr_type", U32),
+            ("lock_desc.l_req_mode", U32),
+            ("lock_desc.l_granted_mode", U32),
+            ("lock_desc.l_policy_data.bits", U64),
+            ("lock_desc.lr_name", U64),
+        ],
+    )
 }
 
 fn ldlm_reply_fields() -> Vec<Field> {
-    fields!(LdlmReplyRaw<Le>;
-        lock_flags: Hex32, lock_desc.lr_type: U32, lock_desc.l_req_mode: U32,
-        lock_desc.l_granted_mode: U32, lock_desc.l_policy_data.bits: U64,
-        lock_policy_res1: U64, lock_policy_res2: U64)
+    use Kind::*;
+    shown(
+        ldlm_reply::LAYOUT,
+        &[
+            ("lock_flags", Hex32),
+            ("lock_desc.lr_type", U32),
+            ("lock_desc.l_req_mode", U32),
+            ("lock_desc.l_granted_mode", U32),
+            ("lock_desc.l_policy_data.bits", U64),
+            ("lock_policy_res1", U64),
+            ("lock_policy_res2", U64),
+        ],
+    )
 }
 
 fn req_fields() -> Vec<Field> {
-    fields!(MdCreatePrepareReqRaw<Le>;
-        mcpr_fid: Fid, mcpr_flags: Hex32, mcpr_fsuid: U32, mcpr_fsgid: U32, mcpr_umask: U32,
-        mcpr_cap: U64, mcpr_child_mode: U32, mcpr_buf_limit: U32[MLI_BUF_MAX])
+    use Kind::*;
+    shown(
+        md_create_prepare_req::LAYOUT,
+        &[
+            ("mcpr_fid", Fid),
+            ("mcpr_flags", Hex32),
+            ("mcpr_fsuid", U32),
+            ("mcpr_fsgid", U32),
+            ("mcpr_umask", U32),
+            ("mcpr_cap", U64),
+            ("mcpr_child_mode", U32),
+            ("mcpr_buf_limit", U32),
+        ],
+    )
 }
 
 fn rep_fields() -> Vec<Field> {
-    fields!(MdCreatePrepareRepRaw<Le>;
-        mcpp_status: I32, mcpp_flags: Hex32, mcpp_valid: Hex32, mcpp_truncated: Hex32,
-        mcpp_fid: Fid, mcpp_child_mode: U32, mcpp_child_gid: U32, mcpp_child_projid: U32,
-        mcpp_child_flags: Hex32, mcpp_buf_size: U32[MLI_BUF_MAX])
+    use Kind::*;
+    shown(
+        md_create_prepare_rep::LAYOUT,
+        &[
+            ("mcpp_status", I32),
+            ("mcpp_flags", Hex32),
+            ("mcpp_valid", Hex32),
+            ("mcpp_truncated", Hex32),
+            ("mcpp_fid", Fid),
+            ("mcpp_child_mode", U32),
+            ("mcpp_child_gid", U32),
+            ("mcpp_child_projid", U32),
+            ("mcpp_child_flags", Hex32),
+            ("mcpp_buf_size", U32),
+        ],
+    )
 }
 
 fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
     let (ctor, base) = match f.kind {
+        Kind::U16 => ("uint16", "base.DEC"),
         Kind::U32 => ("uint32", "base.DEC"),
         Kind::I32 => ("int32", "base.DEC"),
         Kind::U64 => ("uint64", "base.DEC"),
@@ -142,6 +257,7 @@ fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
     for f in fields {
         let (size, kind) = match f.kind {
             Kind::U32 | Kind::Hex32 => (4, "u"),
+            Kind::U16 => (2, "u"),
             Kind::I32 => (4, "i"),
             Kind::U64 => (8, "u"),
             Kind::Fid => (16, "fid"),
@@ -176,8 +292,8 @@ fn declare_fields(s: &mut String) -> [(&'static str, Vec<Field>); 6] {
     let mut seen = std::collections::BTreeSet::new();
     for (_, fields) in &tables {
         for f in fields {
-            if seen.insert(f.name) {
-                let strings = match f.name {
+            if seen.insert(f.name.as_str()) {
+                let strings = match f.name.as_str() {
                     "pb_opc" => Some("OPC"),
                     "pb_type" => Some("PB_TYPE"),
                     _ => None,
@@ -286,27 +402,39 @@ pub fn dissector() -> String {
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
             .replace(
                 "@PB_OPC@",
-                &offset_of!(PtlrpcBodyRaw<Le>, pb_opc).to_string()
+                &member(ptlrpc_body::LAYOUT, "pb_opc", Kind::U32)
+                    .0
+                    .to_string()
             )
             .replace(
                 "@PB_TYPE@",
-                &offset_of!(PtlrpcBodyRaw<Le>, pb_type).to_string()
+                &member(ptlrpc_body::LAYOUT, "pb_type", Kind::U32)
+                    .0
+                    .to_string()
             )
             .replace(
                 "@PB_STATUS@",
-                &offset_of!(PtlrpcBodyRaw<Le>, pb_status).to_string()
+                &member(ptlrpc_body::LAYOUT, "pb_status", Kind::U32)
+                    .0
+                    .to_string()
             )
             .replace(
                 "@MCPP_FLAGS@",
-                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_flags).to_string()
+                &member(md_create_prepare_rep::LAYOUT, "mcpp_flags", Kind::U32)
+                    .0
+                    .to_string()
             )
             .replace(
                 "@MCPP_VALID@",
-                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_valid).to_string()
+                &member(md_create_prepare_rep::LAYOUT, "mcpp_valid", Kind::U32)
+                    .0
+                    .to_string()
             )
             .replace(
                 "@MCPP_TRUNCATED@",
-                &offset_of!(MdCreatePrepareRepRaw<Le>, mcpp_truncated).to_string()
+                &member(md_create_prepare_rep::LAYOUT, "mcpp_truncated", Kind::U32)
+                    .0
+                    .to_string()
             )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
