@@ -122,10 +122,10 @@ fn shown(l: &'static Layout, list: &[(&str, Kind)]) -> Vec<Field> {
         .collect()
 }
 
-fn header_fields() -> Vec<Field> {
+fn header_fields(l: &'static Layout) -> Vec<Field> {
     use Kind::*;
     shown(
-        lustre_msg_v2::LAYOUT,
+        l,
         &[
             ("lm_bufcount", U32),
             ("lm_secflvr", Hex32),
@@ -138,10 +138,10 @@ fn header_fields() -> Vec<Field> {
     )
 }
 
-fn ptlrpc_fields() -> Vec<Field> {
+fn ptlrpc_fields(l: &'static Layout) -> Vec<Field> {
     use Kind::*;
     shown(
-        ptlrpc_body::LAYOUT,
+        l,
         &[
             ("pb_type", U32),
             ("pb_version", Hex32),
@@ -166,10 +166,10 @@ fn ptlrpc_fields() -> Vec<Field> {
     )
 }
 
-fn ldlm_request_fields() -> Vec<Field> {
+fn ldlm_request_fields(l: &'static Layout) -> Vec<Field> {
     use Kind::*;
     shown(
-        ldlm_request::LAYOUT,
+        l,
         &[
             ("lock_flags", Hex32),
             ("lock_count", U32),
@@ -182,10 +182,10 @@ fn ldlm_request_fields() -> Vec<Field> {
     )
 }
 
-fn ldlm_reply_fields() -> Vec<Field> {
+fn ldlm_reply_fields(l: &'static Layout) -> Vec<Field> {
     use Kind::*;
     shown(
-        ldlm_reply::LAYOUT,
+        l,
         &[
             ("lock_flags", Hex32),
             ("lock_desc.lr_type", U32),
@@ -198,10 +198,10 @@ fn ldlm_reply_fields() -> Vec<Field> {
     )
 }
 
-fn req_fields() -> Vec<Field> {
+fn req_fields(l: &'static Layout) -> Vec<Field> {
     use Kind::*;
     shown(
-        md_create_prepare_req::LAYOUT,
+        l,
         &[
             ("mcpr_fid", Fid),
             ("mcpr_flags", Hex32),
@@ -215,10 +215,10 @@ fn req_fields() -> Vec<Field> {
     )
 }
 
-fn rep_fields() -> Vec<Field> {
+fn rep_fields(l: &'static Layout) -> Vec<Field> {
     use Kind::*;
     shown(
-        md_create_prepare_rep::LAYOUT,
+        l,
         &[
             ("mcpp_status", I32),
             ("mcpp_flags", Hex32),
@@ -280,14 +280,14 @@ fn value_table(s: &mut String, lua: &str, named: impl Iterator<Item = (String, u
 }
 
 /// The structures' layouts, after declaring one `ProtoField` per distinct field name in `s`.
-fn declare_fields(s: &mut String) -> [(&'static str, Vec<Field>); 6] {
+fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6] {
     let tables: [(&str, Vec<Field>); 6] = [
-        ("LUSTRE_MSG_V2", header_fields()),
-        ("PTLRPC_BODY", ptlrpc_fields()),
-        ("LDLM_REQUEST", ldlm_request_fields()),
-        ("LDLM_REPLY", ldlm_reply_fields()),
-        ("MD_CREATE_PREPARE_REQ", req_fields()),
-        ("MD_CREATE_PREPARE_REP", rep_fields()),
+        ("LUSTRE_MSG_V2", header_fields(t.lustre_msg_v2)),
+        ("PTLRPC_BODY", ptlrpc_fields(t.ptlrpc_body)),
+        ("LDLM_REQUEST", ldlm_request_fields(t.ldlm_request)),
+        ("LDLM_REPLY", ldlm_reply_fields(t.ldlm_reply)),
+        ("MD_CREATE_PREPARE_REQ", req_fields(t.md_create_prepare_req)),
+        ("MD_CREATE_PREPARE_REP", rep_fields(t.md_create_prepare_rep)),
     ];
     let mut seen = std::collections::BTreeSet::new();
     for (_, fields) in &tables {
@@ -329,6 +329,37 @@ fn declare_fields(s: &mut String) -> [(&'static str, Vec<Field>); 6] {
 
 /// The whole dissector.
 pub fn dissector() -> String {
+    dissector_with(&Tables::default())
+}
+
+/// The layout tables a dissector is generated from: the codec's ([`Tables::default`]), or
+/// others, to show that the dissector follows them (a member moved in a table moves here).
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub struct Tables {
+    pub lustre_msg_v2: &'static Layout,
+    pub ptlrpc_body: &'static Layout,
+    pub ldlm_request: &'static Layout,
+    pub ldlm_reply: &'static Layout,
+    pub md_create_prepare_req: &'static Layout,
+    pub md_create_prepare_rep: &'static Layout,
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        Tables {
+            lustre_msg_v2: lustre_msg_v2::LAYOUT,
+            ptlrpc_body: ptlrpc_body::LAYOUT,
+            ldlm_request: ldlm_request::LAYOUT,
+            ldlm_reply: ldlm_reply::LAYOUT,
+            md_create_prepare_req: md_create_prepare_req::LAYOUT,
+            md_create_prepare_rep: md_create_prepare_rep::LAYOUT,
+        }
+    }
+}
+
+/// The dissector generated from the tables `t`.
+pub fn dissector_with(t: &Tables) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -379,7 +410,7 @@ pub fn dissector() -> String {
         "local MLI = {{ {} }}\n",
         MliBuf::ALL.map(|b| format!("\"{}\"", b.name())).join(", ")
     );
-    let tables = declare_fields(&mut s);
+    let tables = declare_fields(&mut s, t);
     for (lua, fields) in &tables {
         struct_table(&mut s, lua, fields);
     }
@@ -402,37 +433,31 @@ pub fn dissector() -> String {
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
             .replace(
                 "@PB_OPC@",
-                &member(ptlrpc_body::LAYOUT, "pb_opc", Kind::U32)
-                    .0
-                    .to_string()
+                &member(t.ptlrpc_body, "pb_opc", Kind::U32).0.to_string()
             )
             .replace(
                 "@PB_TYPE@",
-                &member(ptlrpc_body::LAYOUT, "pb_type", Kind::U32)
-                    .0
-                    .to_string()
+                &member(t.ptlrpc_body, "pb_type", Kind::U32).0.to_string()
             )
             .replace(
                 "@PB_STATUS@",
-                &member(ptlrpc_body::LAYOUT, "pb_status", Kind::U32)
-                    .0
-                    .to_string()
+                &member(t.ptlrpc_body, "pb_status", Kind::U32).0.to_string()
             )
             .replace(
                 "@MCPP_FLAGS@",
-                &member(md_create_prepare_rep::LAYOUT, "mcpp_flags", Kind::U32)
+                &member(t.md_create_prepare_rep, "mcpp_flags", Kind::U32)
                     .0
                     .to_string()
             )
             .replace(
                 "@MCPP_VALID@",
-                &member(md_create_prepare_rep::LAYOUT, "mcpp_valid", Kind::U32)
+                &member(t.md_create_prepare_rep, "mcpp_valid", Kind::U32)
                     .0
                     .to_string()
             )
             .replace(
                 "@MCPP_TRUNCATED@",
-                &member(md_create_prepare_rep::LAYOUT, "mcpp_truncated", Kind::U32)
+                &member(t.md_create_prepare_rep, "mcpp_truncated", Kind::U32)
                     .0
                     .to_string()
             )

@@ -258,6 +258,76 @@ mod tests {
         );
     }
 
+    /// One table per structure: the table the codec checks its raw layout against at compile
+    /// time (`wire_struct!`) is the one the C header, the series and the Wireshark dissector
+    /// are made from, so a member moved in it moves in all of them together.
+    #[test]
+    fn one_table_feeds_the_rust_checks_the_header_the_series_and_the_dissector() {
+        use lustre_dne_intent::intent::MdCreatePrepareRep;
+        use lustre_dne_intent::intent::body::MdCreatePrepareRepRaw;
+        use lustre_dne_intent::wire::WireStruct;
+        use lustre_dne_intent_capture::wireshark::{Tables, dissector_with};
+        use zerocopy::LittleEndian;
+
+        let rep = layout("md_create_prepare_rep").expect("the reply body");
+        // The Rust side: the value's LAYOUT is the table, and the raw layout the compile-time
+        // checks hold to it has every member where the table says.
+        assert_eq!(MdCreatePrepareRep::LAYOUT, rep);
+        type Raw = MdCreatePrepareRepRaw<LittleEndian>;
+        let gid = rep.field("mcpp_child_gid").expect("a member");
+        assert_eq!(gid.offset, core::mem::offset_of!(Raw, mcpp_child_gid));
+
+        // The same member moved in a copy of the table (it trades places with the next one).
+        let mut fields: Vec<Field> = rep.fields.to_vec();
+        let i = fields
+            .iter()
+            .position(|f| f.name == "mcpp_child_gid")
+            .unwrap();
+        fields.swap(i, i + 1);
+        let (a, b) = (fields[i].offset, fields[i + 1].offset);
+        fields[i].offset = b;
+        fields[i + 1].offset = a;
+        let moved: &'static Layout = Box::leak(Box::new(Layout {
+            fields: Box::leak(fields.into_boxed_slice()),
+            ..*rep
+        }));
+
+        // The header: its declaration and its wirecheck.
+        let [fid, req, _] = [
+            layout("lu_fid").unwrap(),
+            layout("md_create_prepare_req").unwrap(),
+            rep,
+        ];
+        let header = crate::cheader::c_header_of([fid, req, moved]);
+        let check = |h: &str, off: usize| {
+            h.contains(&format!(
+                "offsetof(struct md_create_prepare_rep, mcpp_child_gid), {off});"
+            ))
+        };
+        assert!(check(&crate::cheader::c_header_of([fid, req, rep]), 36));
+        assert!(check(&header, 40), "the header keeps the old offset");
+        assert!(header.find("mcpp_child_projid;") < header.find("mcpp_child_gid;"));
+
+        // The series: the declaration of patch 2 and the wiretest rows of patch 5.
+        let decl = uapi::declarations(req, moved).join("\n");
+        assert!(decl.find("mcpp_child_projid;") < decl.find("mcpp_child_gid;"));
+        let wt = wirecheck::wiretest_block(moved, false).join("\n");
+        assert!(wt.contains("offsetof(struct md_create_prepare_rep, mcpp_child_gid) == 40"));
+
+        // The dissector.
+        let lua = |t: &Tables| dissector_with(t);
+        let before = lua(&Tables::default());
+        let after = lua(&Tables {
+            md_create_prepare_rep: moved,
+            ..Tables::default()
+        });
+        assert!(before.contains("{ \"mcpp_child_gid\", 36, 4, \"u\", 1 },"));
+        assert!(
+            after.contains("{ \"mcpp_child_gid\", 40, 4, \"u\", 1 },"),
+            "the dissector keeps the old offset"
+        );
+    }
+
     /// The default series is made from the kept excerpts alone, and refuses a tree that holds
     /// it already.
     #[test]
