@@ -7,6 +7,7 @@ use lustre_dne_intent::intent::{
     MliBuf, PrepResult, ReplyView, RequestView, ResultMask, UnknownReason,
 };
 use lustre_dne_intent::mode;
+use lustre_dne_intent::wire::layout::{md_create_prepare_rep as rep, md_create_prepare_req as req};
 use lustre_dne_intent::wire::{
     LUSTRE_MSG_MAGIC_V2, LdlmLockDesc, LockHandles, LuFid, MdtBody, MsgView, PtlrpcBody, WireStruct,
 };
@@ -251,7 +252,7 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
     o.buffer(msg, 2, "ldlm_intent");
     o.field(1, "opc", flags(v.opc(), v.opc().0));
     o.buffer(msg, 3, "md_create_prepare_req");
-    o.field(1, "mcpr_fid", b.fid);
+    o.field(1, req::mcpr_fid.name, b.fid);
     let mode_name = if b.object_mode() {
         "object mode"
     } else {
@@ -259,7 +260,7 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
     };
     o.field(
         1,
-        "mcpr_flags",
+        req::mcpr_flags.name,
         format_args!("{} [{mode_name}]", flags(b.flags, b.flags.0.into())),
     );
     if !v.unknown_flags().is_empty() {
@@ -272,17 +273,17 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
             ),
         );
     }
-    o.field(1, "mcpr_fsuid", b.fsuid);
-    o.field(1, "mcpr_fsgid", b.fsgid);
-    o.field(1, "mcpr_umask", format_args!("{:04o}", b.umask));
-    o.field(1, "mcpr_cap", format_args!("{:#x}", b.cap));
-    o.field(1, "mcpr_child_mode", file_mode(b.child_mode));
+    o.field(1, req::mcpr_fsuid.name, b.fsuid);
+    o.field(1, req::mcpr_fsgid.name, b.fsgid);
+    o.field(1, req::mcpr_umask.name, format_args!("{:04o}", b.umask));
+    o.field(1, req::mcpr_cap.name, format_args!("{:#x}", b.cap));
+    o.field(1, req::mcpr_child_mode.name, file_mode(b.child_mode));
     for buf in MliBuf::ALL {
         let limit = b.buf_limit[buf.index()];
         let what = if limit == 0 { " (not requested)" } else { "" };
         o.field(
             1,
-            &format!("mcpr_buf_limit[{}]", buf.index()),
+            req::mcpr_buf_limit.element(buf.index()).name,
             format_args!("{limit} {}{what}", buf.name()),
         );
     }
@@ -436,19 +437,23 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
         return o.0;
     };
     o.buffer(msg, 2, "md_create_prepare_rep");
-    o.field(1, "mcpp_status", status(b.status));
-    o.field(1, "mcpp_flags", flags(b.flags, b.flags.0.into()));
-    o.field(1, "mcpp_valid", mask(b.valid));
-    o.field(1, "mcpp_truncated", mask(b.truncated));
-    o.field(1, "mcpp_fid", b.fid);
-    o.field(1, "mcpp_child_mode", file_mode(b.child_mode));
-    o.field(1, "mcpp_child_gid", b.child_gid);
-    o.field(1, "mcpp_child_projid", b.child_projid);
-    o.field(1, "mcpp_child_flags", format_args!("{:#x}", b.child_flags));
+    o.field(1, rep::mcpp_status.name, status(b.status));
+    o.field(1, rep::mcpp_flags.name, flags(b.flags, b.flags.0.into()));
+    o.field(1, rep::mcpp_valid.name, mask(b.valid));
+    o.field(1, rep::mcpp_truncated.name, mask(b.truncated));
+    o.field(1, rep::mcpp_fid.name, b.fid);
+    o.field(1, rep::mcpp_child_mode.name, file_mode(b.child_mode));
+    o.field(1, rep::mcpp_child_gid.name, b.child_gid);
+    o.field(1, rep::mcpp_child_projid.name, b.child_projid);
+    o.field(
+        1,
+        rep::mcpp_child_flags.name,
+        format_args!("{:#x}", b.child_flags),
+    );
     for buf in MliBuf::ALL {
         o.field(
             1,
-            &format!("mcpp_buf_size[{}]", buf.index()),
+            rep::mcpp_buf_size.element(buf.index()).name,
             format_args!("{} {}", b.buf_size[buf.index()], buf.name()),
         );
     }
