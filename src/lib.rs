@@ -116,9 +116,11 @@ pub mod intent;
 #[cfg(feature = "serde")]
 pub mod json;
 pub mod limits;
+mod mli_buf;
 pub mod mode;
 #[cfg(feature = "std")]
 pub mod model;
+mod msg_type;
 pub mod rules;
 pub mod wire;
 pub mod xattr;

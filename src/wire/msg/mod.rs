@@ -290,12 +290,12 @@ pub(crate) fn write_header<O: ByteOrder, const N: usize>(
     lens: &[u32; N],
     out: &mut [u8],
 ) -> usize {
-    super::copy_at(out, 0, framed_header::<O>(header, N).as_bytes());
+    super::out::copy_at(out, 0, framed_header::<O>(header, N).as_bytes());
     let start = msg_header_len(N);
     // The padding first (at most 4 bytes, inside the window), then the lengths.
-    super::copy_at(out, start - MSG_ALIGN, &[0; MSG_ALIGN]);
+    super::out::copy_at(out, start - MSG_ALIGN, &[0; MSG_ALIGN]);
     for (i, &l) in lens.iter().enumerate() {
-        super::copy_at(out, buflen_offset(i), &U32::<O>::new(l).to_bytes());
+        super::out::copy_at(out, buflen_offset(i), &U32::<O>::new(l).to_bytes());
     }
     start
 }
