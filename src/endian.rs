@@ -61,7 +61,7 @@ impl fmt::Display for Endian {
 }
 
 impl core::str::FromStr for Endian {
-    type Err = crate::ParseError;
+    type Err = crate::flags::ParseError;
     /// `le` or `be` (surrounding whitespace ignored).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         crate::flags::parse_closed(s, "Endian", &[Endian::Little, Endian::Big], |e| e.name())

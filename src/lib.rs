@@ -115,7 +115,9 @@ pub mod intent;
 #[cfg(feature = "serde")]
 pub mod json;
 pub mod limits;
+mod mli_buf;
 pub mod mode;
+mod msg_type;
 pub mod rules;
 pub mod wire;
 pub mod xattr;

@@ -20,6 +20,18 @@ pub const MSG_HEADER_FIXED: usize = 32;
 /// Every buffer of a message starts on this boundary and is padded to it.
 pub const MSG_ALIGN: usize = 8;
 
+/// `len` padded to [`MSG_ALIGN`]: the room a buffer of `len` bytes takes in a message. (The
+/// framing, which sums lengths read from input, pads in 64 bits instead: `wire::msg::frame`.)
+pub(crate) const fn round8(len: usize) -> usize {
+    (len + (MSG_ALIGN - 1)) & !(MSG_ALIGN - 1)
+}
+
+/// Where the buffers of a message of `count` buffers start: after the fixed header and
+/// `lm_buflens[count]`, padded (WIRE.md §2).
+pub(crate) const fn msg_header_len(count: usize) -> usize {
+    round8(MSG_HEADER_FIXED + 4 * count)
+}
+
 // ---- ptlrpc_body (WIRE.md §2) ----
 
 /// `ptlrpc_body_v3`, what encoders write.
@@ -79,17 +91,13 @@ pub const REQUEST_MIN_BUFCOUNT: usize = 4;
 /// The largest encoded prepare request: its six buffers at their largest (a 255-byte name,
 /// 128 groups, 32 lock handles), each padded to 8 bytes. Bounds the stack buffer of
 /// `RequestView::is_canonical`.
-pub const REQUEST_MAX_LEN: usize = round8_const(MSG_HEADER_FIXED + 4 * REQUEST_BUFCOUNT)
-    + PTLRPC_BODY_V3_SIZE
-    + round8_const(LDLM_REQUEST_FIXED + 8 * LDLM_REQUEST_MAX_HANDLES)
-    + LDLM_INTENT_SIZE
-    + PREPARE_REQ_SIZE
-    + round8_const(NAME_MAX + 1)
-    + round8_const(4 * GROUPS_MAX);
-
-const fn round8_const(n: usize) -> usize {
-    (n + MSG_ALIGN - 1) & !(MSG_ALIGN - 1)
-}
+pub const REQUEST_MAX_LEN: usize = msg_header_len(REQUEST_BUFCOUNT)
+    + round8(PTLRPC_BODY_V3_SIZE)
+    + round8(LDLM_REQUEST_FIXED + 8 * LDLM_REQUEST_MAX_HANDLES)
+    + round8(LDLM_INTENT_SIZE)
+    + round8(PREPARE_REQ_SIZE)
+    + round8(NAME_MAX + 1)
+    + round8(4 * GROUPS_MAX);
 /// Buffers of a full reply message: body, ldlm_reply, prepare_rep, then one per result.
 pub const REPLY_BUFCOUNT: usize = 3 + MLI_BUF_MAX;
 /// Buffers of an empty-result reply (body and ldlm_reply only).

@@ -1,6 +1,10 @@
 //! [`ErrorKind`]: one variant per rule of WIRE.md, each with the values it compared and the
 //! message an error prints.
 
+use crate::fid::LuFid;
+use crate::mli_buf::ResultMask;
+use crate::msg_type::PtlrpcMsgType;
+
 /// Which rule failed, with what was expected and what was found. One variant per rule, or per
 /// general rule of WIRE.md (bounds, fixed values, required and forbidden bits: the error's
 /// [`At`](super::At) says which field); [`ErrorKind::rule`] gives the rule's ID.
@@ -108,7 +112,7 @@ pub enum ErrorKind {
     },
     /// `pb_type` names another kind of message than the decoder reads: a reply handed to the
     /// request decoder, a request handed to the reply decoder, or neither.
-    #[error("pb_type {got} ({}): expected {expected}", pb_type_word(*.got))]
+    #[error("pb_type {got} ({}): expected {expected}", PtlrpcMsgType(*.got).kind_word())]
     WrongMessageType {
         /// `pb_type` as found.
         got: u32,
@@ -249,9 +253,9 @@ pub enum ErrorKind {
     #[error("intent FID {fid} differs from the lock resource FID {resource}")]
     FidNotResource {
         /// The intent's FID.
-        fid: crate::wire::LuFid,
+        fid: LuFid,
         /// The FID in the lock resource name.
-        resource: crate::wire::LuFid,
+        resource: LuFid,
     },
     /// `lm_repsize` cannot hold the reply the limits ask for (WIRE.md §8).
     #[error("reply space {got} is smaller than the {need} bytes the limits need")]
@@ -270,7 +274,7 @@ pub enum ErrorKind {
     #[error("mcpp_fid is {fid} but the lookup was {state}")]
     FidLookupMismatch {
         /// The FID.
-        fid: crate::wire::LuFid,
+        fid: LuFid,
         /// `"positive"` or `"not positive"`.
         state: &'static str,
     },
@@ -278,7 +282,7 @@ pub enum ErrorKind {
     #[error("results {both} are both valid and truncated")]
     ValidAndTruncated {
         /// The overlap.
-        both: crate::intent::ResultMask,
+        both: ResultMask,
     },
     /// A result mask uses the reserved bits 6–31.
     #[error("reserved result bits {bits:#x} are set")]
@@ -290,7 +294,7 @@ pub enum ErrorKind {
     #[error("results {extra} were not requested")]
     ResultNotRequested {
         /// The unrequested results.
-        extra: crate::intent::ResultMask,
+        extra: ResultMask,
     },
     /// A valid result's buffer length differs from `mcpp_buf_size[i]`.
     #[error("result buffer is {len} bytes but mcpp_buf_size says {size}")]
@@ -558,15 +562,4 @@ pub enum ErrorKind {
         /// Component index.
         index: usize,
     },
-}
-
-/// The kind of message a `pb_type` stands for, as an error message names it.
-const fn pb_type_word(pb_type: u32) -> &'static str {
-    use crate::wire::PtlrpcMsgType as T;
-    match T(pb_type) {
-        T::REQUEST => "request",
-        T::ERR => "error",
-        T::REPLY => "reply",
-        _ => "unknown",
-    }
 }

@@ -6,6 +6,7 @@ use core::fmt;
 pub use kind::ErrorKind;
 
 mod kind;
+mod rule;
 
 /// Where a rule failed: a structure, one of its fields (by its Lustre name) and the byte offset
 /// of that field from the start of the input handed to the decoder.

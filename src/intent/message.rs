@@ -318,7 +318,7 @@ impl WireMessage {
 #[cfg(feature = "serde")]
 mod wire_message_serde {
     use super::{Message, WireMessage};
-    use crate::Endian;
+    use crate::endian::Endian;
     use crate::intent::{PrepareReply, PrepareRequest};
     use alloc::vec::Vec;
     use serde::de::Error as _;

@@ -18,6 +18,8 @@ pub mod name;
 pub mod opcodes;
 pub mod reply;
 pub mod request;
+#[cfg(test)]
+mod slice_tests;
 
 pub use body::{McppFlags, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq};
 pub use lock_intent::{MdLockIntent, MdLockIntentRef, MliReplyBuf};

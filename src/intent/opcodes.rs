@@ -68,7 +68,7 @@ impl core::fmt::Display for Operation {
 }
 
 impl core::str::FromStr for Operation {
-    type Err = crate::ParseError;
+    type Err = crate::flags::ParseError;
     /// `create`, `rename` or `unlink` (surrounding whitespace ignored).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         crate::flags::parse_closed(s, "Operation", &Operation::ALL, |o| o.name())

@@ -28,8 +28,8 @@ pub use super::ldlm::{
 };
 pub use super::mdt_body::mdt_body;
 pub use super::msg::lustre_msg_v2;
+pub use super::prepare::{md_create_prepare_rep, md_create_prepare_req};
 pub use super::ptlrpc::ptlrpc_body;
-pub use crate::intent::body::{md_create_prepare_rep, md_create_prepare_req};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
 pub const ALL: &[&Layout] = &[
@@ -51,7 +51,7 @@ pub const ALL: &[&Layout] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::intent::{MdCreatePrepareRep, MdCreatePrepareReq};
+    use crate::wire::prepare::{MdCreatePrepareRep, MdCreatePrepareReq};
     use crate::wire::{
         LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply, LdlmResId, LuFid, MdtBody, MsgHeader,
         PtlrpcBody, WireStruct,
@@ -121,7 +121,7 @@ mod tests {
     /// A few members at known places, read through the accessors, in either order.
     #[test]
     fn accessors_read_their_member() {
-        use crate::intent::body::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
+        use crate::wire::prepare::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
         use crate::wire::raw::LdlmReplyRaw;
         let mut b = [0u8; 112];
         b[..4].copy_from_slice(&(-17i32).to_le_bytes());
@@ -138,11 +138,12 @@ mod tests {
     /// The places errors name, through embedded structures and array elements.
     #[test]
     fn members_are_placed_through_embedded_structures() {
+        use crate::error::At;
         use crate::wire::table::member_at;
         const GRANTED: FieldAt = member_at!(ldlm_reply::lock_desc, ldlm_lock_desc::l_granted_mode);
         assert_eq!(
-            GRANTED.at(100).to_string(),
-            "ldlm_reply.lock_desc.l_granted_mode at offset 152"
+            GRANTED.at(100),
+            At::new("ldlm_reply", "lock_desc.l_granted_mode", 152)
         );
         const NAME: FieldAt = member_at!(
             ldlm_request::lock_desc,
@@ -154,11 +155,8 @@ mod tests {
             ("lock_desc.l_resource.lr_name.name[3]", 8 + 8 + 24)
         );
         assert_eq!(
-            md_create_prepare_rep::mcpp_buf_size
-                .element(5)
-                .at(0)
-                .to_string(),
-            "md_create_prepare_rep.mcpp_buf_size[5] at offset 68"
+            md_create_prepare_rep::mcpp_buf_size.element(5).at(0),
+            At::new("md_create_prepare_rep", "mcpp_buf_size[5]", 68)
         );
         assert_eq!(
             ldlm_reply::LAYOUT.padding::<3>(),

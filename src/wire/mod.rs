@@ -13,6 +13,7 @@ mod ldlm;
 mod mdt_body;
 pub(crate) mod msg;
 pub(crate) mod out;
+pub(crate) mod prepare;
 pub(crate) mod ptlrpc;
 pub(crate) mod table;
 

@@ -13,17 +13,7 @@ use crate::limits::{
 };
 use zerocopy::{ByteOrder, LittleEndian};
 
-wire_enum! {
-    /// `pb_type`: what kind of message this is.
-    pub struct PtlrpcMsgType(u32) {
-        /// `PTL_RPC_MSG_REQUEST`.
-        const REQUEST = 4711, "PTL_RPC_MSG_REQUEST";
-        /// `PTL_RPC_MSG_ERR`: a reply that carries only an error status.
-        const ERR = 4712, "PTL_RPC_MSG_ERR";
-        /// `PTL_RPC_MSG_REPLY`.
-        const REPLY = 4713, "PTL_RPC_MSG_REPLY";
-    }
-}
+pub use crate::msg_type::PtlrpcMsgType;
 
 wire_flags! {
     /// `pb_flags`.

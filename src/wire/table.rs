@@ -267,10 +267,12 @@ impl FieldAt {
 
 /// A fixed-size Lustre structure: its raw layout in either byte order and its value type.
 pub trait WireStruct: Sized {
+    /// The structure as C declares it: name, size and every member.
+    const LAYOUT: &'static Layout;
     /// The Lustre name of the structure.
-    const NAME: &'static str;
+    const NAME: &'static str = Self::LAYOUT.name;
     /// Its size on the wire.
-    const SIZE: usize;
+    const SIZE: usize = Self::LAYOUT.size;
     /// The raw layout in byte order `O`.
     type Raw<O: ByteOrder>: FromBytes + IntoBytes + KnownLayout + Immutable + Unaligned;
 
@@ -823,8 +825,7 @@ macro_rules! wire_struct {
         [$([$rust:ident $vty:tt $vname:ident $grp:tt $doc:literal $fa:tt])*]
     ) => {
         impl $crate::wire::table::WireStruct for $Value {
-            const NAME: &'static str = $cname::LAYOUT.name;
-            const SIZE: usize = $cname::LAYOUT.size;
+            const LAYOUT: &'static $crate::wire::table::Layout = $cname::LAYOUT;
             type Raw<O: zerocopy::ByteOrder> = $Raw<O>;
 
             fn from_raw<O: zerocopy::ByteOrder>(r: &$Raw<O>) -> Self {
@@ -880,7 +881,7 @@ macro_rules! wire_struct {
     (@ty $kind:ident (__s32)) => { $crate::wire::table::FieldType::S32 };
     (@ty $kind:ident (__s64)) => { $crate::wire::table::FieldType::S64 };
     (@ty $kind:ident ($S:ident)) => {
-        $crate::wire::table::FieldType::Struct($S::LAYOUT)
+        $crate::wire::table::FieldType::Struct(<$S as $crate::wire::table::WireStruct>::LAYOUT)
     };
 
     // The accessor of a member's value, on the raw layout (`$elem` is the zerocopy type of an

@@ -12,6 +12,7 @@ use crate::intent::body::md_create_prepare_rep as rep;
 #[cfg(feature = "alloc")]
 use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf};
+use crate::limits::round8;
 use crate::limits::{
     LDLM_REPLY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE,
     REPLY_BUFCOUNT,
@@ -21,9 +22,9 @@ use crate::wire::layout::{Layout, lu_fid};
 #[cfg(feature = "alloc")]
 use crate::wire::msg::buffer_offsets;
 use crate::wire::msg::msg_size_u32;
+use crate::wire::msg::write_header;
 #[cfg(feature = "alloc")]
 use crate::wire::msg::{put_header, put_padding};
-use crate::wire::msg::{round8, write_header};
 #[cfg(feature = "alloc")]
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]

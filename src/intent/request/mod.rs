@@ -18,16 +18,14 @@ use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::{
-    LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, MSG_HEADER_FIXED,
-    PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT, REQUEST_BUFCOUNT,
-    XATTR_SIZE_MAX,
+    LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
+    PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
+    msg_header_len, round8,
 };
 use crate::mode;
 use crate::wire::WireStruct;
 use crate::wire::layout::{ldlm_intent, ldlm_request, lustre_msg_v2, ptlrpc_body as pb};
-use crate::wire::msg::{
-    MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32, round8,
-};
+use crate::wire::msg::{MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::raw::LdlmLockDescRaw;
 use crate::wire::{
@@ -40,7 +38,7 @@ use zerocopy::{ByteOrder, LittleEndian};
 #[inline]
 pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
     // The header and the three fixed buffers are constant; only the results vary.
-    const FIXED: usize = round8(MSG_HEADER_FIXED + 4 * REPLY_BUFCOUNT)
+    const FIXED: usize = msg_header_len(REPLY_BUFCOUNT)
         + round8(PTLRPC_BODY_V3_SIZE)
         + round8(LDLM_REPLY_SIZE)
         + round8(PREPARE_REP_SIZE);

@@ -6,8 +6,9 @@ use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::Operation;
 use crate::limits::REQUEST_BUFCOUNT;
+use crate::limits::round8;
 use crate::limits::{LDLM_INTENT_SIZE, MSG_ALIGN, PREPARE_REQ_SIZE};
-use crate::wire::msg::{encode_into_slice, msg_size_u32, round8, write_header};
+use crate::wire::msg::{encode_into_slice, msg_size_u32, write_header};
 #[cfg(feature = "alloc")]
 use crate::wire::msg::{put_header, put_padding};
 #[cfg(feature = "alloc")]

@@ -11,6 +11,7 @@ use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
 use crate::limits::{REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
+use crate::wire::layout::ldlm_request;
 use crate::wire::msg::{Frame, Span};
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
@@ -207,7 +208,7 @@ impl<'a> RequestView<'a> {
     }
     /// The lock asked for (`ldlm_request.lock_desc`), without the handles.
     fn lock_desc(&self) -> LdlmLockDesc {
-        let at = self.ldlm.start() as usize + 8;
+        let at = self.ldlm.start() as usize + ldlm_request::lock_desc.offset;
         self.bytes
             .get(at..)
             .and_then(|b| LdlmLockDesc::decode(b, self.order).ok())

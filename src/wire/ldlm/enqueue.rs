@@ -97,7 +97,7 @@ wire_struct! {
 impl LdlmRequest {
     /// Bytes on the wire: 88 + 8 per handle.
     pub fn wire_len(&self) -> usize {
-        LDLM_REQUEST_FIXED + 8 * self.handles.as_slice().len()
+        LDLM_REQUEST_FIXED + LustreHandle::SIZE * self.handles.as_slice().len()
     }
 
     /// Decodes buffer 1 of a request at offset `base` of the message.

@@ -36,8 +36,7 @@ impl LustreHandle {
 /// `struct lustre_handle`: its raw layout is the 8 bytes themselves, the same in either byte
 /// order (Lustre never swabs a handle).
 impl WireStruct for LustreHandle {
-    const NAME: &'static str = Self::LAYOUT.name;
-    const SIZE: usize = Self::LAYOUT.size;
+    const LAYOUT: &'static Layout = LustreHandle::LAYOUT;
     type Raw<O: ByteOrder> = [u8; 8];
 
     #[inline(always)]

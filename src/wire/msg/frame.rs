@@ -5,6 +5,7 @@ use super::{BUFFER_FIELDS, BUFLEN_FIELDS, LUSTRE_MSG_MAGIC_V2, MsgHeader, MsgVie
 use super::{buflen_offset, lustre_msg_v2, read_header, round8};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
+use crate::limits::{MSG_ALIGN, msg_header_len};
 use crate::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
 use zerocopy::byteorder::U32;
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
@@ -194,7 +195,7 @@ impl Frame {
             ));
         }
         let count = count as usize;
-        let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..MSG_HEADER_FIXED + 4 * count) else {
+        let Some(lens_bytes) = bytes.get(MSG_HEADER_FIXED..buflen_offset(count)) else {
             return Err(DecodeError::new(
                 lustre_msg_v2::lm_buflens.at(0),
                 ErrorKind::Truncated {
@@ -209,7 +210,7 @@ impl Frame {
         // own check against MSG_MAX_BUFLEN: a padded buffer ends at most where the next starts,
         // so when the padded total is within MSG_MAX_LEN (which equals MSG_MAX_BUFLEN) and
         // inside the input, every buffer is.
-        let first = round8(MSG_HEADER_FIXED + 4 * count) as u64;
+        let first = msg_header_len(count) as u64;
         let mut cursor = first;
         let read = |i: usize| {
             let w = &lens_bytes[4 * i..4 * i + 4];
@@ -222,7 +223,7 @@ impl Frame {
             let l = read(i);
             // Truncated only in a message refused below.
             spans[i] = Span::at_cursor(cursor, l);
-            cursor += (u64::from(l) + 7) & !7;
+            cursor += padded(l);
         };
         if kept == N {
             // The usual case, a message of the decoder's own count: a loop of constant length
@@ -240,7 +241,7 @@ impl Frame {
             if l != 0 && past_last.is_none() {
                 past_last = Some((i, l as usize));
             }
-            cursor += (u64::from(l) + 7) & !7;
+            cursor += padded(l);
         }
         // The input holds every buffer with its padding, the last one's included, as Lustre's
         // lustre_unpack_msg_v2 requires (it sums round_up(buflen, 8) over all buffers).
@@ -261,6 +262,13 @@ impl Frame {
     }
 }
 
+/// A length read from input, padded to [`MSG_ALIGN`]: `round8` in 64 bits, which hold the sum
+/// of 32 lengths of up to 2^32 − 1 on any target.
+#[inline(always)]
+const fn padded(len: u32) -> u64 {
+    (len as u64 + (MSG_ALIGN as u64 - 1)) & !(MSG_ALIGN as u64 - 1)
+}
+
 /// The error of a message [`Frame::parse_spans_in`] refused (its buffers, padded, end past the
 /// input, or its total is over [`MSG_MAX_LEN`]), in the order of the rules: the first buffer
 /// over [`MSG_MAX_BUFLEN`] or whose padded end is past the input, else the total. In `u64`, as
@@ -268,10 +276,11 @@ impl Frame {
 #[cold]
 fn frame_error<O: ByteOrder>(bytes: &[u8], lens_bytes: &[u8], count: usize) -> DecodeError {
     let have = bytes.len() as u64;
-    let mut cursor = round8(MSG_HEADER_FIXED + 4 * count) as u64;
+    let mut cursor = msg_header_len(count) as u64;
     for (i, word) in lens_bytes.chunks_exact(4).enumerate() {
-        let len = u64::from(U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get());
-        let padded = (len + 7) & !7;
+        let len = U32::<O>::from_bytes([word[0], word[1], word[2], word[3]]).get();
+        let padded = padded(len);
+        let len = u64::from(len);
         if padded > MSG_MAX_BUFLEN as u64 {
             return DecodeError::new(
                 At::new(S, BUFLEN_FIELDS[i], buflen_offset(i)),

@@ -9,7 +9,10 @@ pub(crate) use super::out::encode_into_slice;
 use super::table::{WireStruct, element_names, wire_struct};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
-use crate::limits::{MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
+use crate::limits::round8;
+use crate::limits::{
+    MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN, msg_header_len,
+};
 use zerocopy::byteorder::U32;
 use zerocopy::{BigEndian, ByteOrder, FromBytes, IntoBytes, LittleEndian};
 
@@ -67,15 +70,22 @@ pub const WIRE_FLVR_MASK: u32 = 0x000f_ffff;
 /// client checks (`do_cli_unwrap_reply`).
 pub const FLVR_POLICY_MASK: u32 = 0xf;
 
-/// Rounds a buffer length up to the 8-byte boundary.
-#[inline]
-pub(crate) const fn round8(len: usize) -> usize {
-    (len + (MSG_ALIGN - 1)) & !(MSG_ALIGN - 1)
-}
-
 /// Size of a message whose buffers have these lengths: round_up(32 + 4n, 8) + Σ round_up(len, 8).
 pub fn msg_size(lens: &[usize]) -> usize {
-    round8(MSG_HEADER_FIXED + 4 * lens.len()) + lens.iter().map(|&l| round8(l)).sum::<usize>()
+    msg_len(lens.len(), lens.iter().copied())
+}
+
+/// [`msg_size`] of the lengths of an `lm_buflens` array.
+pub(crate) fn msg_size_u32(lens: &[u32]) -> usize {
+    msg_len(lens.len(), lens.iter().map(|&l| l as usize))
+}
+
+/// The size of a message of `count` buffers of these lengths, the last one padded too (WIRE.md
+/// §2): every size the encoders, the views and the builder compute.
+#[inline]
+fn msg_len(count: usize, lens: impl IntoIterator<Item = usize>) -> usize {
+    lens.into_iter()
+        .fold(msg_header_len(count), |at, l| at + round8(l))
 }
 
 /// A validated view of a `lustre_msg_v2`: every buffer is known to lie inside the input and
@@ -139,7 +149,7 @@ impl<'a> MsgView<'a> {
     /// `lm_buflens[i]` for `i` below `lm_bufcount` (parse() proved the array is in the input).
     #[inline]
     fn raw_len(&self, i: usize) -> u32 {
-        let at = MSG_HEADER_FIXED + 4 * i;
+        let at = buflen_offset(i);
         match self.bytes.get(at..at + 4) {
             Some(w) => self.order.u32_from([w[0], w[1], w[2], w[3]]),
             None => 0,
@@ -149,7 +159,7 @@ impl<'a> MsgView<'a> {
     /// Where buffers start: after the header and `lm_buflens[]`, padded.
     #[inline]
     fn first_offset(&self) -> usize {
-        round8(MSG_HEADER_FIXED + 4 * self.bufcount())
+        msg_header_len(self.bufcount())
     }
 
     /// Buffer `i`, or `None` past `lm_bufcount`. A buffer of length 0 is "absent".
@@ -186,8 +196,7 @@ impl<'a> MsgView<'a> {
 
     /// The canonical size of this message (with the last buffer padded).
     pub fn wire_len(&self) -> usize {
-        self.buflens()
-            .fold(self.first_offset(), |at, l| at + round8(l as usize))
+        msg_len(self.bufcount(), self.buflens().map(|l| l as usize))
     }
 
     /// The bytes the view was parsed from.
@@ -224,17 +233,12 @@ impl ExactSizeIterator for BufLens<'_> {}
 /// layout every encoder writes and the rules use for error offsets.
 pub(crate) fn buffer_offsets<const N: usize>(lens: &[u32; N]) -> ([usize; N], usize) {
     let mut off = [0usize; N];
-    let mut cursor = round8(MSG_HEADER_FIXED + 4 * N);
+    let mut cursor = msg_header_len(N);
     for (o, &l) in off.iter_mut().zip(lens) {
         *o = cursor;
         cursor += round8(l as usize);
     }
     (off, cursor)
-}
-
-pub(crate) fn msg_size_u32(lens: &[u32]) -> usize {
-    round8(MSG_HEADER_FIXED + 4 * lens.len())
-        + lens.iter().map(|&l| round8(l as usize)).sum::<usize>()
 }
 
 fn read_header<O: ByteOrder>(bytes: &[u8]) -> (MsgHeader, u32) {
@@ -262,7 +266,7 @@ pub(crate) fn put_header<B: Out + ?Sized>(
     lens: &[u32],
     out: &mut B,
 ) {
-    const MAX: usize = round8(MSG_HEADER_FIXED + 4 * MSG_MAX_BUFCOUNT);
+    const MAX: usize = msg_header_len(MSG_MAX_BUFCOUNT);
     let mut raw = [0u8; MAX];
     let count = lens.len().min(MSG_MAX_BUFCOUNT);
     let (head, buflens) = raw.split_at_mut(MSG_HEADER_FIXED);
@@ -275,7 +279,7 @@ pub(crate) fn put_header<B: Out + ?Sized>(
     for (dst, &l) in buflens.chunks_exact_mut(4).zip(&lens[..count]) {
         dst.copy_from_slice(&order.u32_to(l));
     }
-    out.put_slice(&raw[..round8(MSG_HEADER_FIXED + 4 * count)]);
+    out.put_slice(&raw[..msg_header_len(count)]);
 }
 
 /// Writes the header and `lm_buflens[]` of a message of `N` buffers in byte order `O` at the
@@ -286,13 +290,12 @@ pub(crate) fn write_header<O: ByteOrder, const N: usize>(
     lens: &[u32; N],
     out: &mut [u8],
 ) -> usize {
-    super::copy_at(out, 0, framed_header::<O>(header, N).as_bytes());
-    let end = MSG_HEADER_FIXED + 4 * N;
-    let start = round8(end);
+    super::out::copy_at(out, 0, framed_header::<O>(header, N).as_bytes());
+    let start = msg_header_len(N);
     // The padding first (at most 4 bytes, inside the window), then the lengths.
-    super::copy_at(out, start - MSG_ALIGN, &[0; MSG_ALIGN]);
+    super::out::copy_at(out, start - MSG_ALIGN, &[0; MSG_ALIGN]);
     for (i, &l) in lens.iter().enumerate() {
-        super::copy_at(out, MSG_HEADER_FIXED + 4 * i, &U32::<O>::new(l).to_bytes());
+        super::out::copy_at(out, buflen_offset(i), &U32::<O>::new(l).to_bytes());
     }
     start
 }
@@ -352,12 +355,8 @@ impl<'a> MsgBuilder<'a> {
             )
             .into());
         }
-        let len = round8(MSG_HEADER_FIXED + 4 * (self.count + 1))
-            + self.lens[..self.count]
-                .iter()
-                .map(|&l| round8(l as usize))
-                .sum::<usize>()
-            + round8(buf.len());
+        let lens = self.lens[..self.count].iter().map(|&l| l as usize);
+        let len = msg_len(self.count + 1, lens.chain([buf.len()]));
         if len > MSG_MAX_LEN {
             return Err(DecodeError::new(
                 lustre_msg_v2::lm_buflens.at(0),
