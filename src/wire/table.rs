@@ -828,6 +828,7 @@ macro_rules! wire_struct {
             const LAYOUT: &'static $crate::wire::table::Layout = $cname::LAYOUT;
             type Raw<O: zerocopy::ByteOrder> = $Raw<O>;
 
+            #[inline]
             fn from_raw<O: zerocopy::ByteOrder>(r: &$Raw<O>) -> Self {
                 $Value { $( $rust: r.$rust(), )* }
             }
@@ -836,6 +837,7 @@ macro_rules! wire_struct {
         }
     };
     (@to_raw () $Raw:ident [$([$kind:ident $elem:tt $name:ident $len:tt $target:tt])*]) => {
+        #[inline]
         fn to_raw<O: zerocopy::ByteOrder>(&self) -> $Raw<O> {
             $Raw { $( $name: $crate::wire::table::wire_struct!(@put $kind $elem $len self $target), )* }
         }
