@@ -15,8 +15,9 @@
 //! assert!(layout::ALL.contains(&rep));
 //! ```
 //!
-//! Every structure also has a module named as the C structure, with its `LAYOUT` and, for each
-//! member, a [`FieldAt`]: where the member lies, as the crate's errors name it.
+//! Every structure declared by a table also has a module named as the C structure, with its
+//! `LAYOUT` and, for each member, a [`FieldAt`]: where the member lies, as the crate's errors
+//! name it (`lustre_handle`, one opaque word, is written by hand: `LustreHandle::LAYOUT`).
 
 pub use super::table::{ArrayLen, Field, FieldAt, FieldType, Layout};
 
