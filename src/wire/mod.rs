@@ -1,11 +1,15 @@
-//! Existing Lustre structures the prepare intent travels in: FIDs, the `lustre_msg_v2` framing,
-//! `ptlrpc_body`, the LDLM enqueue structures and `mdt_body` (WIRE.md §2–§3).
+//! The fixed structures on the wire: Lustre's (FIDs, the `lustre_msg_v2` framing,
+//! `ptlrpc_body`, the LDLM enqueue structures, `mdt_body`; WIRE.md §2–§3) and the prepare
+//! intent's two new ones (`intent::body`).
 //!
-//! Each fixed structure has two faces, side by side in its module:
+//! Each is declared once, by a table of its members, and has two faces:
 //! - a *raw layout*, generic over the byte order, derived with zerocopy and checked at compile
-//!   time against Lustre's `wiretest` sizes and offsets (the `const _` items);
+//!   time against the table's offsets and size (Lustre's `wiretest`), with typed accessors;
 //! - a plain *value* type with native integers and named flags, which is what callers read and
 //!   build. [`WireStruct`] connects the two in both byte orders.
+//!
+//! The tables themselves are data too: [`layout`] describes every structure (C names, offsets,
+//! types, array lengths, flag names, docs) for tools that generate C, dissectors or mutants.
 
 mod fid;
 pub mod layout;

@@ -27,6 +27,8 @@
 //! ```
 //!
 //! A member is `OFFSET CTYPE NAME[LEN] (in GROUP) => TARGET, "doc" #[attr]*;`:
+//! - `OFFSET` is a literal, or the name of a constant that already says it
+//!   (`PTLRPC_BODY_V2_SIZE` for `pb_jobid`);
 //! - `CTYPE` is `__u8`, `__u16`, `__u32`, `__u64`, `__s32`, `__s64` or `struct T` (a type that
 //!   implements [`WireStruct`]); a `__u8` array is one value (bytes), other arrays are element
 //!   by element;
@@ -37,6 +39,11 @@
 //!   the value type's `WireBits`, e.g. a `wire_flags!` set), or `_` for a member the value does
 //!   not hold (padding, reserved, or set by the framing): written as zero;
 //! - the attributes go to the member's serde form (`serde(with = …)`).
+//!
+//! A generated value's serde form is a twin struct whose fields are named as the C members, the
+//! value converting to and from it (`serde(from, into)`): serde's `rename` takes only a string
+//! literal, which a macro cannot make from the member's name, and the twin keeps the value's
+//! name for serde's messages, so the JSON is what a derive with renames would read and write.
 //!
 //! The value type is generated (`pub struct X;`), or written by hand (`extern struct X;`: its
 //! fields must be the targets). `impl WireStruct;` adds the conversions (`impl
@@ -61,7 +68,8 @@ pub struct Layout {
     pub name: &'static str,
     /// `sizeof` in bytes.
     pub size: usize,
-    /// One-line description (the C comment above the struct).
+    /// One-line description (the C comment above the struct, as C writes it: where the comment
+    /// runs to a second line, the text goes on after `\n * `).
     pub doc: &'static str,
     /// Every member in offset order, padding and reserved members included.
     pub fields: &'static [Field],
@@ -828,6 +836,7 @@ macro_rules! wire_struct {
             const LAYOUT: &'static $crate::wire::table::Layout = $cname::LAYOUT;
             type Raw<O: zerocopy::ByteOrder> = $Raw<O>;
 
+            #[inline]
             fn from_raw<O: zerocopy::ByteOrder>(r: &$Raw<O>) -> Self {
                 $Value { $( $rust: r.$rust(), )* }
             }
@@ -836,6 +845,7 @@ macro_rules! wire_struct {
         }
     };
     (@to_raw () $Raw:ident [$([$kind:ident $elem:tt $name:ident $len:tt $target:tt])*]) => {
+        #[inline]
         fn to_raw<O: zerocopy::ByteOrder>(&self) -> $Raw<O> {
             $Raw { $( $name: $crate::wire::table::wire_struct!(@put $kind $elem $len self $target), )* }
         }

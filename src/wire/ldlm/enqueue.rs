@@ -1,4 +1,5 @@
-//! The structures of an LDLM enqueue: `ldlm_request`, `ldlm_reply` and `ldlm_intent`.
+//! The structures of an LDLM enqueue: `ldlm_request`, `ldlm_reply` and `ldlm_intent` with its
+//! opcodes (`enum ldlm_intent_flags`).
 
 use super::{DispFlags, LdlmFlags, LdlmLockDesc, LdlmLockDescRaw, LustreHandle};
 use crate::endian::Endian;
