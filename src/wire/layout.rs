@@ -166,54 +166,6 @@ mod tests {
         assert_eq!(ptlrpc_body::LAYOUT.padding::<2>(), [(34, 2), (128, 16)]);
     }
 
-    /// The committed C header declares the three structures it carries exactly as their
-    /// tables do: the comment above each, and each member's type, name, array length and
-    /// comment, in order. (What lets the header's generator read the tables.)
-    #[cfg(feature = "std")]
-    #[test]
-    fn the_c_header_declares_what_the_tables_hold() {
-        let header = include_str!("../../include/lustre_dne_prepare.h");
-        for l in [
-            lu_fid::LAYOUT,
-            md_create_prepare_req::LAYOUT,
-            md_create_prepare_rep::LAYOUT,
-        ] {
-            let open = format!("/* {} */\nstruct {} {{\n", l.doc, l.name);
-            let start = header.find(&open).expect(l.name) + open.len();
-            let body = &header[start..start + header[start..].find('}').expect("a closing brace")];
-            let members: Vec<(String, String, String)> = body
-                .lines()
-                .map(|line| {
-                    let (decl, doc) = line.split_once("/* ").expect("a comment");
-                    let mut words = decl.split_whitespace().collect::<Vec<_>>();
-                    let name = words
-                        .pop()
-                        .expect("a name")
-                        .trim_end_matches(';')
-                        .to_owned();
-                    let doc = doc.trim_end_matches(" */").to_owned();
-                    (words.join(" "), name, doc)
-                })
-                .collect();
-            let want: Vec<(String, String, String)> = l
-                .fields
-                .iter()
-                .map(|f| {
-                    let ty = match f.ty {
-                        FieldType::Struct(inner) => format!("struct {}", inner.name),
-                        t => t.c_type().to_owned(),
-                    };
-                    let name = match f.array {
-                        Some(a) => format!("{}[{}]", f.name, a.c_name),
-                        None => f.name.to_owned(),
-                    };
-                    (ty, name, f.doc.to_owned())
-                })
-                .collect();
-            assert_eq!(members, want, "struct {}", l.name);
-        }
-    }
-
     /// The members of each structure tile it: in offset order, no hole, no overlap, the
     /// last one ending at the size; an array's size is its length times its element's.
     #[test]
