@@ -163,10 +163,11 @@ impl Stats {
 }
 
 pub(crate) fn rpc_kind(t: PtlrpcMsgType) -> &'static str {
-    match t {
-        PtlrpcMsgType::REQUEST => "request",
-        PtlrpcMsgType::REPLY => "reply",
-        PtlrpcMsgType::ERR => "error reply",
-        _ => "message",
+    // The codec's word for the type, as a capture summary reads it (tshark says "reply" of an
+    // error too, so the kind is spelled out).
+    match t.kind_word() {
+        "error" => "error reply",
+        "unknown" => "message",
+        word => word,
     }
 }
