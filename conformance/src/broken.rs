@@ -475,8 +475,8 @@ mod tests {
     /// The cases of issue 29: one change, several rules, in whatever order a decoder checks.
     #[test]
     fn one_change_lists_every_rule_it_breaks() {
-        let req: &[u8] = include_bytes!("../../testdata/rename_object_request.bin");
-        let rep: &[u8] = include_bytes!("../../testdata/rename_object_reply.bin");
+        let req: &[u8] = include_bytes!("../testdata/rename_object_request.bin");
+        let rep: &[u8] = include_bytes!("../testdata/rename_object_reply.bin");
         assert!(judge(Kind::Reply, rep, Some(req)).expect() == Expect::Valid);
         // Object mode: MCPP_LOOKUP_DONE in the body breaks W7.16 and, against the unchanged
         // dispositions, W7.3.
@@ -491,7 +491,7 @@ mod tests {
         m[32..36].copy_from_slice(&0x8000_0000u32.to_le_bytes());
         assert_eq!(rules_of(Kind::Reply, &m, Some(req)), ["W0.3", "W0.1"]);
         // A PATTR limit raised past XATTR_SIZE_MAX leaves lm_repsize too small: W0.3 and W8.1.
-        let req: &[u8] = include_bytes!("../../testdata/mkdir_request.bin");
+        let req: &[u8] = include_bytes!("../testdata/mkdir_request.bin");
         let p = super::super::parts::Parts::split(req).unwrap();
         let mut body = p.bufs[3].clone();
         body[48..52].copy_from_slice(&0x1_0001u32.to_le_bytes());
@@ -499,14 +499,14 @@ mod tests {
         assert_eq!(rules_of(Kind::Request, &m, None), ["W0.3", "W8.1"]);
         // Component 0 moved onto component 2 (a v3 layout, 48 bytes, read as 32): the crate
         // finds the cut blob (W0.1), another decoder the overlap (W9.17).
-        let mut comp = include_bytes!("../../testdata/xattr_lov_comp3.bin").to_vec();
+        let mut comp = include_bytes!("../testdata/xattr_lov_comp3.bin").to_vec();
         comp[32 + 24] ^= 0x40;
         assert_eq!(
             rules_of(Kind::Xattr("trusted.lov"), &comp, None),
             ["W0.1", "W9.17"]
         );
         // An empty foreign LMV of 30 bytes: W9.2 and W9.19.
-        let mut lmv = include_bytes!("../../testdata/xattr_lmv_foreign.bin").to_vec();
+        let mut lmv = include_bytes!("../testdata/xattr_lmv_foreign.bin").to_vec();
         lmv[4..8].fill(0);
         let got = rules_of(Kind::Xattr("trusted.lmv"), &lmv, None);
         assert_eq!(got.len(), 2, "{got:?}");

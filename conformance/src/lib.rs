@@ -393,7 +393,7 @@ mod tests {
         fn rule(j: Judgement) -> &'static str {
             j.expect().rule().map_or("accepted", RuleId::as_str)
         }
-        let req: &[u8] = include_bytes!("../../testdata/mkdir_request.bin");
+        let req: &[u8] = include_bytes!("../testdata/mkdir_request.bin");
         let p = parts::Parts::split(req).unwrap();
         let with_limit = |i: usize, v: u32| {
             let mut body = p.bufs[3].clone();
@@ -403,9 +403,9 @@ mod tests {
         assert_eq!(rule(judge_request(&with_limit(0, 100))), "W5.13");
         assert_eq!(rule(judge_request(&with_limit(0, 0x1_0001))), "W0.3");
         assert_eq!(rule(judge_request(&with_limit(3, 0x1_0001))), "W0.3");
-        let lmv: &[u8] = include_bytes!("../../testdata/xattr_lmv_striped.bin");
-        let acl: &[u8] = include_bytes!("../../testdata/xattr_acl_default.bin");
-        let lov: &[u8] = include_bytes!("../../testdata/xattr_lov_comp3.bin");
+        let lmv: &[u8] = include_bytes!("../testdata/xattr_lmv_striped.bin");
+        let acl: &[u8] = include_bytes!("../testdata/xattr_acl_default.bin");
+        let lov: &[u8] = include_bytes!("../testdata/xattr_lov_comp3.bin");
         let x = |name: &str, b: &[u8]| rule(judge_xattr(name, b).unwrap());
         // Shorter than the fixed header: W0.1; the header whole, the length wrong: W9.2/W9.3.
         assert_eq!(x("trusted.lmv", &lmv[..40]), "W0.1");
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(x("system.posix_acl_default", &acl[..3]), "W0.1");
         assert_eq!(x("system.posix_acl_default", &acl[..13]), "W9.3");
         // The same as a reply's result (size field and valid bit agreeing with the buffer).
-        let rep: &[u8] = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+        let rep: &[u8] = include_bytes!("../testdata/mkdir_reply_complete.bin");
         let cut = [("an LMV of 40 bytes", 3, lmv[..40].to_vec())];
         let shapes = mutate::reply_shapes(rep, &cut);
         let (_, m) = shapes.iter().find(|(w, _)| w.contains("40 bytes")).unwrap();

@@ -88,7 +88,7 @@ struct Base {
 
 macro_rules! td {
     ($f:literal) => {
-        include_bytes!(concat!("../../testdata/", $f))
+        include_bytes!(concat!("../testdata/", $f))
     };
 }
 

@@ -367,7 +367,7 @@ mod tests {
 
     fn vector(name: &str) -> Vec<u8> {
         std::fs::read(format!(
-            "{}/../testdata/{name}.bin",
+            "{}/testdata/{name}.bin",
             env!("CARGO_MANIFEST_DIR")
         ))
         .unwrap()
