@@ -40,8 +40,6 @@ pub const PTLRPC_BODY_V3_SIZE: usize = 184;
 pub const PTLRPC_BODY_V2_SIZE: usize = 152;
 /// `pb_jobid` length (`LUSTRE_JOBID_SIZE`).
 pub const LUSTRE_JOBID_SIZE: usize = 32;
-/// [`LUSTRE_JOBID_SIZE`], by the crate's shorter name.
-pub const JOBID_SIZE: usize = LUSTRE_JOBID_SIZE;
 /// Object versions a `ptlrpc_body` carries in `pb_pre_versions` (`PTLRPC_NUM_VERSIONS`).
 pub const PTLRPC_NUM_VERSIONS: usize = 4;
 

@@ -5,7 +5,9 @@ use super::bytes::{HexBlob, HexStr, de_name, de_padded, ser_name, ser_padded};
 use super::stack_fmt;
 use crate::Endian;
 use crate::intent::{EntryName, GroupList, IntentOpc, MliBuf, Operation};
-use crate::limits::{GROUPS_MAX, JOBID_SIZE, LDLM_REQUEST_MAX_HANDLES, MLI_BUF_MAX, NAME_MAX};
+use crate::limits::{
+    GROUPS_MAX, LDLM_REQUEST_MAX_HANDLES, LUSTRE_JOBID_SIZE, MLI_BUF_MAX, NAME_MAX,
+};
 use crate::wire::{LockHandles, LuFid, LustreHandle};
 use core::fmt;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
@@ -162,7 +164,7 @@ by_name!(MliBuf, "an MLI_BUF name");
 pub(crate) mod jobid {
     use super::*;
     pub(crate) fn serialize<S: Serializer>(
-        v: &Option<[u8; JOBID_SIZE]>,
+        v: &Option<[u8; LUSTRE_JOBID_SIZE]>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
         match v {
@@ -172,20 +174,20 @@ pub(crate) mod jobid {
     }
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
-    ) -> Result<Option<[u8; JOBID_SIZE]>, D::Error> {
+    ) -> Result<Option<[u8; LUSTRE_JOBID_SIZE]>, D::Error> {
         Option::<PaddedJobid>::deserialize(d).map(|o| o.map(|p| p.0))
     }
 
-    struct Padded<'a>(&'a [u8; JOBID_SIZE]);
+    struct Padded<'a>(&'a [u8; LUSTRE_JOBID_SIZE]);
     impl Serialize for Padded<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            ser_padded(self.0, JOBID_SIZE, s)
+            ser_padded(self.0, LUSTRE_JOBID_SIZE, s)
         }
     }
-    struct PaddedJobid([u8; JOBID_SIZE]);
+    struct PaddedJobid([u8; LUSTRE_JOBID_SIZE]);
     impl<'de> Deserialize<'de> for PaddedJobid {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            de_padded::<D, JOBID_SIZE>(d, JOBID_SIZE).map(PaddedJobid)
+            de_padded::<D, LUSTRE_JOBID_SIZE>(d, LUSTRE_JOBID_SIZE).map(PaddedJobid)
         }
     }
 }

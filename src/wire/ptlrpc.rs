@@ -9,7 +9,7 @@ use super::table::{WireStruct, wire_struct};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::limits::{
-    JOBID_SIZE, LUSTRE_JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE, PTLRPC_NUM_VERSIONS,
+    LUSTRE_JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE, PTLRPC_NUM_VERSIONS,
 };
 use zerocopy::{ByteOrder, LittleEndian};
 
@@ -109,7 +109,7 @@ impl PtlrpcBody {
                 PTLRPC_MSG_VERSION
             },
             opc: LDLM_ENQUEUE,
-            jobid: Some([0; JOBID_SIZE]),
+            jobid: Some([0; LUSTRE_JOBID_SIZE]),
             ..Default::default()
         }
     }
@@ -191,7 +191,7 @@ mod tests {
 
     /// A body whose every field holds a value of its own, so that a field written from the
     /// wrong source or to the wrong place shows.
-    fn distinct(jobid: Option<[u8; JOBID_SIZE]>) -> PtlrpcBody {
+    fn distinct(jobid: Option<[u8; LUSTRE_JOBID_SIZE]>) -> PtlrpcBody {
         PtlrpcBody {
             handle: LustreHandle(0x0102_0304_0506_0708),
             msg_type: PtlrpcMsgType(0x1112_1314),
@@ -234,7 +234,7 @@ mod tests {
         let raw = PtlrpcBodyRaw::<O>::ref_from_bytes(&out).expect("184 bytes");
         // A v3 body always carries a job id: a missing one is written as zeros.
         let want = PtlrpcBody {
-            jobid: Some(b.jobid.unwrap_or([0; JOBID_SIZE])),
+            jobid: Some(b.jobid.unwrap_or([0; LUSTRE_JOBID_SIZE])),
             ..*b
         };
         assert_eq!(PtlrpcBody::from_raw(raw), want);
@@ -246,7 +246,7 @@ mod tests {
 
     #[test]
     fn written_in_place_is_the_raw_layout() {
-        let mut job = [0u8; JOBID_SIZE];
+        let mut job = [0u8; LUSTRE_JOBID_SIZE];
         job[..9].copy_from_slice(b"dd.0.1234");
         for b in [distinct(Some(job)), distinct(None)] {
             check_order::<LittleEndian>(&b);
