@@ -20,8 +20,8 @@ use lustre_dne_intent::limits::{
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V2_SIZE,
 };
 use lustre_dne_intent::wire::layout::{
-    self, FieldType, Layout, ldlm_reply, ldlm_request, lustre_msg_v2, md_create_prepare_rep,
-    md_create_prepare_req, ptlrpc_body,
+    self, FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
+    md_create_prepare_rep, md_create_prepare_req, ptlrpc_body,
 };
 use lustre_dne_intent::wire::{LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, PtlrpcMsgType};
 use std::fmt::Write as _;
@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 pub const PORTALS: [u32; 4] = [24, 4, 12, 10];
 
 /// How a field is shown.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Kind {
     U16,
     U32,
@@ -43,22 +43,27 @@ enum Kind {
     Fid,
 }
 
+impl Kind {
+    /// Whether a member of C type `ty` can be shown this way.
+    fn shows(self, ty: FieldType) -> bool {
+        match (self, ty) {
+            (Kind::U16, FieldType::U16) | (Kind::I32, FieldType::S32) => true,
+            (Kind::U32 | Kind::Hex32, FieldType::U32) | (Kind::U64, FieldType::U64) => true,
+            (Kind::Fid, FieldType::Struct(l)) => l.name == "lu_fid",
+            _ => false,
+        }
+    }
+}
+
 /// One field as the dissector shows it: its name, offset in its buffer and how it is shown.
 struct Field {
     name: String,
     offset: usize,
     kind: Kind,
+    /// Size of one element.
+    size: usize,
     /// Array length (1 for a scalar).
     count: usize,
-}
-
-fn fld(name: &str, offset: usize, kind: Kind) -> Field {
-    Field {
-        name: name.to_string(),
-        offset,
-        kind,
-        count: 1,
-    }
 }
 
 /// The member of `l` at a dotted path (`lock_desc.l_policy_data.bits`), through the nested
@@ -99,24 +104,17 @@ fn shown(l: &'static Layout, list: &[(&str, Kind)]) -> Vec<Field> {
     list.iter()
         .map(|&(path, kind)| {
             let (offset, f) = member(l, path, kind);
-            let size = match kind {
-                Kind::U16 => 2,
-                Kind::U32 | Kind::I32 | Kind::Hex32 => 4,
-                Kind::U64 => 8,
-                Kind::Fid => 16,
-            };
-            let count = f.array.map_or(1, |a| a.len);
-            assert_eq!(
-                size * count,
-                f.size,
-                "wireshark: {path} is {} bytes",
-                f.size
+            assert!(
+                kind.shows(f.ty),
+                "wireshark: {path} is a {}, not shown as {kind:?}",
+                f.ty.c_type()
             );
             Field {
                 name: path.replace('.', "_"),
                 offset,
                 kind,
-                count,
+                size: f.ty.size(),
+                count: f.array.map_or(1, |a| a.len),
             }
         })
         .collect()
@@ -255,17 +253,15 @@ fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
 fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
     let _ = writeln!(s, "local {lua} = {{");
     for f in fields {
-        let (size, kind) = match f.kind {
-            Kind::U32 | Kind::Hex32 => (4, "u"),
-            Kind::U16 => (2, "u"),
-            Kind::I32 => (4, "i"),
-            Kind::U64 => (8, "u"),
-            Kind::Fid => (16, "fid"),
+        let kind = match f.kind {
+            Kind::U16 | Kind::U32 | Kind::Hex32 | Kind::U64 => "u",
+            Kind::I32 => "i",
+            Kind::Fid => "fid",
         };
         let _ = writeln!(
             s,
-            "  {{ \"{}\", {}, {size}, \"{kind}\", {} }},",
-            f.name, f.offset, f.count
+            "  {{ \"{}\", {}, {}, \"{kind}\", {} }},",
+            f.name, f.offset, f.size, f.count
         );
     }
     let _ = writeln!(s, "}}");
@@ -302,8 +298,8 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
             }
         }
     }
-    let extra = [fld("opc", 0, Kind::U64)];
-    for f in &extra {
+    // The intent's opcode (buffer 2): shown with its name, outside the structure tables.
+    for f in &shown(ldlm_intent::LAYOUT, &[("opc", Kind::U64)]) {
         proto_field(s, f, None);
     }
     // Fields of no structure: (name, constructor, label, base).

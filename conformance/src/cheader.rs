@@ -22,7 +22,7 @@
 //! copy is stale.
 
 use crate::lustre_patch::c::{c_constants, comment, struct_decl};
-use crate::lustre_patch::layout::{self, Layout};
+use crate::lustre_patch::layout::Layout;
 use crate::lustre_patch::uapi::declarations;
 use lustre_dne_intent::intent::{MliBuf, OBD_CONNECT2_DNE_PREPARE, Operation};
 use std::fmt::Write;
@@ -31,18 +31,8 @@ const GUARD: &str = "_LUSTRE_DNE_PREPARE_H";
 
 /// The three layouts the header declares, from the tables.
 fn layouts() -> [&'static Layout; 3] {
-    let find = |name: &str| {
-        layout::ALL
-            .iter()
-            .copied()
-            .find(|l| l.name == name)
-            .unwrap_or_else(|| panic!("cheader: no layout table for struct {name}"))
-    };
-    [
-        find("lu_fid"),
-        find("md_create_prepare_req"),
-        find("md_create_prepare_rep"),
-    ]
+    ["lu_fid", "md_create_prepare_req", "md_create_prepare_rep"]
+        .map(|name| crate::lustre_patch::layout(name).expect("the codec declares it"))
 }
 
 /// The C header (`include/lustre_dne_prepare.h`): declarations and `dne_prepare_wirecheck()`.
@@ -253,14 +243,18 @@ fn wirecheck(h: &mut String, structs: &[&Layout]) {
     for b in MliBuf::ALL {
         check(h, b.name(), b.index() as u64);
     }
-    for a in structs
+    // Each C constant that sizes an array, once.
+    let mut lens: Vec<(&str, usize)> = structs
         .iter()
         .flat_map(|s| s.fields)
         .filter_map(|f| f.array)
         .filter(|a| !a.c_name.is_empty())
-        .take(1)
-    {
-        check(h, a.c_name, a.len as u64);
+        .map(|a| (a.c_name, a.len))
+        .collect();
+    lens.sort_unstable();
+    lens.dedup();
+    for (name, len) in lens {
+        check(h, name, len as u64);
     }
     h.push_str("\n\treturn failures;\n}\n\n");
 }

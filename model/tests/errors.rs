@@ -26,7 +26,10 @@ fn a_violation_is_an_error() {
     // One message and no cause behind it, so a reporter that walks `source()` prints it once.
     assert!(e.source().is_none(), "{:?}", e.source());
     let msg = e.to_string();
-    assert!(msg.starts_with("invariant 2 (no lock leak) broken: "), "{msg}");
+    assert!(
+        msg.starts_with("invariant 2 (no lock leak) broken: "),
+        "{msg}"
+    );
 }
 
 fn model_mkdir() -> model::Scenario {

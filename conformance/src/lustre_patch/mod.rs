@@ -151,7 +151,7 @@ struct Draft {
 }
 
 /// The structure named `name` of the crate's tables.
-fn layout(name: &'static str) -> Result<&'static Layout, PatchError> {
+pub(crate) fn layout(name: &'static str) -> Result<&'static Layout, PatchError> {
     layout::ALL
         .iter()
         .copied()
