@@ -129,11 +129,3 @@ pub use endian::Endian;
 pub use error::{At, DecodeError, EncodeError, ErrorKind};
 pub use flags::{ParseError, ParseErrorKind};
 pub use rules::RuleId;
-
-/// What the sibling crates (`lustre-dne-intent-model`, `-capture`, `-conformance`) share with
-/// the codec beyond its API: the number and name helpers their own names follow. Not a stable
-/// API.
-#[doc(hidden)]
-pub mod __shared {
-    pub use crate::flags::{pad_with, parse_number};
-}

@@ -42,7 +42,7 @@ impl Fault {
 impl core::fmt::Display for Fault {
     /// The tool's name: `none`, `unknown-def-acl`, `partial-groups-3`, …
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        lustre_dne_intent::__shared::pad_with(f, |w| self.write_name(w))
+        lustre_dne_intent::flags::pad_with(f, |w| self.write_name(w))
     }
 }
 
@@ -54,7 +54,7 @@ impl core::str::FromStr for Fault {
         let word = s.trim();
         let at = s.len() - s.trim_start().len();
         if let Some(n) = word.strip_prefix("partial-groups-") {
-            return lustre_dne_intent::__shared::parse_number(n, u8::MAX as u64)
+            return lustre_dne_intent::flags::parse_number(n, u8::MAX as u64)
                 .filter(|_| !n.starts_with("0x"))
                 .map(|n| Fault::PartialGroups(n as u8))
                 .ok_or(ParseError {
