@@ -16,16 +16,6 @@ use crate::wire::{LockMode, PtlrpcBody, PtlrpcMsgType};
 use zerocopy::ByteOrder;
 use zerocopy::byteorder::U32;
 
-/// `pb_timeout` of a buffer 0 that [`PtlrpcHead::check_in`] accepted (152 bytes at least).
-#[inline(always)]
-pub(crate) fn pb_timeout_in<O: ByteOrder>(b0: &[u8]) -> u32 {
-    const AT: usize = pb::pb_timeout.offset;
-    match b0.get(AT..AT + 4) {
-        Some(&[a, b, c, d]) => U32::<O>::from_bytes([a, b, c, d]).get(),
-        _ => 0,
-    }
-}
-
 /// What a decoder reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Expect {
@@ -33,15 +23,16 @@ pub(crate) enum Expect {
     Reply,
 }
 
-/// The four fields of buffer 0 the rules read (`pb_type`, `pb_version`, `pb_opc` and, for a
-/// reply, `pb_status`): a view checks them straight from the buffer, without converting the
-/// whole `ptlrpc_body`.
+/// The fields of buffer 0 the rules read (`pb_type`, `pb_version`, `pb_opc`, and `pb_status`
+/// of a reply, `pb_timeout` of a request): a view checks them straight from the buffer, without
+/// converting the whole `ptlrpc_body`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PtlrpcHead {
     pub(crate) msg_type: PtlrpcMsgType,
     pub(crate) version: u32,
     pub(crate) opc: u32,
     pub(crate) status: i32,
+    pub(crate) timeout: u32,
 }
 
 impl PtlrpcHead {
@@ -52,6 +43,7 @@ impl PtlrpcHead {
             version: p.version,
             opc: p.opc,
             status: p.status,
+            timeout: p.timeout,
         }
     }
 
@@ -72,6 +64,7 @@ impl PtlrpcHead {
             opc: word(pb::pb_opc),
             // pb_status is an __s32 on the wire.
             status: word(pb::pb_status) as i32,
+            timeout: word(pb::pb_timeout),
         })
     }
 }

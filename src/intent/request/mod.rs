@@ -53,8 +53,6 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
 struct Facts<'x, O: ByteOrder> {
     /// `lm_secflvr`, `lm_repsize` and `lm_flags`.
     header: &'x MsgHeader,
-    /// `pb_timeout`.
-    timeout: u32,
     ptlrpc: PtlrpcHead,
     lock_flags: LdlmFlags,
     lock_desc: &'x LdlmLockDescRaw<O>,
@@ -92,7 +90,7 @@ fn check_after_type<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeE
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
     }
-    check_request_header(f.header, f.timeout, o0)?;
+    check_request_header(f.header, f.ptlrpc.timeout, o0)?;
     let p = f.ptlrpc;
     if p.version != LUSTRE_DLM_MSG_VERSION {
         return Err(DecodeError::wrong_value(
@@ -406,7 +404,6 @@ impl PrepareRequest {
         let lock_desc = self.ldlm.lock_desc.to_raw::<LittleEndian>();
         check(&Facts {
             header: &self.header,
-            timeout: self.ptlrpc.timeout,
             ptlrpc: PtlrpcHead::of(&self.ptlrpc),
             lock_flags: self.ldlm.lock_flags,
             lock_desc: &lock_desc,

@@ -4,7 +4,7 @@ use super::{Facts, check_after_type};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::intent::body::MdCreatePrepareReqRaw;
-use crate::intent::enqueue::{Expect, PtlrpcHead, check_type, pb_timeout_in};
+use crate::intent::enqueue::{Expect, PtlrpcHead, check_type};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{
@@ -149,7 +149,6 @@ impl<'a> RequestView<'a> {
         let name_buf = buf(4);
         let op = check_after_type(&Facts {
             header: &f.header,
-            timeout: pb_timeout_in::<O>(buf(0)),
             ptlrpc,
             lock_flags: lock.lock_flags,
             lock_desc: lock.lock_desc,
