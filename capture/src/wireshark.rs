@@ -299,7 +299,7 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
         }
     }
     // The intent's opcode (buffer 2): shown with its name, outside the structure tables.
-    for f in &shown(ldlm_intent::LAYOUT, &[("opc", Kind::U64)]) {
+    for f in &shown(t.ldlm_intent, &[("opc", Kind::U64)]) {
         proto_field(s, f, None);
     }
     // Fields of no structure: (name, constructor, label, base).
@@ -337,6 +337,7 @@ pub struct Tables {
     pub ptlrpc_body: &'static Layout,
     pub ldlm_request: &'static Layout,
     pub ldlm_reply: &'static Layout,
+    pub ldlm_intent: &'static Layout,
     pub md_create_prepare_req: &'static Layout,
     pub md_create_prepare_rep: &'static Layout,
 }
@@ -348,6 +349,7 @@ impl Default for Tables {
             ptlrpc_body: ptlrpc_body::LAYOUT,
             ldlm_request: ldlm_request::LAYOUT,
             ldlm_reply: ldlm_reply::LAYOUT,
+            ldlm_intent: ldlm_intent::LAYOUT,
             md_create_prepare_req: md_create_prepare_req::LAYOUT,
             md_create_prepare_rep: md_create_prepare_rep::LAYOUT,
         }

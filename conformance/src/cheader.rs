@@ -21,7 +21,7 @@
 //! without the series. `dne-intent c-header` prints the header; a test fails when the committed
 //! copy is stale.
 
-use crate::lustre_patch::c::{c_constants, comment, struct_decl};
+use crate::lustre_patch::c::{c_constants, comment, struct_decl_with};
 use crate::lustre_patch::layout::Layout;
 use crate::lustre_patch::uapi::declarations;
 use lustre_dne_intent::intent::{MliBuf, OBD_CONNECT2_DNE_PREPARE, Operation};
@@ -169,11 +169,7 @@ fn lu_fid(h: &mut String, fid: &Layout) {
          # endif\n",
     );
     // Lustre declares it packed (alignment 1), so the copy is too.
-    let mut lines = struct_decl(fid);
-    if let Some(last) = lines.last_mut() {
-        *last = "} DNE_PREPARE_PACKED;".into();
-    }
-    for line in lines {
+    for line in struct_decl_with(fid, Some("DNE_PREPARE_PACKED")) {
         let _ = writeln!(h, "{line}");
     }
     h.push_str("#endif\n\n");
@@ -277,22 +273,29 @@ fn check_hex(h: &mut String, expr: &str, expected: u64) {
 mod tests {
     use super::*;
 
+    /// Every member of the three structures is declared with its comment, and the wirecheck
+    /// holds its offset and size to the table's.
     #[test]
-    fn every_field_is_described_and_the_structures_are_80_bytes() {
+    fn every_member_is_described_and_checked() {
         let h = c_header();
-        assert!(h.contains("struct md_create_prepare_req {"));
-        assert!(h.contains("struct md_create_prepare_rep {"));
-        assert!(h.contains("DNE_PREPARE_CHECK(\"sizeof(struct md_create_prepare_req)\""));
-        let [_, req, rep] = layouts();
+        let [fid, req, rep] = layouts();
         assert_eq!((req.size, rep.size), (80, 80));
         assert_eq!((req.fields.len(), rep.fields.len()), (10, 11));
-        for f in req.fields.iter().chain(rep.fields) {
-            assert!(
-                h.contains(&format!("offsetof(struct {}, {})", req.name, f.name))
-                    || h.contains(&format!("offsetof(struct {}, {})", rep.name, f.name)),
-                "{} is not checked",
-                f.name
-            );
+        for l in [fid, req, rep] {
+            assert!(h.contains(&format!("struct {} {{", l.name)), "{}", l.name);
+            assert!(h.contains(&format!("sizeof(struct {}), {});", l.name, l.size)));
+            for f in l.fields {
+                let at = format!("offsetof(struct {}, {}), {});", l.name, f.name, f.offset);
+                let size = format!("sizeof(((struct {} *)0)->{}), {});", l.name, f.name, f.size);
+                assert!(h.contains(&at), "{at} is not checked");
+                assert!(h.contains(&size), "{size} is not checked");
+                assert!(
+                    h.contains(&format!("/* {} */", f.doc)),
+                    "{}.{}: no comment",
+                    l.name,
+                    f.name
+                );
+            }
         }
     }
 }

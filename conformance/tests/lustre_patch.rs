@@ -16,7 +16,9 @@
 //! Without a C compiler (`cc`, or `$CC`) the C tests print `SKIP:`.
 #![forbid(unsafe_code)]
 
-use lustre_dne_intent_conformance::lustre_patch::{Options, Patch, series, write_excerpts};
+use lustre_dne_intent_conformance::lustre_patch::{
+    Options, Patch, PatchError, series, write_excerpts,
+};
 use std::path::{Path, PathBuf};
 
 fn root() -> &'static Path {
@@ -592,7 +594,8 @@ fn excerpt_tree(tag: &str, path: &str, edit: impl Fn(&str) -> String) -> PathBuf
 }
 
 /// A tree where another feature took the protocol's connect bit, or its intent bits, is
-/// refused with a message that says what to do.
+/// refused with a message that says what to do; a tree that has the series already is
+/// refused as such.
 #[test]
 fn taken_values_are_refused() {
     let idl = "include/uapi/linux/lustre/lustre_idl.h";
@@ -618,6 +621,30 @@ fn taken_values_are_refused() {
     });
     let err = series(&Options { tree: Some(intent) }).expect_err("0x10000 is taken");
     assert!(err.to_string().contains("collides with IT_OTHER"), "{err}");
+    // A tree that has the series already (its flag line, as patch 1 writes it) is refused as
+    // such, not as a conflict.
+    let flag_line = default_series()[0]
+        .added_hunks(idl)
+        .concat()
+        .into_iter()
+        .find(|l| l.contains("OBD_CONNECT2_DNE_PREPARE"))
+        .expect("patch 1 adds the flag");
+    let applied = excerpt_tree("applied", idl, |t| {
+        t.replacen(
+            "/* perf stats in statfs*/\n",
+            &format!("/* perf stats in statfs*/\n{flag_line}\n"),
+            1,
+        )
+    });
+    let err = series(&Options {
+        tree: Some(applied),
+    })
+    .expect_err("the series is in the tree");
+    assert!(
+        matches!(err, PatchError::AlreadyApplied { .. })
+            && err.to_string().contains("OBD_CONNECT2_DNE_PREPARE"),
+        "{err}"
+    );
     let fine = excerpt_tree("fine", idl, |t| t.to_string());
     assert_eq!(
         series(&Options { tree: Some(fine) }).expect("excerpts as a tree"),

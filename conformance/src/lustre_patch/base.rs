@@ -86,14 +86,14 @@ impl SourceFile {
     /// An excerpt: `@@ N` starts a run of lines at base line N, each line follows with one
     /// leading space, `@@ eof` says the run before it ends the file.
     fn excerpt(path: &str, text: &str) -> Result<SourceFile, PatchError> {
-        let bad = |why: &str| PatchError::Excerpt {
+        let bad = |at: usize, line: &str, why: &str| PatchError::Excerpt {
             path: path.to_string(),
-            why: why.to_string(),
+            why: format!("line {} of the excerpt, {line:?}: {why}", at + 1),
         };
         let mut lines: Vec<Line> = Vec::new();
         let mut next: Option<usize> = None;
         let mut eof = false;
-        for l in text.lines() {
+        for (at, l) in text.lines().enumerate() {
             if l.starts_with('#') && next.is_none() {
                 continue;
             }
@@ -101,9 +101,11 @@ impl SourceFile {
                 eof = true;
                 next = None;
             } else if let Some(n) = l.strip_prefix("@@ ") {
-                let n: usize = n.parse().map_err(|_| bad("a bad @@ line"))?;
+                let n: usize = n
+                    .parse()
+                    .map_err(|_| bad(at, l, "a bad @@ line (`@@ N` or `@@ eof`)"))?;
                 if n == 0 || n <= lines.len() {
-                    return Err(bad("runs out of order"));
+                    return Err(bad(at, l, "runs out of order"));
                 }
                 while lines.len() + 1 < n {
                     lines.push(Line {
@@ -126,7 +128,7 @@ impl SourceFile {
                 });
                 next = Some(n + 1);
             } else {
-                return Err(bad("a line outside any run"));
+                return Err(bad(at, l, "a line outside any run"));
             }
         }
         Ok(SourceFile {
@@ -138,13 +140,25 @@ impl SourceFile {
     }
 
     fn missing(&self, idx: usize) -> PatchError {
+        // The base tree's line number: earlier patches may have moved the line since.
+        let at = match self.lines.borrow().get(idx) {
+            Some(Line { orig: Some(n), .. }) => format!("line {n}"),
+            _ => format!("the line after base line {}", self.base_line_before(idx)),
+        };
         PatchError::Excerpt {
             path: self.path.clone(),
-            why: format!(
-                "line {} is not kept; regenerate the excerpts from a tree",
-                idx + 1
-            ),
+            why: format!("{at} is not kept; regenerate the excerpts from a tree"),
         }
+    }
+
+    /// The base tree's number of the last original line at or before `idx` (0 for none).
+    fn base_line_before(&self, idx: usize) -> usize {
+        let lines = self.lines.borrow();
+        lines[..idx.min(lines.len())]
+            .iter()
+            .rev()
+            .find_map(|l| l.orig)
+            .unwrap_or(0)
     }
 
     fn mark(&self, idx: usize) {
@@ -205,11 +219,18 @@ impl SourceFile {
                 Ok(*i)
             }
             [] => Err(self.not_found(what)),
-            _ => Err(PatchError::Anchor {
-                path: self.path.clone(),
-                what: what.to_string(),
-                why: format!("{} lines match", hits.len()),
-            }),
+            _ => {
+                let lines = self.lines.borrow();
+                let at: Vec<String> = hits
+                    .iter()
+                    .filter_map(|&i| lines.get(i)?.orig.map(|n| n.to_string()))
+                    .collect();
+                Err(PatchError::Anchor {
+                    path: self.path.clone(),
+                    what: what.to_string(),
+                    why: format!("{} lines match (base lines {})", hits.len(), at.join(", ")),
+                })
+            }
         }
     }
 
@@ -297,7 +318,12 @@ impl SourceFile {
                 return Err(PatchError::Anchor {
                     path: self.path.clone(),
                     what: "two changes".into(),
-                    why: "they overlap".into(),
+                    why: format!(
+                        "they overlap: one at line {} replaces {} lines, the next starts at line {}",
+                        w[0].at + 1,
+                        w[0].delete,
+                        w[1].at + 1
+                    ),
                 });
             }
         }

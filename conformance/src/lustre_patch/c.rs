@@ -1,7 +1,7 @@
 //! C text in Lustre's layout: tabs to columns, comments wrapped at 80 columns, members and
 //! enumerators aligned as the kernel style wants them.
 
-use super::layout::{Field, FieldType, Layout};
+use super::layout::{ArrayLen, Field, FieldType, Layout};
 
 /// Tab stops are every 8 columns.
 const TAB: usize = 8;
@@ -86,11 +86,30 @@ pub(crate) fn member_type(f: &Field) -> String {
     }
 }
 
+/// An array's length as C writes it: its constant (`MLI_BUF_MAX`), or the number.
+pub(crate) fn array_bound(a: ArrayLen) -> String {
+    if a.c_name.is_empty() {
+        a.len.to_string()
+    } else {
+        a.c_name.to_string()
+    }
+}
+
+/// The name of the constant that sizes the arrays indexed by result (`enum md_lock_intent_buf`).
+const MLI_BUF_MAX_NAME: &str = "MLI_BUF_MAX";
+
+/// The length of the arrays of `l` indexed by result (`mcpr_buf_limit[MLI_BUF_MAX]`), if any.
+pub(crate) fn mli_array(l: &Layout) -> Option<ArrayLen> {
+    l.fields
+        .iter()
+        .filter_map(|f| f.array)
+        .find(|a| a.c_name == MLI_BUF_MAX_NAME)
+}
+
 /// The member as declared: `mcpr_buf_limit[MLI_BUF_MAX]`.
 pub(crate) fn member_decl(f: &Field) -> String {
     match f.array {
-        Some(a) if a.c_name.is_empty() => format!("{}[{}]", f.name, a.len),
-        Some(a) => format!("{}[{}]", f.name, a.c_name),
+        Some(a) => format!("{}[{}]", f.name, array_bound(a)),
         None => f.name.to_string(),
     }
 }
@@ -111,6 +130,12 @@ pub(crate) fn is_padding(f: &Field) -> bool {
 
 /// `struct NAME { ... };` with each member's description as its comment.
 pub(crate) fn struct_decl(l: &Layout) -> Vec<String> {
+    struct_decl_with(l, None)
+}
+
+/// [`struct_decl`], with an attribute after the closing brace (`} ATTR;`), such as a packed
+/// attribute's macro.
+pub(crate) fn struct_decl_with(l: &Layout, attr: Option<&str>) -> Vec<String> {
     let mut out = comment("", l.doc);
     out.push(format!("struct {} {{", l.name));
     for f in l.fields {
@@ -126,7 +151,10 @@ pub(crate) fn struct_decl(l: &Layout) -> Vec<String> {
             out.push(head);
         }
     }
-    out.push("};".into());
+    out.push(match attr {
+        Some(a) => format!("}} {a};"),
+        None => "};".into(),
+    });
     out
 }
 

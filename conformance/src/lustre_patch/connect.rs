@@ -12,7 +12,7 @@ use super::{Draft, wirecheck};
 /// The define's name; its `obd_connect_names[]` entry is the rest lowercased.
 pub(crate) const NAME: &str = "OBD_CONNECT2_DNE_PREPARE";
 const PREFIX: &str = "OBD_CONNECT2_";
-const IDL: &str = "include/uapi/linux/lustre/lustre_idl.h";
+use super::uapi::IDL;
 const NAMES_C: &str = "lustre/obdclass/lprocfs_status.c";
 /// The column where the values of the `OBD_CONNECT2_*` defines end.
 const DEFINE_END_COL: usize = 54;

@@ -9,7 +9,7 @@
 use lustre_dne_intent::intent::MliBuf;
 
 use super::base::{Edit, FileDiff, Source};
-use super::c::{is_padding, lines, tabs_to};
+use super::c::{array_bound, lines, tabs_to};
 use super::layout::{Field, FieldType, Layout};
 use super::reqfmt::{RMF_GROUPS, RQF, rmf, rmf_result};
 use super::{Draft, PatchError, new_layouts};
@@ -35,7 +35,8 @@ fn field_checks(
     let Some(rust) = f.rust else { return };
     match (f.ty, f.array) {
         (FieldType::Struct(s), None) => {
-            for sub in s.fields.iter().filter(|g| !is_padding(g)) {
+            for sub in s.fields {
+                // Padding and reserved members hold no value to compare.
                 let Some(r) = sub.rust else { continue };
                 conds.push(format!(
                     "{lvalue}->{}.{} != {expected}->{rust}_{r}",
@@ -44,11 +45,7 @@ fn field_checks(
             }
         }
         (_, Some(a)) => {
-            let bound = if a.c_name.is_empty() {
-                a.len.to_string()
-            } else {
-                a.c_name.to_string()
-            };
+            let bound = array_bound(a);
             loops.push(format!("\tfor (i = 0; i < {bound}; i++)"));
             loops.push(format!(
                 "\t\tif ({lvalue}->{}[i] != {expected}->{rust}[i])",
@@ -417,15 +414,15 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let last = sanity.find_before(complete, "the last run_test of sanity.sh", |l| {
         l.starts_with("run_test ")
     })?;
-    let last_n: u32 = sanity
-        .line(last)?
+    let last_line = sanity.line(last)?;
+    let last_n: u32 = last_line
         .split_whitespace()
         .nth(1)
         .and_then(|n| n.trim_end_matches(char::is_alphabetic).parse().ok())
-        .ok_or(PatchError::Anchor {
+        .ok_or_else(|| PatchError::Anchor {
             path: SANITY.into(),
             what: "the last run_test".into(),
-            why: "its number does not parse".into(),
+            why: format!("its number does not parse in {last_line:?}"),
         })?;
     let n = last_n + 1;
     let sanity_diff =

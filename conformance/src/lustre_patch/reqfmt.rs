@@ -174,12 +174,11 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
     })?;
     let rqf = h.find_line("extern struct req_format RQF_LDLM_INTENT_QUOTA;")?;
     let rmf_at = h.find_line("extern struct req_msg_field RMF_LAYOUT_INTENT;")?;
-    let mut externs: Vec<String> = [rmf(req), rmf(rep), RMF_GROUPS.to_string()]
+    let externs: Vec<String> = [rmf(req), rmf(rep), RMF_GROUPS.to_string()]
         .into_iter()
         .chain(MliBuf::ALL.into_iter().map(rmf_result))
         .map(|r| format!("extern struct req_msg_field {r};"))
         .collect();
-    externs.dedup();
     let h_diff = h.diff_and_apply(&mut [
         Edit::insert_after(
             set_size_end,

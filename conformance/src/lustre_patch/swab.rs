@@ -3,7 +3,7 @@
 //! swabber, an array element by element, padding named by a `BUILD_BUG_ON` as Lustre does.
 
 use super::base::{Edit, Source};
-use super::c::{is_padding, lines};
+use super::c::{array_bound, is_padding, lines};
 use super::layout::{FieldType, Layout};
 use super::{Draft, PatchError, new_layouts};
 
@@ -59,11 +59,7 @@ pub(crate) fn swab_fn(l: &Layout) -> Vec<String> {
         }
         match f.array {
             Some(a) => {
-                let bound = if a.c_name.is_empty() {
-                    a.len.to_string()
-                } else {
-                    a.c_name.to_string()
-                };
+                let bound = array_bound(a);
                 if let Some(s) = swab_stmt(f.ty, &format!("{v}->{}[i]", f.name)) {
                     out.push(format!("\tfor (i = 0; i < {bound}; i++)"));
                     out.push(format!("\t\t{s}"));

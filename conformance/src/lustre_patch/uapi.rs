@@ -4,7 +4,7 @@
 use lustre_dne_intent::intent::{MliBuf, Operation};
 
 use super::base::{Edit, Source};
-use super::c::{block_comment, c_constants, enum_decl, struct_decl};
+use super::c::{block_comment, c_constants, enum_decl, mli_array, struct_decl};
 use super::layout::Layout;
 use super::{Draft, PatchError, new_layouts};
 
@@ -122,11 +122,7 @@ pub(crate) fn declarations(req: &Layout, rep: &Layout) -> Vec<String> {
                 Some(what.to_string()),
             )
         })
-        .chain(req.fields.iter().filter_map(|f| {
-            f.array
-                .filter(|a| a.c_name == "MLI_BUF_MAX")
-                .map(|a| (a.c_name.to_string(), a.len as u64, None))
-        }))
+        .chain(mli_array(req).map(|a| (a.c_name.to_string(), a.len as u64, None)))
         .collect();
     let mut decl = enum_decl(
         "Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid and mcpp_truncated",

@@ -10,8 +10,8 @@
 use lustre_dne_intent::intent::{MliBuf, Operation};
 
 use super::base::{Edit, Source};
-use super::c::{c_constants, lines};
-use super::layout::{Field, Layout};
+use super::c::{c_constants, lines, mli_array};
+use super::layout::Layout;
 use super::{Draft, PatchError, new_layouts};
 
 pub(crate) const WIRECHECK: &str = "lustre/utils/wirecheck.c";
@@ -80,21 +80,15 @@ fn value_rows(l: &Layout, first: bool) -> (Vec<String>, Vec<String>) {
             source.push(format!("\tCHECK_VALUE_X({name});"));
         }
     }
-    if first && l.fields.iter().any(is_mli_array) {
+    if let Some(a) = mli_array(l).filter(|_| first) {
         for b in MliBuf::ALL {
             printed.extend(check_value(b.name(), b.index() as u64));
             source.push(format!("\tCHECK_VALUE({});", b.name()));
         }
-        if let Some(a) = l.fields.iter().find_map(|f| f.array) {
-            printed.extend(check_value(a.c_name, a.len as u64));
-            source.push(format!("\tCHECK_VALUE({});", a.c_name));
-        }
+        printed.extend(check_value(a.c_name, a.len as u64));
+        source.push(format!("\tCHECK_VALUE({});", a.c_name));
     }
     (printed, source)
-}
-
-fn is_mli_array(f: &Field) -> bool {
-    f.array.is_some_and(|a| a.c_name == "MLI_BUF_MAX")
 }
 
 /// The `wiretest.c` block of one structure (what its `check_*()` prints), blank line first.
