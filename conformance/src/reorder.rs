@@ -4,11 +4,9 @@
 //! and the xattr results as they are). The kit makes the big-endian twins of its invalid
 //! vectors with it, and the tests undo them with it.
 //!
-//! Which bytes form one numeric field is not listed here: it is read off the crate's raw
-//! structures (`wire::raw`, `intent::body`), which exist in both byte orders. A structure read
-//! from bytes holding a single 1 at offset `i` prints (its derived `Debug`, which shows values,
-//! not bytes) exactly like the structure of the other order read with the 1 at `j` when `j` is
-//! where a swab moves byte `i`; a byte of a handle or a string stays where it is.
+//! Which bytes form one numeric field is not listed here: it comes from the codec's layout
+//! tables (`wire::layout`), every integer member of each structure; a byte, a byte array (a
+//! job id) and a lock handle's cookie stay where they are.
 //!
 //! The swab walks the message as its receiver does, by its own framing: the header, the buffer
 //! lengths when `lm_bufcount` is at most 32, then each buffer's structure, as far as the bytes
@@ -16,15 +14,13 @@
 //! framing (a buffer length) can therefore make a message whose twin is not what a receiver's
 //! swab gives back; the vectors keep only twins it gives back exactly.
 
-use std::collections::HashMap;
-use std::fmt::Debug;
 use std::sync::OnceLock;
 
-use lustre_dne_intent::intent::body::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
-use lustre_dne_intent::wire::raw::{
-    LdlmIntentRaw, LdlmReplyRaw, LdlmRequestRaw, MdtBodyRaw, MsgHeaderRaw, PtlrpcBodyRaw,
+use lustre_dne_intent::wire::LustreHandle;
+use lustre_dne_intent::wire::layout::{
+    FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2, md_create_prepare_rep,
+    md_create_prepare_req, mdt_body, ptlrpc_body,
 };
-use zerocopy::{BigEndian, FromBytes, LittleEndian};
 
 use super::Kind;
 
@@ -34,53 +30,25 @@ const MAX_BUFCOUNT: usize = lustre_dne_intent::limits::MSG_MAX_BUFCOUNT;
 /// One numeric field: its offset and width in bytes.
 type Field = (usize, usize);
 
-/// The numeric fields of one structure, `L` and `B` being it in the two byte orders.
-fn fields_of<L, B>() -> Vec<Field>
-where
-    L: FromBytes + Debug,
-    B: FromBytes + Debug,
-{
-    let n = size_of::<L>();
-    assert_eq!(n, size_of::<B>(), "one structure in two byte orders");
-    let probe = |i: usize| {
-        let mut b = vec![0u8; n];
-        b[i] = 1;
-        b
-    };
-    let other: HashMap<String, usize> = (0..n)
-        .map(|j| {
-            let v = B::read_from_bytes(&probe(j)).expect("sized");
-            (format!("{v:?}"), j)
-        })
-        .collect();
-    assert_eq!(
-        other.len(),
-        n,
-        "every byte of the structure shows in its Debug form"
-    );
-    let to: Vec<usize> = (0..n)
-        .map(|i| {
-            let v = L::read_from_bytes(&probe(i)).expect("sized");
-            other[&format!("{v:?}")]
-        })
-        .collect();
-    // A swab reverses each field in place: the first byte of a field of width w goes to its
-    // last byte.
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < n {
-        assert!(to[i] >= i, "byte {i} moves before itself");
-        let w = to[i] + 1 - i;
-        assert!(
-            (0..w).all(|k| to[i + k] == i + w - 1 - k),
-            "bytes {i}..{} are not one field",
-            i + w
-        );
-        if w > 1 {
-            out.push((i, w));
+/// `(offset, width)` of every integer of structure `l`, from the codec's layout tables: nested
+/// structures and arrays element by element, bytes left out (a byte has no order). The members
+/// of a structure `opaque` says is one (a handle's cookie) are left out too.
+pub(crate) fn integers(l: &Layout, opaque: &dyn Fn(&Layout) -> bool) -> Vec<Field> {
+    fn walk(l: &Layout, base: usize, opaque: &dyn Fn(&Layout) -> bool, out: &mut Vec<Field>) {
+        for f in l.fields {
+            for i in 0..f.array.map_or(1, |a| a.len) {
+                let at = base + f.offset + i * f.ty.size();
+                match f.ty {
+                    FieldType::Struct(inner) if opaque(inner) => {}
+                    FieldType::Struct(inner) => walk(inner, at, opaque, out),
+                    FieldType::U8 => {}
+                    t => out.push((at, t.size())),
+                }
+            }
         }
-        i += w;
     }
+    let mut out = Vec::new();
+    walk(l, 0, opaque, &mut out);
     out
 }
 
@@ -110,18 +78,19 @@ type Plans = [Vec<Field>; 8];
 fn plans() -> &'static Plans {
     static PLANS: OnceLock<Plans> = OnceLock::new();
     PLANS.get_or_init(|| {
-        type L = LittleEndian;
-        type B = BigEndian;
+        // A lock handle is an opaque cookie: Lustre never swabs it.
+        let handle = |l: &Layout| l.name == LustreHandle::LAYOUT.name;
         [
-            fields_of::<MsgHeaderRaw<L>, MsgHeaderRaw<B>>(),
-            fields_of::<PtlrpcBodyRaw<L>, PtlrpcBodyRaw<B>>(),
-            fields_of::<LdlmRequestRaw<L>, LdlmRequestRaw<B>>(),
-            fields_of::<LdlmIntentRaw<L>, LdlmIntentRaw<B>>(),
-            fields_of::<MdCreatePrepareReqRaw<L>, MdCreatePrepareReqRaw<B>>(),
-            fields_of::<LdlmReplyRaw<L>, LdlmReplyRaw<B>>(),
-            fields_of::<MdCreatePrepareRepRaw<L>, MdCreatePrepareRepRaw<B>>(),
-            fields_of::<MdtBodyRaw<L>, MdtBodyRaw<B>>(),
+            lustre_msg_v2::LAYOUT,
+            ptlrpc_body::LAYOUT,
+            ldlm_request::LAYOUT,
+            ldlm_intent::LAYOUT,
+            md_create_prepare_req::LAYOUT,
+            ldlm_reply::LAYOUT,
+            md_create_prepare_rep::LAYOUT,
+            mdt_body::LAYOUT,
         ]
+        .map(|l| integers(l, &handle))
     })
 }
 

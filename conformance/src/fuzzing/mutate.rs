@@ -7,13 +7,14 @@
 //! framing. Some mutations keep the message consistent (the value is re-encoded by the crate's
 //! validating encoder); others break one rule on purpose.
 
+use crate::reorder::integers;
 use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView, RequestView, UnknownReason};
 use lustre_dne_intent::limits::{MLI_BUF_MAX, MSG_MAX_BUFCOUNT};
 use lustre_dne_intent::wire::layout::{
-    FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, md_create_prepare_rep,
-    md_create_prepare_req, ptlrpc_body,
+    ldlm_intent, ldlm_reply, ldlm_request, md_create_prepare_rep, md_create_prepare_req,
+    ptlrpc_body,
 };
 use lustre_dne_intent::wire::{MsgBuilder, MsgView, PtlrpcBody, PtlrpcMsgType};
 use std::sync::OnceLock;
@@ -38,27 +39,6 @@ impl Rng {
     fn pick<T: Copy>(&mut self, from: &[T]) -> T {
         from[self.below(from.len())]
     }
-}
-
-/// `(offset, width)` of every integer of a structure: nested structures and arrays element by
-/// element, from the codec's layout tables (byte arrays, such as a job id, are left to
-/// libFuzzer's byte-level mutations).
-fn words(l: &Layout) -> Vec<(usize, usize)> {
-    fn walk(l: &Layout, base: usize, out: &mut Vec<(usize, usize)>) {
-        for f in l.fields {
-            for i in 0..f.array.map_or(1, |a| a.len) {
-                let at = base + f.offset + i * f.ty.size();
-                match f.ty {
-                    FieldType::Struct(inner) => walk(inner, at, out),
-                    FieldType::U8 => {}
-                    t => out.push((at, t.size())),
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(l, 0, &mut out);
-    out
 }
 
 /// Values that decide rules: boundaries, flag bits, opcodes, magics, limits.
@@ -111,7 +91,9 @@ fn fields_of(reply: bool, i: usize) -> &'static [(usize, usize)] {
             ldlm_reply::LAYOUT,
             md_create_prepare_rep::LAYOUT,
         ]
-        .map(words)
+        // Every integer, handles included (byte arrays, such as a job id, are left to
+        // libFuzzer's byte-level mutations).
+        .map(|l| integers(l, &|_| false))
     });
     match (reply, i) {
         (_, 0) => ptlrpc,
