@@ -21,10 +21,11 @@
 //! without the series. `dne-intent c-header` prints the header; a test fails when the committed
 //! copy is stale.
 
-use crate::lustre_patch::c::{c_constants, comment, struct_decl_with};
+use crate::lustre_patch::c::{comment, mli_array, struct_decl_with};
 use crate::lustre_patch::layout::Layout;
 use crate::lustre_patch::uapi::declarations;
-use lustre_dne_intent::intent::{MliBuf, OBD_CONNECT2_DNE_PREPARE, Operation};
+use crate::lustre_patch::wirecheck::{Check, ValueCheck, layout_checks, value_checks};
+use lustre_dne_intent::intent::{OBD_CONNECT2_DNE_PREPARE, Operation};
 use std::fmt::Write;
 
 const GUARD: &str = "_LUSTRE_DNE_PREPARE_H";
@@ -212,18 +213,16 @@ fn wirecheck(h: &mut String, structs: &[&Layout]) {
     );
     for s in structs {
         let _ = writeln!(h, "\n\t/* Checks for struct {} */", s.name);
-        check(h, &format!("sizeof(struct {})", s.name), s.size as u64);
-        for f in s.fields {
-            check(
-                h,
-                &format!("offsetof(struct {}, {})", s.name, f.name),
-                f.offset as u64,
-            );
-            check(
-                h,
-                &format!("sizeof(((struct {} *)0)->{})", s.name, f.name),
-                f.size as u64,
-            );
+        for c in layout_checks(s) {
+            match c {
+                Check::Size { s, size } => check(h, &format!("sizeof(struct {s})"), size as u64),
+                Check::Offset { s, m, offset } => {
+                    check(h, &format!("offsetof(struct {s}, {m})"), offset as u64)
+                }
+                Check::MemberSize { s, m, size } => {
+                    check(h, &format!("sizeof(((struct {s} *)0)->{m})"), size as u64)
+                }
+            }
         }
     }
     h.push_str("\n\t/* Constants */\n");
@@ -231,26 +230,17 @@ fn wirecheck(h: &mut String, structs: &[&Layout]) {
         check_hex(h, op.opc_name(), op.opc().0);
     }
     check_hex(h, "OBD_CONNECT2_DNE_PREPARE", OBD_CONNECT2_DNE_PREPARE);
+    // The named values, as the series' wiretest checks them (the result indices once).
+    let mut first = true;
     for s in structs {
-        for &(name, v) in s.fields.iter().filter_map(c_constants).flatten() {
-            check_hex(h, name, v);
+        for ValueCheck { name, value, hex } in value_checks(s, first) {
+            if hex {
+                check_hex(h, name, value);
+            } else {
+                check(h, name, value);
+            }
         }
-    }
-    for b in MliBuf::ALL {
-        check(h, b.name(), b.index() as u64);
-    }
-    // Each C constant that sizes an array, once.
-    let mut lens: Vec<(&str, usize)> = structs
-        .iter()
-        .flat_map(|s| s.fields)
-        .filter_map(|f| f.array)
-        .filter(|a| !a.c_name.is_empty())
-        .map(|a| (a.c_name, a.len))
-        .collect();
-    lens.sort_unstable();
-    lens.dedup();
-    for (name, len) in lens {
-        check(h, name, len as u64);
+        first &= mli_array(s).is_none();
     }
     h.push_str("\n\treturn failures;\n}\n\n");
 }

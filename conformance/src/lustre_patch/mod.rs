@@ -17,7 +17,7 @@ mod names;
 mod reqfmt;
 mod swab;
 pub(crate) mod uapi;
-mod wirecheck;
+pub(crate) mod wirecheck;
 
 // The crate's layout tables: the same `wire_struct!` tables the codec's layouts are checked
 // against at compile time.

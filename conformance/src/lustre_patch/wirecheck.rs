@@ -47,46 +47,109 @@ pub(crate) fn check_define_64x(name: &str, literal: &str) -> Vec<String> {
     ]
 }
 
-/// What `CHECK_STRUCT` and `CHECK_MEMBER` print for one structure.
-fn struct_rows(l: &Layout) -> Vec<String> {
+/// One assertion of a structure's layout. The series' `wiretest.c` rows and the C header's
+/// `dne_prepare_wirecheck()` are both written from these ([`layout_checks`], [`value_checks`]),
+/// each in its own C.
+pub(crate) enum Check<'a> {
+    /// `sizeof(struct s)`.
+    Size { s: &'a str, size: usize },
+    /// `offsetof(struct s, m)`.
+    Offset {
+        s: &'a str,
+        m: &'a str,
+        offset: usize,
+    },
+    /// `sizeof(((struct s *)0)->m)`.
+    MemberSize { s: &'a str, m: &'a str, size: usize },
+}
+
+/// One named constant a wirecheck compares, in hex (`hex`, a flag) or in decimal.
+pub(crate) struct ValueCheck<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) value: u64,
+    pub(crate) hex: bool,
+}
+
+/// The layout of one structure: its size, then each member's offset and size.
+pub(crate) fn layout_checks(l: &Layout) -> Vec<Check<'_>> {
     let s = l.name;
-    let mut out = vec![format!("\t/* Checks for struct {s} */")];
-    out.extend(check_value(
-        &format!("(int)sizeof(struct {s})"),
-        l.size as u64,
-    ));
+    let mut out = vec![Check::Size { s, size: l.size }];
     for f in l.fields {
-        let m = f.name;
-        out.extend(check_value(
-            &format!("(int)offsetof(struct {s}, {m})"),
-            f.offset as u64,
-        ));
-        out.extend(check_value(
-            &format!("(int)sizeof(((struct {s} *)0)->{m})"),
-            f.size as u64,
-        ));
+        out.push(Check::Offset {
+            s,
+            m: f.name,
+            offset: f.offset,
+        });
+        out.push(Check::MemberSize {
+            s,
+            m: f.name,
+            size: f.size,
+        });
     }
     out
 }
 
 /// The named values a structure's members carry: each flag of a flags member, and for an
-/// array member sized by `MLI_BUF_MAX`, the result indices (once, with the first structure).
+/// array member indexed by result, the result indices and their count (once, with the
+/// `first` structure that has one).
+pub(crate) fn value_checks(l: &Layout, first: bool) -> Vec<ValueCheck<'_>> {
+    let mut out: Vec<ValueCheck<'_>> = l
+        .fields
+        .iter()
+        .flat_map(|f| c_constants(f).unwrap_or(&[]))
+        .map(|&(name, value)| ValueCheck {
+            name,
+            value,
+            hex: true,
+        })
+        .collect();
+    if let Some(a) = mli_array(l).filter(|_| first) {
+        out.extend(MliBuf::ALL.map(|b| ValueCheck {
+            name: b.name(),
+            value: b.index() as u64,
+            hex: false,
+        }));
+        out.push(ValueCheck {
+            name: a.c_name,
+            value: a.len as u64,
+            hex: false,
+        });
+    }
+    out
+}
+
+/// What `CHECK_STRUCT` and `CHECK_MEMBER` print for one structure.
+fn struct_rows(l: &Layout) -> Vec<String> {
+    let mut out = vec![format!("\t/* Checks for struct {} */", l.name)];
+    for c in layout_checks(l) {
+        out.extend(match c {
+            Check::Size { s, size } => {
+                check_value(&format!("(int)sizeof(struct {s})"), size as u64)
+            }
+            Check::Offset { s, m, offset } => {
+                check_value(&format!("(int)offsetof(struct {s}, {m})"), offset as u64)
+            }
+            Check::MemberSize { s, m, size } => {
+                check_value(&format!("(int)sizeof(((struct {s} *)0)->{m})"), size as u64)
+            }
+        });
+    }
+    out
+}
+
+/// The value rows of one structure: as `wiretest.c` prints them, and as `wirecheck.c` writes
+/// them.
 fn value_rows(l: &Layout, first: bool) -> (Vec<String>, Vec<String>) {
     let mut printed = Vec::new();
     let mut source = Vec::new();
-    for f in l.fields {
-        for &(name, v) in c_constants(f).unwrap_or(&[]) {
-            printed.extend(check_value_x(name, v));
+    for ValueCheck { name, value, hex } in value_checks(l, first) {
+        if hex {
+            printed.extend(check_value_x(name, value));
             source.push(format!("\tCHECK_VALUE_X({name});"));
+        } else {
+            printed.extend(check_value(name, value));
+            source.push(format!("\tCHECK_VALUE({name});"));
         }
-    }
-    if let Some(a) = mli_array(l).filter(|_| first) {
-        for b in MliBuf::ALL {
-            printed.extend(check_value(b.name(), b.index() as u64));
-            source.push(format!("\tCHECK_VALUE({});", b.name()));
-        }
-        printed.extend(check_value(a.c_name, a.len as u64));
-        source.push(format!("\tCHECK_VALUE({});", a.c_name));
     }
     (printed, source)
 }
@@ -128,7 +191,7 @@ fn opcode_rows() -> (Vec<String>, Vec<String>) {
     (printed, source)
 }
 
-pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
+pub(super) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let layouts = new_layouts()?;
     let mut diffs = Vec::new();
 
