@@ -250,9 +250,7 @@ pub fn check_answer(c: &Case, a: &Answer) -> Result<Option<RuleDiff>, String> {
         }
         (Expect::Invalid(r), Verdict::Invalid) => match a.rule.as_deref() {
             None => Ok(None),
-            Some(got) if got == r.as_str() || c.rules.iter().any(|x| x.as_str() == got) => {
-                Ok(None)
-            }
+            Some(got) if got == r.as_str() || c.rules.iter().any(|x| x.as_str() == got) => Ok(None),
             Some(got) if !c.strict_rule => Ok(Some(RuleDiff {
                 reference: r.as_str().to_owned(),
                 testee: got.to_owned(),
@@ -653,10 +651,7 @@ mod tests {
         let v = case(Expect::Valid, true);
         let acc = case(Expect::Acceptable, true);
         use Verdict::*;
-        assert_eq!(
-            check_answer(&v, &answer(Valid, None, Some("AB"))),
-            Ok(None)
-        );
+        assert_eq!(check_answer(&v, &answer(Valid, None, Some("AB"))), Ok(None));
         assert!(check_answer(&v, &answer(Valid, None, Some("ab00"))).is_err());
         assert!(check_answer(&v, &answer(Valid, None, None)).is_err());
         assert!(check_answer(&v, &answer(Invalid, Some("W0.1"), None)).is_err());
@@ -790,7 +785,10 @@ mod tests {
             text.contains("RULE DIFFERS 2345 reply: reference W0.3, testee W0.6 (case 2345)\n"),
             "{text}"
         );
-        assert!(text.contains("rule differs (not a failure): 1 mutation cases"), "{text}");
+        assert!(
+            text.contains("rule differs (not a failure): 1 mutation cases"),
+            "{text}"
+        );
         assert!(
             text.contains("per kind: request 1/1, reply 1/1, xattr 1/1\n"),
             "{text}"
@@ -803,18 +801,23 @@ mod tests {
             ),
             "{x}"
         );
-        assert!(x.contains("<testcase name=\"7\" classname=\"xattr\"/>"), "{x}");
+        assert!(
+            x.contains("<testcase name=\"7\" classname=\"xattr\"/>"),
+            "{x}"
+        );
     }
 
     #[test]
     fn one_case_is_made_alone_and_equals_the_session_s() {
         let all = session_cases(3, 40);
         // The vectors are the slow part of a session in a debug build: one generated id.
-        for id in [all.len() as u64 - 20] {
-            let one = session_case(3, 40, id).unwrap();
-            let want = &all[(id - 1) as usize];
-            assert_eq!((one.id, &one.bytes, &one.comment), (want.id, &want.bytes, &want.comment));
-        }
+        let id = all.len() as u64 - 20;
+        let one = session_case(3, 40, id).unwrap();
+        let want = &all[(id - 1) as usize];
+        assert_eq!(
+            (one.id, &one.bytes, &one.comment),
+            (want.id, &want.bytes, &want.comment)
+        );
         let past = all.len() as u64 + 1;
         assert_eq!(
             session_case(3, 40, past).unwrap_err(),
