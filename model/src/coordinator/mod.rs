@@ -103,7 +103,7 @@ pub fn run_intent_with(
 }
 
 /// [`run_intent_with`] from a coordinator that writes its requests in `order` (`Endian::Big`: a
-/// big-endian coordinator, whose peer answers big-endian).
+/// big-endian coordinator; [`ReferenceHandler`] answers in the request's order).
 pub fn run_intent_in(
     order: Endian,
     store: &Store,
