@@ -9,7 +9,7 @@
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{
     EntryName, GroupList, McppFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation,
-    PrepResult, PrepareOutcome, PrepareReply, PrepareRequest, ReplyKind,
+    PrepResult, PrepareOutcome, PrepareReply, PrepareRequest, ReplyKind, name_hash,
 };
 use lustre_dne_intent::wire::{LockMode, LuFid, LustreHandle};
 use lustre_dne_intent_capture::writer::{CaptureWriter, WriterOptions};
@@ -104,7 +104,7 @@ fn sample() -> Result<Vec<u8>, Box<dyn std::error::Error>> {
         Some(name),
         GroupList::try_from(&[500, 600][..])?,
         LockMode::PW,
-        0, // NAME_HASH_AFTER_MERGE
+        name_hash(name.as_bytes()),
     );
     let mut outcome = PrepareOutcome::new(MdCreatePrepareRep {
         status: -17,
