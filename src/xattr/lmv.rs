@@ -89,6 +89,20 @@ impl LmvHashType {
     }
 }
 
+impl LmvHashType {
+    /// A hash function with flags: `LmvHashType::new(LmvHashFn::CRUSH, LmvHashFlags::MIGRATION)`.
+    pub const fn new(hash_fn: LmvHashFn, flags: LmvHashFlags) -> Self {
+        LmvHashType((hash_fn.0 & Self::TYPE_MASK) | (flags.0 & !Self::TYPE_MASK))
+    }
+}
+
+/// A hash function without flags: `LmvHashType::from(LmvHashFn::FNV_1A_64)`.
+impl From<LmvHashFn> for LmvHashType {
+    fn from(f: LmvHashFn) -> Self {
+        LmvHashType::new(f, LmvHashFlags(0))
+    }
+}
+
 impl fmt::Display for LmvHashType {
     /// As `lfs` prints it: `fnv_1a_64`, `crush,migrating`, unknown parts in hex.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -468,6 +482,34 @@ pub struct LmvMd {
 
 #[cfg(feature = "alloc")]
 impl LmvMd {
+    /// A striped directory's master LMV (`LMV_MAGIC_V1`) over `stripe_fids`, one per stripe,
+    /// the first on `master_mdt_index`: the magic and `lmv_stripe_count` follow from them, and
+    /// everything else is zero (layout version 0, not migrating, no pool).
+    ///
+    /// ```
+    /// use lustre_dne_intent::wire::LuFid;
+    /// use lustre_dne_intent::xattr::{LmvHashFn, LmvMd, LMV_MAGIC_V1};
+    /// let fids = vec![LuFid::new(0x200000400, 2, 0), LuFid::new(0x240000400, 2, 0)];
+    /// let lmv = LmvMd::striped(LmvHashFn::FNV_1A_64, 0, fids);
+    /// assert_eq!((lmv.magic, lmv.stripe_count), (LMV_MAGIC_V1, 2));
+    /// assert_eq!(lmv.hash_type.to_string(), "fnv_1a_64");
+    /// ```
+    pub fn striped(
+        hash_type: impl Into<LmvHashType>,
+        master_mdt_index: u32,
+        stripe_fids: alloc::vec::Vec<LuFid>,
+    ) -> Self {
+        LmvMd {
+            magic: LMV_MAGIC_V1,
+            // A count past u32 cannot be encoded either: the encoder refuses it by its bound.
+            stripe_count: u32::try_from(stripe_fids.len()).unwrap_or(u32::MAX),
+            master_mdt_index,
+            hash_type: hash_type.into(),
+            stripe_fids,
+            ..Default::default()
+        }
+    }
+
     /// The form the stripe count and the FID table make.
     pub fn form(&self) -> LmvForm {
         LmvForm::of(self.stripe_count, self.stripe_fids.len())

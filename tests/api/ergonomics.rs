@@ -266,3 +266,39 @@ fn wrong_type_is_reported_before_the_status() {
          expected a reply [W2.3]"
     );
 }
+
+/// Owned xattr values are built with their counts and magics right: the LMV of `lfs mkdir -c 4
+/// -i 0 -H fnv_1a_64` (the golden file the Python generator wrote) from its four FIDs, a hash
+/// type from its function, permission sets by name as getfacl prints them.
+#[test]
+fn xattr_values_are_built_from_what_they_mean() {
+    use lustre_dne_intent::wire::LuFid;
+    use lustre_dne_intent::xattr::{LmvHashFlags, LmvHashFn, LmvHashType, LmvMd};
+    let fids = [
+        0x2_0000_0400u64,
+        0x2_4000_0400,
+        0x2_8000_0400,
+        0x2_c000_0400,
+    ]
+    .map(|seq| LuFid::new(seq, 2, 0))
+    .to_vec();
+    let mut lmv = LmvMd::striped(LmvHashFn::FNV_1A_64, 0, fids);
+    lmv.layout_version = 1;
+    let bytes = lustre_dne_intent::xattr::Lmv::Md(lmv).to_bytes().unwrap();
+    let golden = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/xattr_lmv_striped.bin"
+    ))
+    .unwrap();
+    assert_eq!(&bytes[..], &golden[..]);
+    let migrating = LmvHashType::new(LmvHashFn::CRUSH, LmvHashFlags::MIGRATION);
+    assert_eq!(migrating.to_string(), "crush,migrating");
+    assert_eq!(LmvHashType::from(LmvHashFn::CRUSH).0, 3);
+    let mut p = AclPerm::READ | AclPerm::EXECUTE;
+    assert_eq!((p, p.to_string()), (AclPerm::RX, "r-x".to_string()));
+    p |= AclPerm::WRITE;
+    assert_eq!(
+        (p, AclPerm::RW.to_string()),
+        (AclPerm::RWX, "rw-".to_string())
+    );
+}

@@ -79,9 +79,13 @@ impl AclPerm {
     pub const WRITE: AclPerm = AclPerm(2);
     /// `ACL_EXECUTE`.
     pub const EXECUTE: AclPerm = AclPerm(1);
-    /// All three.
+    /// All three (`rwx`).
     pub const RWX: AclPerm = AclPerm(7);
-    /// None.
+    /// Read and execute (`r-x`): what a directory's readers and searchers get.
+    pub const RX: AclPerm = AclPerm(5);
+    /// Read and write (`rw-`).
+    pub const RW: AclPerm = AclPerm(6);
+    /// None (`---`).
     pub const NONE: AclPerm = AclPerm(0);
 
     /// The raw bits.
@@ -91,6 +95,20 @@ impl AclPerm {
     /// True when every bit of `want` (`MAY_*` bits) is granted.
     pub const fn grants(self, want: u32) -> bool {
         (self.0 as u32) & want == want
+    }
+}
+
+/// `AclPerm::READ | AclPerm::EXECUTE == AclPerm::RX`.
+impl core::ops::BitOr for AclPerm {
+    type Output = AclPerm;
+    fn bitor(self, rhs: AclPerm) -> AclPerm {
+        AclPerm(self.0 | rhs.0)
+    }
+}
+
+impl core::ops::BitOrAssign for AclPerm {
+    fn bitor_assign(&mut self, rhs: AclPerm) {
+        self.0 |= rhs.0;
     }
 }
 
