@@ -48,7 +48,11 @@ fn simulate_prints_the_survey_rows_exactly() {
             "cross-MDT file rename, target exists",
             [12, 6, 14, 8, 3, 3],
         ),
-        ("dir-rename", "cross-MDT directory rename", [3, 2, 9, 8, 1, 1]),
+        (
+            "dir-rename",
+            "cross-MDT directory rename",
+            [3, 2, 9, 8, 1, 1],
+        ),
     ];
     assert_eq!(rows.len(), 5);
     let keys = [
