@@ -65,13 +65,16 @@ pub fn cmd_simulate(faults: &[Fault], json: bool, output: &mut Output) -> Result
     output.write(out.as_bytes())
 }
 
+/// One count of a design's figure: before, and after where it has one.
+type Pick = fn(&survey::Figure) -> (u32, Option<u32>);
+
 /// The text form of one operation's account: the counts, the design's beside them, then each
 /// read of the standard run and whether the intent run issued it.
 fn simulate_text(out: &mut String, a: &survey::Account, fault: Fault) {
     let r = &a.row;
     let _ = writeln!(out, "{} (fault: {})", r.operation, fault.name());
     let figures = a.op.figures();
-    let design = |pick: fn(&survey::Figure) -> (u32, Option<u32>)| {
+    let design = |pick: Pick| {
         let parts: Vec<String> = figures
             .iter()
             .map(|f| {
@@ -87,7 +90,7 @@ fn simulate_text(out: &mut String, a: &survey::Account, fault: Fault) {
             .collect();
         parts.join(", ")
     };
-    let rows: [(&str, u32, u32, fn(&survey::Figure) -> (u32, Option<u32>)); 3] = [
+    let rows: [(&str, u32, u32, Pick); 3] = [
         ("sync reads", r.reads_before, r.reads_after, |f| {
             (f.reads_before, f.reads_after)
         }),
