@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // 2. The request, with the caller's supplementary groups, on the name-hash UPDATE lock.
-    let request = intent.to_request(&[500, 600, 700], LockMode::PW, 0x6e65_7764_6972)?;
+    let request = intent.to_request(&[500, 600, 700], LockMode::PW, name_hash(b"newdir"))?;
     let wire = request.to_bytes(Endian::Little)?;
     println!(
         "request: {} bytes, lm_repsize {}",

@@ -26,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         all
     };
-    let mut kinds = [0usize; 4];
+    let mut kinds = [0usize; ReplyKind::ALL.len()];
     let mut rest = &stream[..];
     while !rest.is_empty() {
         // A message that breaks a rule ends the walk: its length cannot be trusted.
@@ -41,12 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ),
             MessageView::Reply(r) => {
                 let kind = r.kind();
-                kinds[match kind {
-                    ReplyKind::Complete => 0,
-                    ReplyKind::Partial => 1,
-                    ReplyKind::Advisory => 2,
-                    ReplyKind::Empty => 3,
-                }] += 1;
+                kinds[kind as usize] += 1;
                 print!("reply    {:?} {kind:?}", r.order());
                 // PATTR decoded in the sender's byte order; the other results are xattrs.
                 if let PrepResult::Present(attrs) = r.pattr() {
@@ -60,7 +55,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         rest = &rest[msg.consumed_len()..];
     }
-    let [complete, partial, advisory, empty] = kinds;
-    println!("replies: {complete} complete, {partial} partial, {advisory} advisory, {empty} empty");
+    let counts: Vec<String> = ReplyKind::ALL
+        .iter()
+        .zip(kinds)
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{n} {}", k.label()))
+        .collect();
+    println!("replies: {}", counts.join(", "));
     Ok(())
 }

@@ -78,7 +78,8 @@
 //!     ..Default::default()
 //! };
 //! let name = EntryName::new(b"newdir")?;
-//! let req = PrepareRequest::new(Operation::Create, body, Some(name), GroupList::new(), LockMode::PW, 0x1234);
+//! let req = PrepareRequest::new(Operation::Create, body, Some(name), GroupList::new(), LockMode::PW,
+//!                               name_hash(b"newdir"));
 //!
 //! let mut buf = [0u8; 512];
 //! let n = req.encode_into(Endian::Little, &mut buf)?;

@@ -37,7 +37,7 @@ pub use lnet::{LnetCmd, LnetHdr, LnetMsgType, Nid};
 pub use lustre::{LustreRpc, RequestLink, opcode_name};
 pub use reader::{CaptureReader, ReaderStats};
 #[cfg(feature = "serde")]
-pub use record::{EventRecord, MessageRecord, Outcome};
+pub use record::{EventRecord, MessageRecord};
 pub use socklnd::{Connreq, Hello, KsockMsgHdr};
 pub use writer::{CaptureWriter, Directions, Handshake, WriterOptions};
 
@@ -149,6 +149,13 @@ pub enum Prepare<'a> {
     Request(Operation, Result<RequestView<'a>, DecodeError>),
     /// The reply to one; validated against its request when that request validated.
     Reply(Operation, Result<ReplyView<'a>, DecodeError>),
+    /// An `LDLM_ENQUEUE` reply whose request was not captured (the capture started after it,
+    /// or the reader forgot it: [`ReaderStats::forgotten_requests`]) and which validates as a
+    /// prepare reply on its own ([`ReplyView::parse`]): the checks that need the request
+    /// (W7.4's resource, W7.9, W7.11, W7.12, W7.13's operation, W7.15, W7.16, W8.2) were not
+    /// made, and the operation is not known. An enqueue reply that does not validate alone is
+    /// not recognisably a prepare reply, so it is not reported as one.
+    UnpairedReply(ReplyView<'a>),
 }
 
 impl Message {
@@ -159,7 +166,14 @@ impl Message {
             let op = rpc.prepare_operation()?;
             return Some(Prepare::Request(op, RequestView::parse(&self.payload)));
         }
-        let link = self.request.as_ref()?;
+        let Some(link) = self.request.as_ref() else {
+            if rpc.ptlrpc.opc != lustre_dne_intent::wire::LDLM_ENQUEUE {
+                return None;
+            }
+            return ReplyView::parse(&self.payload)
+                .ok()
+                .map(Prepare::UnpairedReply);
+        };
         let op = link.intent.and_then(Operation::of_opc)?;
         let view = match &link.reply_context {
             Some(ctx) => ReplyView::parse_for(&self.payload, ctx),

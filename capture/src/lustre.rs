@@ -5,11 +5,14 @@ use super::limits::PENDING_RPCS_MAX;
 use super::lnet::Nid;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::error::DecodeError;
-use lustre_dne_intent::intent::{IntentOpc, Operation, ReplyContext, RequestView};
+use lustre_dne_intent::intent::{
+    IntentOpc, MdCreatePrepareReq, Operation, PrepareRequest, ReplyContext, RequestView,
+};
 use lustre_dne_intent::wire::{
-    LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, MsgView, PtlrpcBody, PtlrpcMsgType,
+    LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, LuFid, MsgView, PtlrpcBody, PtlrpcMsgType,
 };
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// Lustre's RPC opcodes (`lustre_idl.h`: `enum ost_cmd`, `mds_cmd`, `ldlm_cmd`, `mgs_cmd`,
 /// `obd_cmd`, `llog_cmd`, `quota_cmd`, `seq_rpc_opc`, `fld_rpc_opc`, `sec_cmd`,
@@ -180,16 +183,53 @@ pub fn decode_rpc(payload: &[u8]) -> Result<LustreRpc, DecodeError> {
 }
 
 /// What a reply learns from its request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestLink {
     /// Frame of the request.
     pub frame: u64,
+    /// The request's xid (its PUT's match bits; the reply's match bits too).
+    pub xid: u64,
+    /// The requester (the coordinator, for a prepare intent): the request's source NID.
+    pub requester: Nid,
+    /// The server (the parent MDT): the request's destination NID.
+    pub server: Nid,
     /// Its opcode.
     pub opc: u32,
     /// Its intent opcode, for an enqueue.
     pub intent: Option<IntentOpc>,
     /// For a prepare request that validated: what the reply is checked against.
     pub reply_context: Option<ReplyContext>,
+    /// For a prepare request that validated: the request itself, owned (the entry name, the
+    /// object's FID, the caller's credentials): see [`RequestLink::name`] and the others.
+    pub prepare: Option<Arc<PrepareRequest>>,
+    /// Replies to the same request seen before this one: a resent request's earlier answer
+    /// (Lustre resends with the same xid), or an xid a capture writer reused.
+    pub earlier_replies: u32,
+}
+
+impl RequestLink {
+    /// The entry name of a prepare request in entry mode.
+    pub fn name(&self) -> Option<&[u8]> {
+        self.prepare.as_ref()?.name.as_ref().map(|n| n.as_bytes())
+    }
+
+    /// The FID the prepare intent acts on (`mcpr_fid`): the parent directory in entry mode, the
+    /// object itself in object mode.
+    pub fn fid(&self) -> Option<LuFid> {
+        self.prepare.as_ref().map(|p| p.body.fid)
+    }
+
+    /// The prepare request's body: the caller's `mcpr_fsuid`, `mcpr_fsgid`, `mcpr_umask` and
+    /// `mcpr_cap`, its flags (`MCPR_GROUPS_PARTIAL`) and limits.
+    pub fn body(&self) -> Option<&MdCreatePrepareReq> {
+        self.prepare.as_ref().map(|p| &p.body)
+    }
+
+    /// The caller's supplementary groups as the request carried them (all of them unless
+    /// `MCPR_GROUPS_PARTIAL`).
+    pub fn groups(&self) -> Option<&[u32]> {
+        self.prepare.as_ref().map(|p| p.groups.as_slice())
+    }
 }
 
 /// (requester, server, xid): a reply comes back from the server to the requester with the
@@ -225,17 +265,22 @@ impl Pairing {
         self.pending.insert(key, link);
     }
 
+    /// The request `key` answers. It stays known (bounded like the others), so that a second
+    /// reply to it, a resend's, is paired too and counted in `earlier_replies`.
     pub(crate) fn reply(&mut self, key: &RpcKey) -> Option<RequestLink> {
-        self.pending.remove(key)
+        let link = self.pending.get_mut(key)?;
+        let found = link.clone();
+        link.earlier_replies = link.earlier_replies.saturating_add(1);
+        Some(found)
     }
 }
 
-/// The prepare-intent reply context of a request, when it is one and it validates.
-pub(crate) fn prepare_context(payload: &[u8]) -> Option<Result<ReplyContext, DecodeError>> {
-    decode_rpc(payload)
-        .ok()?
-        .prepare_operation()
-        .map(|_| RequestView::parse(payload).map(|v| v.reply_context()))
+/// The reply context and the owned value of a prepare request, when it is one and it
+/// validates.
+pub(crate) fn prepare_request(payload: &[u8]) -> Option<(ReplyContext, PrepareRequest)> {
+    decode_rpc(payload).ok()?.prepare_operation()?;
+    let v = RequestView::parse(payload).ok()?;
+    Some((v.reply_context(), v.to_value()))
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 use super::limits::{FLOWS_MAX, FRAME_MAP_MAX};
 use super::link::{Source, tcp_segment};
 use super::lnet::{LNET_HDR_NID16_SIZE, LnetMsgType};
-use super::lustre::{Pairing, RequestLink, decode_rpc, looks_like_lustre, prepare_context};
+use super::lustre::{Pairing, RequestLink, decode_rpc, looks_like_lustre, prepare_request};
 use super::socklnd::{Hello, Item, KSOCK_MSG_HDR_SIZE, SocklndStream};
 use super::tcp::{HalfStream, Piece};
 use super::{CaptureError, CaptureErrorKind, Event, Flow, Message};
 use std::collections::{HashMap, VecDeque};
 use std::io::{Chain, Cursor, Read};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Counters of what the reader saw and skipped.
@@ -446,11 +447,17 @@ fn pair(m: &mut Message, sink: &mut Sink) {
         return;
     }
     if rpc.is_request() {
+        let prepare = prepare_request(&m.payload);
         let link = RequestLink {
             frame: m.frame,
+            xid,
+            requester: m.hdr.src_nid,
+            server: m.hdr.dest_nid,
             opc: rpc.ptlrpc.opc,
             intent: rpc.intent,
-            reply_context: prepare_context(&m.payload).and_then(Result::ok),
+            reply_context: prepare.as_ref().map(|(ctx, _)| *ctx),
+            prepare: prepare.map(|(_, req)| Arc::new(req)),
+            earlier_replies: 0,
         };
         let key = (m.hdr.src_nid, m.hdr.dest_nid, xid);
         sink.pairing.request(key, link);

@@ -16,8 +16,8 @@ use alloc::boxed::Box;
 use alloc::string::{String, ToString};
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::error::DecodeError;
-use lustre_dne_intent::intent::{IntentOpc, MessageView, ReplyKind, ReplyView, WireMessage};
-use lustre_dne_intent::wire::{PtlrpcBody, PtlrpcMsgType};
+use lustre_dne_intent::intent::{IntentOpc, MessageView, ReplyKind, WireMessage};
+use lustre_dne_intent::wire::PtlrpcBody;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -157,7 +157,7 @@ pub struct MessageRecord {
     pub request_frame: Option<u64>,
     /// For a prepare reply: what it answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<ReplyKind>,
     /// A prepare message that validated: exactly what `dne-intent decode --json` prints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<WireMessage>,
@@ -255,61 +255,6 @@ pub struct RpcRecord {
     pub it_opc: Option<IntentOpc>,
     /// Buffer 0, in the library's serde form.
     pub ptlrpc_body: PtlrpcBody,
-}
-
-/// What a prepare reply answered, as `pcap --stats` counts replies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Every requested result known.
-    Complete,
-    /// Some results unknown (the coordinator reads them).
-    Partial,
-    /// `MCPP_ADVISORY`: a status the coordinator does not take as final.
-    Advisory,
-    /// The empty result: no preparation body.
-    Empty,
-    /// The enqueue itself failed (`pb_status`, or `PTL_RPC_MSG_ERR`).
-    Error,
-    /// The reply breaks a rule of the specification.
-    Invalid,
-}
-
-impl Outcome {
-    /// Every outcome, in the order `--stats` lists them.
-    pub const ALL: [Outcome; 6] = [
-        Outcome::Complete,
-        Outcome::Partial,
-        Outcome::Advisory,
-        Outcome::Empty,
-        Outcome::Error,
-        Outcome::Invalid,
-    ];
-
-    /// The outcome of a reply that validated.
-    pub fn of(v: &ReplyView<'_>) -> Self {
-        if v.ptlrpc().status != 0 || v.ptlrpc().msg_type == PtlrpcMsgType::ERR {
-            return Outcome::Error;
-        }
-        match v.kind() {
-            ReplyKind::Complete => Outcome::Complete,
-            ReplyKind::Partial => Outcome::Partial,
-            ReplyKind::Advisory => Outcome::Advisory,
-            ReplyKind::Empty => Outcome::Empty,
-        }
-    }
-
-    /// The label the text output uses.
-    pub fn label(self) -> &'static str {
-        match self {
-            Outcome::Complete => "complete",
-            Outcome::Partial => "partial (unknown results)",
-            Outcome::Advisory => "advisory",
-            Outcome::Empty => "empty",
-            Outcome::Error => "error",
-            Outcome::Invalid => "invalid (breaks a rule)",
-        }
-    }
 }
 
 impl EventRecord {
@@ -443,14 +388,17 @@ impl MessageRecord {
             Some(Prepare::Request(_, Ok(v))) => {
                 self.body = Some(WireMessage::of(&MessageView::Request(v)));
             }
-            Some(Prepare::Reply(_, Ok(v))) => {
-                self.outcome = Some(Outcome::of(&v));
+            Some(Prepare::Reply(_, Ok(v)) | Prepare::UnpairedReply(v)) => {
+                self.outcome = Some(v.kind());
                 self.body = Some(WireMessage::of(&MessageView::Reply(v)));
             }
             Some(Prepare::Request(_, Err(e))) => failed(self, e),
             Some(Prepare::Reply(_, Err(e))) => {
-                self.outcome = Some(Outcome::Invalid);
-                failed(self, e);
+                let e = Err(e);
+                self.outcome = Some(ReplyKind::of(&e));
+                if let Err(e) = e {
+                    failed(self, e);
+                }
             }
             None => {}
         }

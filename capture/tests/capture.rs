@@ -85,7 +85,8 @@ fn read(cap: &[u8]) -> (Vec<Vec<u8>>, Vec<bool>, Vec<String>) {
                 valid.push(match m.prepare() {
                     Some(Prepare::Request(_, r)) => r.is_ok(),
                     Some(Prepare::Reply(_, r)) => r.is_ok(),
-                    None => false,
+                    // Not validated against a request: these captures always hold it.
+                    Some(Prepare::UnpairedReply(_)) | None => false,
                 });
                 payloads.push(m.payload.clone());
             }
@@ -477,4 +478,64 @@ fn event_records_round_trip_through_json() {
         r#"{"event":"noop","frame":1,"src":"1.2.3.4:988","dst":"1.2.3.5:1022","extra":1}"#,
     );
     assert!(e.is_err());
+}
+
+/// A second reply to one xid (a resend's) is paired and counted; a reply whose request the
+/// capture missed is reported as an unpaired prepare reply, classified; the link carries what a
+/// monitor needs from the request.
+#[test]
+fn every_reply_is_classified_paired_or_not() {
+    use lustre_dne_intent::intent::ReplyKind;
+    use lustre_dne_intent::wire::LuFid;
+    let mut w = CaptureWriter::new(Vec::new(), WriterOptions::default()).unwrap();
+    let xid = w.request(&vector("mkdir_request")).unwrap();
+    w.reply(xid, &vector("mkdir_reply_complete")).unwrap();
+    w.reply(xid, &vector("mkdir_reply_eexist")).unwrap();
+    // Never asked in this capture.
+    w.reply(xid + 0x40, &vector("unlink_reply")).unwrap();
+    let cap = w.finish().unwrap();
+    let mut seen = Vec::new();
+    for ev in CaptureReader::new(&cap[..]).unwrap() {
+        let Event::Message(m) = ev else { continue };
+        match m.prepare() {
+            Some(Prepare::Request(..)) => seen.push("request".to_string()),
+            Some(Prepare::Reply(op, Ok(v))) => {
+                let q = m.request.as_ref().unwrap();
+                assert_eq!(q.xid, xid);
+                assert_eq!(q.requester.to_string(), "192.168.0.1@tcp");
+                assert_eq!(q.server.to_string(), "192.168.0.2@tcp");
+                assert_eq!(q.name(), Some(&b"newdir"[..]));
+                assert_eq!(q.fid(), Some(LuFid::new(0x2_0000_0401, 0x1, 0)));
+                let body = q.body().unwrap();
+                assert_eq!((body.fsuid, body.fsgid), (500, 500));
+                assert_eq!(q.groups(), Some(&[100, 600, 700][..]));
+                seen.push(format!(
+                    "{} {:?} after {}",
+                    op.opc_name(),
+                    v.kind(),
+                    q.earlier_replies
+                ));
+            }
+            Some(Prepare::UnpairedReply(v)) => {
+                assert!(m.request.is_none());
+                seen.push(format!("unpaired {:?}", v.kind()));
+            }
+            other => panic!("frame {}: {other:?}", m.frame),
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "request",
+            "IT_DNE_CREATE_PREPARE Complete after 0",
+            "IT_DNE_CREATE_PREPARE Status after 1",
+            "unpaired Partial",
+        ]
+    );
+    assert_eq!(
+        ReplyKind::of(&Err(
+            lustre_dne_intent::intent::ReplyView::parse(&[0u8; 8]).unwrap_err()
+        )),
+        ReplyKind::Invalid
+    );
 }

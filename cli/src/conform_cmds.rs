@@ -68,11 +68,11 @@ fn dump_case(c: &Case, dir: Option<&Path>, out: &mut Output) -> Result<(), CliEr
 
 /// `dne-intent conform [...] -- CMD [ARGS...]`.
 pub fn cmd_conform(a: ConformArgs, out: &mut Output) -> Result<(), CliError> {
-    let cases = runner::session_cases(a.seed, a.count);
     if let Some(id) = a.dump {
-        let c = runner::find_case(&cases, id).map_err(CliError::Usage)?;
-        return dump_case(c, a.dump_to.as_deref(), out);
+        let c = runner::session_case(a.seed, a.count, id).map_err(CliError::Usage)?;
+        return dump_case(&c, a.dump_to.as_deref(), out);
     }
+    let cases = runner::session_cases(a.seed, a.count);
     let failure_list = match &a.failure_list {
         Some(p) => {
             let text = std::fs::read_to_string(p)

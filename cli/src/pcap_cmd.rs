@@ -9,8 +9,8 @@ use lustre_dne_intent::intent::MessageView;
 use lustre_dne_intent::wire::PtlrpcMsgType;
 use lustre_dne_intent_capture::writer::WriteError;
 use lustre_dne_intent_capture::{
-    CaptureReader, CaptureWriter, Directions, Event, EventRecord, Handshake, Message, Outcome,
-    Prepare, WriterOptions, opcode_name,
+    CaptureReader, CaptureWriter, Directions, Event, EventRecord, Handshake, Message, Prepare,
+    WriterOptions, opcode_name,
 };
 use std::fmt::Write as _;
 use std::io::Read;
@@ -180,8 +180,13 @@ fn message_line(m: &Message, t0: Duration, s: &mut String) -> std::fmt::Result {
                     write!(s, " [{} \"{name}\" results {}]", v.opc(), v.requested())?
                 }
                 Some(Prepare::Reply(op, Ok(v))) => {
-                    write!(s, " [{} reply: {}]", op.opc_name(), Outcome::of(&v).label())?
+                    write!(s, " [{} reply: {}]", op.opc_name(), v.kind().label())?
                 }
+                Some(Prepare::UnpairedReply(v)) => write!(
+                    s,
+                    " [prepare reply, request not captured: {}]",
+                    v.kind().label()
+                )?,
                 None => {}
             }
         }

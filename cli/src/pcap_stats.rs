@@ -1,10 +1,12 @@
 //! `dne-intent pcap --stats`: what a capture holds, by opcode, prepare operation and outcome,
 //! and result.
 
-use lustre_dne_intent::intent::{MliBuf, Operation, PrepResult, UnknownReason};
+use lustre_dne_intent::intent::{
+    MliBuf, Operation, PrepResult, ReplyKind, ReplyView, UnknownReason,
+};
 use lustre_dne_intent::limits::XATTR_SIZE_MAX;
 use lustre_dne_intent::wire::PtlrpcMsgType;
-use lustre_dne_intent_capture::{Event, Outcome, Prepare, ReaderStats, opcode_name};
+use lustre_dne_intent_capture::{Event, Message, Prepare, ReaderStats, opcode_name};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -20,13 +22,16 @@ struct ResultStats {
     max_limit: u32,
 }
 
+/// The key of replies whose request was not captured.
+const UNPAIRED: &str = "unpaired";
+
 #[derive(Debug, Default)]
 pub struct Stats {
     by_opcode: BTreeMap<(u32, &'static str), u64>,
     not_lustre: u64,
     malformed: u64,
     requests: BTreeMap<&'static str, (u64, u64)>,
-    replies: BTreeMap<(&'static str, Outcome), u64>,
+    replies: BTreeMap<(&'static str, ReplyKind), u64>,
     results: [ResultStats; 6],
     gaps: u64,
     errors: u64,
@@ -55,39 +60,40 @@ impl Stats {
                 let e = self.requests.entry(op.opc_name()).or_default();
                 if v.is_ok() { e.0 += 1 } else { e.1 += 1 }
             }
-            Some(Prepare::Reply(op, Err(_))) => {
+            Some(Prepare::Reply(op, Err(e))) => {
                 *self
                     .replies
-                    .entry((op.opc_name(), Outcome::Invalid))
+                    .entry((op.opc_name(), ReplyKind::of(&Err(e))))
                     .or_default() += 1
             }
-            Some(Prepare::Reply(op, Ok(v))) => {
-                *self
-                    .replies
-                    .entry((op.opc_name(), Outcome::of(&v)))
-                    .or_default() += 1;
-                let limits = m
-                    .request
-                    .as_ref()
-                    .and_then(|r| r.reply_context)
-                    .map(|c| c.limits)
-                    .unwrap_or_default();
-                for b in MliBuf::ALL {
-                    let r = &mut self.results[b.index()];
-                    r.max_limit = r.max_limit.max(limits[b.index()]);
-                    match v.result(b) {
-                        PrepResult::Present(d) => {
-                            r.present += 1;
-                            r.max_size = r.max_size.max(d.len());
-                            r.total_size += d.len() as u64;
-                        }
-                        PrepResult::Absent => r.absent += 1,
-                        PrepResult::Unknown(UnknownReason::Truncated { .. }) => r.truncated += 1,
-                        PrepResult::Unknown(_) => r.unknown += 1,
-                    }
-                }
-            }
+            Some(Prepare::UnpairedReply(v)) => self.add_reply(UNPAIRED, &v, m),
+            Some(Prepare::Reply(op, Ok(v))) => self.add_reply(op.opc_name(), &v, m),
             None => {}
+        }
+    }
+
+    /// A reply that validated, under `op` (an operation's name, or [`UNPAIRED`]).
+    fn add_reply(&mut self, op: &'static str, v: &ReplyView<'_>, m: &Message) {
+        *self.replies.entry((op, v.kind())).or_default() += 1;
+        let limits = m
+            .request
+            .as_ref()
+            .and_then(|r| r.reply_context)
+            .map(|c| c.limits)
+            .unwrap_or_default();
+        for b in MliBuf::ALL {
+            let r = &mut self.results[b.index()];
+            r.max_limit = r.max_limit.max(limits[b.index()]);
+            match v.result(b) {
+                PrepResult::Present(d) => {
+                    r.present += 1;
+                    r.max_size = r.max_size.max(d.len());
+                    r.total_size += d.len() as u64;
+                }
+                PrepResult::Absent => r.absent += 1,
+                PrepResult::Unknown(UnknownReason::Truncated { .. }) => r.truncated += 1,
+                PrepResult::Unknown(_) => r.unknown += 1,
+            }
         }
     }
 
@@ -118,12 +124,26 @@ impl Stats {
             let name = op.opc_name();
             let (ok, bad) = self.requests.get(name).copied().unwrap_or_default();
             write!(s, "  {name}: {ok} requests ({bad} invalid); replies:")?;
-            for o in Outcome::ALL {
+            for o in ReplyKind::ALL {
                 let n = self.replies.get(&(name, o)).copied().unwrap_or(0);
                 write!(s, " {} {n},", o.label())?;
             }
             s.pop();
             writeln!(s)?;
+        }
+        let unpaired: Vec<String> = ReplyKind::ALL
+            .into_iter()
+            .filter_map(|o| {
+                let n = self.replies.get(&(UNPAIRED, o)).copied()?;
+                Some(format!("{} {n}", o.label()))
+            })
+            .collect();
+        if !unpaired.is_empty() {
+            writeln!(
+                s,
+                "  replies whose request was not captured (validated alone): {}",
+                unpaired.join(", ")
+            )?;
         }
         writeln!(
             s,

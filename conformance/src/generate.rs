@@ -202,13 +202,18 @@ pub(crate) fn one(prng: &mut Prng) -> Case {
 
 /// `count` generated cases for `seed`, with ids from `first_id`.
 pub fn generated_cases(seed: u64, count: usize, first_id: u64) -> Vec<Case> {
-    // A stream of its own, so the vectors and the generated cases do not share draws.
-    let mut prng = Prng::new(seed ^ 0x636f_6e66_6f72_6d21);
-    (0..count)
-        .map(|i| {
-            let mut c = one(&mut prng);
-            c.id = first_id + i as u64;
-            c
-        })
+    (0..count as u64)
+        .map(|i| generated_case(seed, i, first_id))
         .collect()
+}
+
+/// The generated case number `index` (from 0) of `seed`, with id `first_id + index`. Each case
+/// draws from a stream of its own, so one case is made without the ones before it: `conform
+/// --dump ID` costs the same at any `--count`.
+pub fn generated_case(seed: u64, index: u64, first_id: u64) -> Case {
+    // Apart from the vectors' stream too, so the two do not share draws.
+    let mut prng = Prng::new(seed ^ 0x636f_6e66_6f72_6d21).split(index);
+    let mut c = one(&mut prng);
+    c.id = first_id.saturating_add(index);
+    c
 }

@@ -39,7 +39,7 @@ pub mod vectors;
 #[doc(hidden)]
 pub mod fuzzing;
 
-pub use generate::{GeneratedCase, generated_cases};
+pub use generate::{GeneratedCase, generated_case, generated_cases};
 pub use vectors::{VECTOR_SEED, vectors};
 
 /// The xattr names a conformance case may carry, one per payload kind of WIRE.md §9.
@@ -350,6 +350,13 @@ impl Prng {
     /// A generator for `seed`.
     pub const fn new(seed: u64) -> Self {
         Prng(seed)
+    }
+
+    /// An independent generator for item `index` of this one's stream: its state mixed with
+    /// `index` and passed through one splitmix step, whatever was drawn before.
+    pub fn split(&self, index: u64) -> Prng {
+        let mut p = Prng(self.0 ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        Prng(p.next_u64())
     }
 
     /// The next 64 random bits.

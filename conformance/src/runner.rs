@@ -11,7 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::protocol::{Answer, FrameError, Verdict, case_message, read_frame, write_frame};
-use super::{Case, Expect, from_hex, generated_cases, vectors};
+use super::{Case, Expect, from_hex, generated_case, generated_cases, vectors};
 
 /// Faults in a row after which the testee is not started again.
 pub const MAX_CONSECUTIVE_FAULTS: usize = 3;
@@ -57,6 +57,21 @@ pub fn session_cases(seed: u64, count: usize) -> Vec<Case> {
     let next = cases.last().map_or(1, |c| c.id + 1);
     cases.extend(generated_cases(seed, count, next));
     cases
+}
+
+/// The case `id` of the session for `seed` and `count`, made alone: the vectors when `id` is
+/// one of theirs, otherwise that one generated case (not the `count` before it).
+pub fn session_case(seed: u64, count: usize, id: u64) -> Result<Case, String> {
+    let vectors = vectors(seed);
+    let next = vectors.last().map_or(1, |c| c.id + 1);
+    if let Some(c) = vectors.into_iter().find(|c| c.id == id) {
+        return Ok(c);
+    }
+    let last = next.saturating_add(count as u64).saturating_sub(1);
+    if id < next || id > last {
+        return Err(format!("no case {id}: this session has cases 1..={last}"));
+    }
+    Ok(generated_case(seed, id - next, next))
 }
 
 /// The ids of `list` that name no case of `cases`, in order. A failure list naming a case the
@@ -175,8 +190,9 @@ pub struct Outcome {
     pub expect: Expect,
     /// Pass or fail.
     pub status: Status,
-    /// An invalid case answered with another rule where the rule is not checked strictly.
-    pub rule_differs: bool,
+    /// An invalid case answered with another rule where the rule is not checked strictly: the
+    /// reference's rule and the testee's.
+    pub rule_differs: Option<RuleDiff>,
     /// Listed in the failure list.
     pub listed: bool,
 }
@@ -188,6 +204,16 @@ impl Outcome {
     }
 }
 
+/// An invalid case that passed with another rule than the reference's (a mutated input that
+/// breaks several rules, where the first one found depends on the order of the checks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleDiff {
+    /// The rule the reference decoder reports.
+    pub reference: String,
+    /// The rule the testee named.
+    pub testee: String,
+}
+
 /// The whole session's results.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
@@ -195,8 +221,9 @@ pub struct Report {
     pub outcomes: Vec<Outcome>,
 }
 
-/// Judges a testee's answer to a case; `Err` says what is wrong.
-pub fn check_answer(c: &Case, a: &Answer) -> Result<bool, String> {
+/// Judges a testee's answer to a case; `Err` says what is wrong, `Ok(Some)` that it passed with
+/// another rule than the reference's where the rule is not checked strictly.
+pub fn check_answer(c: &Case, a: &Answer) -> Result<Option<RuleDiff>, String> {
     let canonical_ok = |a: &Answer| -> Result<(), String> {
         let want = c.canonical.as_deref().unwrap_or_default();
         match a.canonical_hex.as_deref().and_then(from_hex) {
@@ -212,8 +239,8 @@ pub fn check_answer(c: &Case, a: &Answer) -> Result<bool, String> {
     };
     match (c.expect, a.verdict) {
         (_, Verdict::Unsupported) => Err("answered unsupported".into()),
-        (Expect::Valid | Expect::Acceptable, Verdict::Valid) => canonical_ok(a).map(|()| false),
-        (Expect::Acceptable, Verdict::Invalid) => Ok(false),
+        (Expect::Valid | Expect::Acceptable, Verdict::Valid) => canonical_ok(a).map(|()| None),
+        (Expect::Acceptable, Verdict::Invalid) => Ok(None),
         (Expect::Valid, Verdict::Invalid) => Err(format!(
             "expected valid, answered invalid ({})",
             a.rule.as_deref().unwrap_or("no rule")
@@ -222,11 +249,12 @@ pub fn check_answer(c: &Case, a: &Answer) -> Result<bool, String> {
             Err(format!("expected invalid ({r}), answered valid"))
         }
         (Expect::Invalid(r), Verdict::Invalid) => match a.rule.as_deref() {
-            None => Ok(false),
-            Some(got) if got == r.as_str() || c.rules.iter().any(|x| x.as_str() == got) => {
-                Ok(false)
-            }
-            Some(_) if !c.strict_rule => Ok(true),
+            None => Ok(None),
+            Some(got) if got == r.as_str() || c.rules.iter().any(|x| x.as_str() == got) => Ok(None),
+            Some(got) if !c.strict_rule => Ok(Some(RuleDiff {
+                reference: r.as_str().to_owned(),
+                testee: got.to_owned(),
+            })),
             Some(got) if c.rules.len() > 1 => Err(format!(
                 "expected one of the rules {}, answered {got}",
                 rule_names(&c.rules)
@@ -354,14 +382,14 @@ pub fn run_cases(opts: &Options, cases: &[Case]) -> io::Result<Report> {
             }
             Ok(Err(wrong)) => {
                 faults_in_row = 0;
-                (Status::Failed(wrong), false)
+                (Status::Failed(wrong), None)
             }
             Err(fault) => {
                 faults_in_row += 1;
                 if let Some(t) = testee.take() {
                     t.kill();
                 }
-                (Status::Failed(fault), false)
+                (Status::Failed(fault), None)
             }
         };
         report.outcomes.push(Outcome {
@@ -385,7 +413,7 @@ fn ask_one(
     testee: &mut Option<Testee>,
     opts: &Options,
     c: &Case,
-) -> Result<Result<bool, String>, String> {
+) -> Result<Result<Option<RuleDiff>, String>, String> {
     if testee.is_none() {
         *testee = Some(Testee::start(&opts.command).map_err(|e| format!("restart failed: {e}"))?);
     }
@@ -457,6 +485,25 @@ impl Report {
         m
     }
 
+    /// Cases by message kind (`request`, `reply`, `xattr`, in that order): (passed, total).
+    pub fn per_kind(&self) -> Vec<(&'static str, (usize, usize))> {
+        let mut m: Vec<(&'static str, (usize, usize))> = Vec::new();
+        for o in &self.outcomes {
+            let i = match m.iter().position(|(k, _)| *k == o.kind) {
+                Some(i) => i,
+                None => {
+                    m.push((o.kind, (0, 0)));
+                    m.len() - 1
+                }
+            };
+            m[i].1.1 += 1;
+            m[i].1.0 += usize::from(o.status == Status::Passed);
+        }
+        let rank = |k: &str| ["request", "reply", "xattr"].iter().position(|x| *x == k);
+        m.sort_by_key(|(k, _)| rank(k).unwrap_or(usize::MAX));
+        m
+    }
+
     /// The full text report: failures, unexpected passes, counts per rule, the summary.
     pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
         for o in &self.outcomes {
@@ -468,11 +515,21 @@ impl Report {
         for id in self.unexpected_passes() {
             writeln!(out, "UNEXPECTED PASS {id} (listed in the failure list)")?;
         }
-        let differs = self.outcomes.iter().filter(|o| o.rule_differs).count();
+        let mut differs = 0;
+        for o in &self.outcomes {
+            if let Some(d) = &o.rule_differs {
+                differs += 1;
+                writeln!(
+                    out,
+                    "RULE DIFFERS {} {}: reference {}, testee {} ({})",
+                    o.id, o.kind, d.reference, d.testee, o.comment
+                )?;
+            }
+        }
         if differs > 0 {
             writeln!(
                 out,
-                "rule differs (not a failure): {differs} mutation cases"
+                "rule differs (not a failure): {differs} mutation cases, listed above"
             )?;
         }
         let mut per_rule: Vec<(String, (usize, usize))> = self.per_rule().into_iter().collect();
@@ -486,6 +543,12 @@ impl Report {
             .map(|(r, (p, t))| format!("{r} {p}/{t}"))
             .collect();
         writeln!(out, "per rule: {}", rules.join(", "))?;
+        let kinds: Vec<String> = self
+            .per_kind()
+            .into_iter()
+            .map(|(k, (p, t))| format!("{k} {p}/{t}"))
+            .collect();
+        writeln!(out, "per kind: {}", kinds.join(", "))?;
         writeln!(out, "{}", self.summary())
     }
 
@@ -511,9 +574,14 @@ impl Report {
                 "  <testcase name=\"{}\" classname=\"{}\"",
                 o.id, o.kind
             ));
-            match &o.status {
-                Status::Passed => s.push_str("/>\n"),
-                Status::Failed(what) => {
+            match (&o.status, &o.rule_differs) {
+                (Status::Passed, None) => s.push_str("/>\n"),
+                (Status::Passed, Some(d)) => s.push_str(&format!(
+                    ">\n    <system-out>rule differs (not a failure): reference {}, testee {}</system-out>\n  </testcase>\n",
+                    xml_escape(&d.reference),
+                    xml_escape(&d.testee)
+                )),
+                (Status::Failed(what), _) => {
                     let el = if o.listed { "skipped" } else { "failure" };
                     s.push_str(&format!(
                         ">\n    <{el} message=\"{}\"/>\n  </testcase>\n",
@@ -583,31 +651,31 @@ mod tests {
         let v = case(Expect::Valid, true);
         let acc = case(Expect::Acceptable, true);
         use Verdict::*;
-        assert_eq!(
-            check_answer(&v, &answer(Valid, None, Some("AB"))),
-            Ok(false)
-        );
+        assert_eq!(check_answer(&v, &answer(Valid, None, Some("AB"))), Ok(None));
         assert!(check_answer(&v, &answer(Valid, None, Some("ab00"))).is_err());
         assert!(check_answer(&v, &answer(Valid, None, None)).is_err());
         assert!(check_answer(&v, &answer(Invalid, Some("W0.1"), None)).is_err());
-        assert_eq!(check_answer(&acc, &answer(Invalid, None, None)), Ok(false));
+        assert_eq!(check_answer(&acc, &answer(Invalid, None, None)), Ok(None));
         assert_eq!(
             check_answer(&acc, &answer(Valid, None, Some("ab"))),
-            Ok(false)
+            Ok(None)
         );
         assert!(check_answer(&acc, &answer(Valid, None, Some("00"))).is_err());
         assert_eq!(
             check_answer(&inv(true), &answer(Invalid, Some("W7.4"), None)),
-            Ok(false)
+            Ok(None)
         );
         assert_eq!(
             check_answer(&inv(true), &answer(Invalid, None, None)),
-            Ok(false)
+            Ok(None)
         );
         assert!(check_answer(&inv(true), &answer(Invalid, Some("W7.3"), None)).is_err());
         assert_eq!(
             check_answer(&inv(false), &answer(Invalid, Some("W7.3"), None)),
-            Ok(true)
+            Ok(Some(RuleDiff {
+                reference: "W7.4".into(),
+                testee: "W7.3".into()
+            }))
         );
         assert!(check_answer(&inv(true), &answer(Valid, None, Some("ab"))).is_err());
         // A case that breaks several rules: any of them passes, another fails and the
@@ -618,7 +686,7 @@ mod tests {
         for r in ["W7.4", "W7.6"] {
             assert_eq!(
                 check_answer(&several, &answer(Invalid, Some(r), None)),
-                Ok(false),
+                Ok(None),
                 "{r}"
             );
         }
@@ -672,7 +740,7 @@ mod tests {
                 comment: "a <b> & \"c\"".into(),
                 expect: Expect::Valid,
                 status: Status::Failed("x".into()),
-                rule_differs: false,
+                rule_differs: None,
                 listed: false,
             }],
         };
@@ -687,5 +755,73 @@ mod tests {
         );
         assert_eq!(r.summary(), "conform: 1 cases, 0 passed, 1 failed");
         assert_eq!(r.exit_code(), 1);
+    }
+
+    #[test]
+    fn a_rule_that_differs_is_named_with_both_answers() {
+        let o = |id, kind, differs: Option<(&str, &str)>| Outcome {
+            id,
+            kind,
+            comment: format!("case {id}"),
+            expect: Expect::Valid,
+            status: Status::Passed,
+            rule_differs: differs.map(|(r, t)| RuleDiff {
+                reference: r.into(),
+                testee: t.into(),
+            }),
+            listed: false,
+        };
+        let r = Report {
+            outcomes: vec![
+                o(7, "xattr", None),
+                o(2345, "reply", Some(("W0.3", "W0.6"))),
+                o(9, "request", None),
+            ],
+        };
+        let mut text = Vec::new();
+        r.write_text(&mut text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(
+            text.contains("RULE DIFFERS 2345 reply: reference W0.3, testee W0.6 (case 2345)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("rule differs (not a failure): 1 mutation cases"),
+            "{text}"
+        );
+        assert!(
+            text.contains("per kind: request 1/1, reply 1/1, xattr 1/1\n"),
+            "{text}"
+        );
+        let x = r.junit();
+        assert!(
+            x.contains(
+                "<testcase name=\"2345\" classname=\"reply\">\n    <system-out>rule differs \
+                 (not a failure): reference W0.3, testee W0.6</system-out>"
+            ),
+            "{x}"
+        );
+        assert!(
+            x.contains("<testcase name=\"7\" classname=\"xattr\"/>"),
+            "{x}"
+        );
+    }
+
+    #[test]
+    fn one_case_is_made_alone_and_equals_the_session_s() {
+        let all = session_cases(3, 40);
+        // The vectors are the slow part of a session in a debug build: one generated id.
+        let id = all.len() as u64 - 20;
+        let one = session_case(3, 40, id).unwrap();
+        let want = &all[(id - 1) as usize];
+        assert_eq!(
+            (one.id, &one.bytes, &one.comment),
+            (want.id, &want.bytes, &want.comment)
+        );
+        let past = all.len() as u64 + 1;
+        assert_eq!(
+            session_case(3, 40, past).unwrap_err(),
+            format!("no case {past}: this session has cases 1..={}", past - 1)
+        );
     }
 }

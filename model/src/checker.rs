@@ -2,11 +2,11 @@
 //! asserts every invariant of MODEL.md §4. Usable from tests, fuzzers and the tool.
 
 use super::coordinator::{
-    CacheEvent, Fault, Item, Mutations, Op, Outcome, Trace, run_intent_with, run_standard,
+    CacheEvent, Fault, Item, Mutations, Op, Outcome, Trace, run_intent_in, run_standard,
 };
 use super::creds::Creds;
 use super::handler::{IntentHandler, ReferenceHandler};
-use super::store::{Attrs, Store};
+use super::store::Store;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
@@ -15,7 +15,6 @@ use lustre_dne_intent::Endian;
 use lustre_dne_intent::errno::codes::{EACCES, EPERM};
 use lustre_dne_intent::intent::{ReplyView, RequestView};
 use lustre_dne_intent::limits::GROUPS_MAX;
-use lustre_dne_intent::wire::{MdtBody, WireStruct};
 
 /// A store, a caller and an operation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -168,7 +167,14 @@ pub fn check_with(
     fault: Fault,
     mutations: Mutations,
 ) -> Result<Report, Violation> {
-    check_scenario(scenario, fault, mutations, &ReferenceHandler)
+    check_with_setup(
+        scenario,
+        fault,
+        &Setup {
+            mutations,
+            ..Setup::default()
+        },
+    )
 }
 
 /// [`check`] with another handler on the parent MDT: a downstream implementation plugged in
@@ -178,18 +184,85 @@ pub fn check_with_handler(
     fault: Fault,
     handler: &dyn IntentHandler,
 ) -> Result<Report, Violation> {
-    check_scenario(scenario, fault, Mutations::default(), handler)
+    check_with_setup(
+        scenario,
+        fault,
+        &Setup {
+            handler,
+            ..Setup::default()
+        },
+    )
 }
 
-fn check_scenario(
+/// The parts of a checked run that are not the scenario or the fault: the handler on the parent
+/// MDT, the coordinator's byte order and its deliberate bugs. The default is the crate's handler
+/// and a correct little-endian coordinator (what [`check`] runs).
+#[derive(Clone, Copy)]
+pub struct Setup<'h> {
+    /// The parent MDT's handler.
+    pub handler: &'h dyn IntentHandler,
+    /// The byte order the coordinator writes its requests in (a handler answers in the order of
+    /// the request, so `Endian::Big` also makes [`ReferenceHandler`] answer big-endian).
+    pub order: Endian,
+    /// Coordinator bugs, for checker self-tests.
+    pub mutations: Mutations,
+}
+
+impl Default for Setup<'_> {
+    fn default() -> Self {
+        Setup {
+            handler: &ReferenceHandler,
+            order: Endian::Little,
+            mutations: Mutations::default(),
+        }
+    }
+}
+
+impl fmt::Debug for Setup<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Setup")
+            .field("order", &self.order)
+            .field("mutations", &self.mutations)
+            .finish_non_exhaustive()
+    }
+}
+
+/// [`check`] with every part of the run chosen: [`Setup`].
+///
+/// ```
+/// use lustre_dne_intent::Endian;
+/// use lustre_dne_intent_model::checker::Setup;
+/// use lustre_dne_intent_model::{Fault, Mutations, check_with_setup};
+/// # use lustre_dne_intent_model::{Attrs, Creds, Object, Op, Scenario, Store};
+/// # use lustre_dne_intent::wire::LuFid;
+/// # let parent = LuFid::new(0x200000401, 1, 0);
+/// # let mut store = Store::default();
+/// # store.insert(parent, Object { attrs: Attrs { mode: 0o040777, ..Default::default() }, ..Default::default() });
+/// # let scenario = Scenario { store, creds: Creds::default(),
+/// #     op: Op::Create { parent, name: b"new".to_vec(), mode: 0o040755 } };
+/// // A big-endian coordinator, whose peer answers big-endian: every invariant holds.
+/// let big = Setup { order: Endian::Big, ..Setup::default() };
+/// for fault in Fault::all() {
+///     check_with_setup(&scenario, fault, &big)?;
+/// }
+/// # Ok::<(), lustre_dne_intent_model::Violation>(())
+/// ```
+pub fn check_with_setup(
     scenario: &Scenario,
     fault: Fault,
-    mutations: Mutations,
-    handler: &dyn IntentHandler,
+    setup: &Setup<'_>,
 ) -> Result<Report, Violation> {
     let Scenario { store, creds, op } = scenario;
     let standard = run_standard(store, creds, op);
-    let intent = run_intent_with(store, creds, op, fault, mutations, handler);
+    let intent = run_intent_in(
+        setup.order,
+        store,
+        creds,
+        op,
+        fault,
+        setup.mutations,
+        setup.handler,
+    );
     for (t, _) in [(&standard.1, "standard"), (&intent.1, "intent")] {
         check_locks(t)?;
         check_handler(t)?;
@@ -322,30 +395,40 @@ fn check_cache(store: &Store, t: &Trace) -> Result<(), Violation> {
                         format!("{item:?} seeded before the post-grant invalidation"),
                     );
                 }
-                if value.is_none() && *state != "absent" {
+                let fresh = value.as_ref() == store_value(store, item).as_ref();
+                check_seed(item, value.is_none(), state, fresh)?;
+            }
+            CacheEvent::SeedAttrs { fid, attrs, state } => {
+                if !invalidated_since_grant {
                     return broke(
                         Invariant::Cache,
-                        format!("{item:?} was {state} in the reply but seeded as absent"),
+                        format!(
+                            "{:?} seeded before the post-grant invalidation",
+                            Item::Attrs(*fid)
+                        ),
                     );
                 }
-                let fresh = match item {
-                    Item::Attrs(fid) => {
-                        let seeded = value
-                            .as_deref()
-                            .and_then(|v| MdtBody::decode(v, Endian::Little).ok())
-                            .map(|b| Attrs::from_mdt_body(&b));
-                        seeded == store.get(*fid).map(|o| o.attrs)
-                    }
-                    _ => value.as_ref() == store_value(store, item).as_ref(),
-                };
-                if !fresh {
-                    return broke(
-                        Invariant::Cache,
-                        format!("{item:?} seeded with a value the store does not hold"),
-                    );
-                }
+                let fresh = *attrs == store.get(*fid).map(|o| o.attrs);
+                check_seed(&Item::Attrs(*fid), attrs.is_none(), state, fresh)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A seeded item's value: a negative entry only for an absent result, and the store's value.
+fn check_seed(item: &Item, negative: bool, state: &str, fresh: bool) -> Result<(), Violation> {
+    if negative && state != "absent" {
+        return broke(
+            Invariant::Cache,
+            format!("{item:?} was {state} in the reply but seeded as absent"),
+        );
+    }
+    if !fresh {
+        return broke(
+            Invariant::Cache,
+            format!("{item:?} seeded with a value the store does not hold"),
+        );
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! list, lock and reply results, and the static names of the trace and survey.
 
 use crate::coordinator::CacheEvent;
-use crate::store::Entry;
+use crate::store::{Attrs, Entry};
 use crate::{Fault, Item, survey};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -211,6 +211,11 @@ enum CacheEventIn {
         value: Option<Vec<u8>>,
         state: StateName,
     },
+    SeedAttrs {
+        fid: LuFid,
+        attrs: Option<Attrs>,
+        state: StateName,
+    },
 }
 
 impl<'de> Deserialize<'de> for CacheEvent {
@@ -221,6 +226,11 @@ impl<'de> Deserialize<'de> for CacheEvent {
             CacheEventIn::Seed { item, value, state } => CacheEvent::Seed {
                 item,
                 value,
+                state: state.0,
+            },
+            CacheEventIn::SeedAttrs { fid, attrs, state } => CacheEvent::SeedAttrs {
+                fid,
+                attrs,
                 state: state.0,
             },
         })

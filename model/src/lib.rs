@@ -33,9 +33,13 @@ pub mod survey;
 #[cfg(feature = "system")]
 pub mod system;
 
-pub use checker::{Invariant, Report, Scenario, Violation, check, check_with, check_with_handler};
+pub use checker::{
+    Invariant, Report, Scenario, Setup, Violation, check, check_with, check_with_handler,
+    check_with_setup,
+};
 pub use coordinator::{
-    Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_intent_with, run_standard,
+    Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_intent_in, run_intent_with,
+    run_standard,
 };
 pub use creds::Creds;
 pub use handler::{HandlerFaults, IntentHandler, ReferenceHandler};

@@ -4,6 +4,7 @@
 //! - [`mask`]: the optional results (`MLI_BUF_*`), their bitmask and their three states;
 //! - [`body`]: the fixed `md_create_prepare_req` and `md_create_prepare_rep`;
 //! - [`name`]: entry names and supplementary groups, the variable request buffers;
+//!   [`name_hash`], the name-hash lock's `name[3]`;
 //! - [`request`] and [`reply`]: the whole messages, as validated views and as owned values;
 //! - [`message`]: either of them, told apart by `pb_type` ([`MessageView::parse`], the entry
 //!   point for bytes of unknown kind);
@@ -15,6 +16,7 @@ pub mod lock_intent;
 pub mod mask;
 pub mod message;
 pub mod name;
+mod name_hash;
 pub mod opcodes;
 pub mod reply;
 pub mod request;
@@ -30,6 +32,7 @@ pub use message::MessageView;
 #[cfg(feature = "alloc")]
 pub use message::WireMessage;
 pub use name::{EntryName, GroupList, GroupsView};
+pub use name_hash::name_hash;
 pub use opcodes::{IntentOpc, OBD_CONNECT2_DNE_PREPARE, Operation};
 #[cfg(feature = "arbitrary")]
 #[doc(hidden)]

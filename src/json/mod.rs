@@ -129,7 +129,7 @@
 //! };
 //! let name = EntryName::new(b"newdir")?;
 //! let req = PrepareRequest::new(
-//!     Operation::Create, body, Some(name), GroupList::new(), LockMode::PW, 0x9379ea6c975fb7c0,
+//!     Operation::Create, body, Some(name), GroupList::new(), LockMode::PW, name_hash(b"newdir"),
 //! );
 //! let json = serde_json::to_value(&req)?;
 //! assert_eq!(json["md_create_prepare_req"]["mcpr_fid"], "[0x200000401:0x1:0x0]");

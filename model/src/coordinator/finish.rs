@@ -1,15 +1,14 @@
 //! After the reply: seeding the cache from its known results, and finishing a create or an
 //! unlink from what the coordinator then knows.
 
-use super::{Answer, Cache, CacheEvent, Item, Mutations, Net, Outcome};
+use super::{Answer, Cache, CacheEvent, Item, Mutations, Net, Outcome, Value};
 use crate::creds::{CAP_FOWNER, Creds};
 use crate::helper::{Lookup, Prepared, derive_child, prepare};
 use crate::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Store};
-use lustre_dne_intent::Endian;
 use lustre_dne_intent::errno::codes::{ENOENT, ENOTEMPTY, EPERM};
 use lustre_dne_intent::intent::{McppFlags, MdCreatePrepareRep, MliBuf, Operation, PrepResult};
 use lustre_dne_intent::mode::S_IFMT;
-use lustre_dne_intent::wire::{LuFid, MdtBody, WireStruct};
+use lustre_dne_intent::wire::LuFid;
 
 /// Seeds the cache with the reply's known results (present values and negative entries) and
 /// its lookup; unknown results are left for a read.
@@ -25,9 +24,9 @@ pub(super) fn seed(
     };
     let seq = net.cache.seq;
     for b in MliBuf::ALL {
-        let state = results[b.index()].state_name();
-        let value = match &results[b.index()] {
-            PrepResult::Present(v) => Some(Some(v.clone())),
+        let result = &results[b.index()];
+        let value = match result {
+            PrepResult::Present(v) => Some(Some(v)),
             PrepResult::Absent => Some(None),
             PrepResult::Unknown(_) if m.seed_unknown_as_absent && b != MliBuf::Pattr => Some(None),
             PrepResult::Unknown(_) => None,
@@ -43,28 +42,8 @@ pub(super) fn seed(
             // Another invalidation happened in between: the reply is no longer fresh.
             return;
         }
-        if b == MliBuf::Pattr {
-            if let Some(body) = value
-                .as_deref()
-                .and_then(|v| MdtBody::decode(v, Endian::Little).ok())
-            {
-                net.cache
-                    .attrs_only
-                    .insert(object, Attrs::from_mdt_body(&body));
-            }
-            net.trace.cache.push(CacheEvent::Seed {
-                item: Item::Attrs(object),
-                value,
-                state,
-            });
-        } else {
-            net.cache.xattrs.insert((object, b), value.clone());
-            net.trace.cache.push(CacheEvent::Seed {
-                item: Item::Xattr(object, b),
-                value,
-                state,
-            });
-        }
+        let event = seed_one(net, object, b, value, result.state_name());
+        net.trace.cache.push(event);
     }
     if let (Some(name), true) = (
         name,
@@ -75,6 +54,44 @@ pub(super) fn seed(
             ftype: body.child_mode & S_IFMT,
         });
         net.cache.lookups.insert((object, name.to_vec()), entry);
+    }
+}
+
+/// Seeds one known result of `object` (`None`: known absent) and says what was seeded.
+fn seed_one(
+    net: &mut Net<'_>,
+    object: LuFid,
+    b: MliBuf,
+    value: Option<&Value>,
+    state: &'static str,
+) -> CacheEvent {
+    match (b, value) {
+        (_, Some(Value::Attrs(body))) => {
+            let attrs = Attrs::from_mdt_body(body);
+            net.cache.attrs_only.insert(object, attrs);
+            CacheEvent::SeedAttrs {
+                fid: object,
+                attrs: Some(attrs),
+                state,
+            }
+        }
+        (MliBuf::Pattr, _) => CacheEvent::SeedAttrs {
+            fid: object,
+            attrs: None,
+            state,
+        },
+        (_, v) => {
+            let v = match v {
+                Some(Value::Xattr(x)) => Some(x.clone()),
+                _ => None,
+            };
+            net.cache.xattrs.insert((object, b), v.clone());
+            CacheEvent::Seed {
+                item: Item::Xattr(object, b),
+                value: v,
+                state,
+            }
+        }
     }
 }
 

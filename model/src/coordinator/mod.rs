@@ -12,7 +12,11 @@ use lustre_dne_intent::intent::{
     PrepResult, PrepareRequest, ReplyView, ResultMask,
 };
 use lustre_dne_intent::limits::{GROUPS_MAX, MDT_BODY_SIZE, MLI_BUF_MAX};
-use lustre_dne_intent::wire::{LdlmResId, LockMode, LuFid, LustreHandle};
+use lustre_dne_intent::wire::{LdlmResId, LockMode, LuFid, LustreHandle, MdtBody, WireStruct};
+
+/// The name hash of the name-hash lock resource, now in the codec (kept here for callers of the
+/// model's earlier path).
+pub use lustre_dne_intent::intent::name_hash;
 
 mod finish;
 mod net;
@@ -29,6 +33,17 @@ pub use trace::*;
 struct Env {
     peer_flag: bool,
     replay: bool,
+    /// The byte order the coordinator writes its requests in (its own).
+    order: Endian,
+}
+
+/// A known result as the coordinator holds it: PATTR decoded in the reply's own byte order (an
+/// `mdt_body` is in the sender's order, WIRE.md §6), an xattr payload as received (little-endian
+/// whatever the message's order, WIRE.md §1). No raw PATTR bytes travel further.
+#[derive(Debug, Clone)]
+enum Value {
+    Attrs(MdtBody),
+    Xattr(Vec<u8>),
 }
 
 /// A reply as the coordinator ends up using it.
@@ -38,7 +53,7 @@ enum Answer {
     /// A decoded prepare reply.
     Body(
         MdCreatePrepareRep,
-        alloc::boxed::Box<[PrepResult<Vec<u8>>; MLI_BUF_MAX]>,
+        alloc::boxed::Box<[PrepResult<Value>; MLI_BUF_MAX]>,
     ),
 }
 
@@ -52,6 +67,7 @@ pub fn run_standard(store: &Store, creds: &Creds, op: &Op) -> (Outcome, Trace) {
         Fault::PeerWithoutFlag,
         Mutations::default(),
         &ReferenceHandler,
+        Endian::Little,
     )
 }
 
@@ -63,7 +79,15 @@ pub fn run_intent(
     fault: Fault,
     mutations: Mutations,
 ) -> (Outcome, Trace) {
-    run(store, creds, op, fault, mutations, &ReferenceHandler)
+    run(
+        store,
+        creds,
+        op,
+        fault,
+        mutations,
+        &ReferenceHandler,
+        Endian::Little,
+    )
 }
 
 /// [`run_intent`] with another handler on the parent MDT (see [`IntentHandler`]).
@@ -75,7 +99,21 @@ pub fn run_intent_with(
     mutations: Mutations,
     handler: &dyn IntentHandler,
 ) -> (Outcome, Trace) {
-    run(store, creds, op, fault, mutations, handler)
+    run(store, creds, op, fault, mutations, handler, Endian::Little)
+}
+
+/// [`run_intent_with`] from a coordinator that writes its requests in `order` (`Endian::Big`: a
+/// big-endian coordinator; [`ReferenceHandler`] answers in the request's order).
+pub fn run_intent_in(
+    order: Endian,
+    store: &Store,
+    creds: &Creds,
+    op: &Op,
+    fault: Fault,
+    mutations: Mutations,
+    handler: &dyn IntentHandler,
+) -> (Outcome, Trace) {
+    run(store, creds, op, fault, mutations, handler, order)
 }
 
 /// The limits the coordinator asks for: everything, PATTR exactly one mdt_body.
@@ -88,11 +126,13 @@ fn run(
     fault: Fault,
     m: Mutations,
     handler: &dyn IntentHandler,
+    order: Endian,
 ) -> (Outcome, Trace) {
     let mut net = Net::new(store, handler);
     let mut env = Env {
         peer_flag: !matches!(fault, Fault::PeerWithoutFlag),
         replay: matches!(fault, Fault::Replay),
+        order,
     };
     let mut locks = Vec::new();
     let mut cx = steps::Ctx {
@@ -179,16 +219,6 @@ fn child_mode(op: &Op) -> u32 {
     }
 }
 
-/// FNV-1a-64 of the name (0 mapped to 1, as Lustre maps a zero name hash).
-pub fn name_hash(name: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in name {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    if h == 0 { 1 } else { h }
-}
-
 /// Enqueues the lock on `object`, with a prepare intent when the gating allows, and returns the
 /// lock and what the reply leaves the coordinator with (the cache already seeded).
 #[allow(clippy::too_many_arguments)]
@@ -207,7 +237,7 @@ fn intent_enqueue(
     let resource = LdlmResId::of_fid(object, hash);
     let gated = (env.peer_flag && !env.replay) || m.ignore_gating;
     let request = if gated {
-        build_request(creds, op, object, name, mode, hash, fault)
+        build_request(creds, op, object, name, mode, hash, fault, env.order)
     } else {
         None
     };
@@ -270,7 +300,7 @@ fn intent_enqueue(
     let view = ReplyView::parse_for(&bytes, &ctx);
     let answer = match view {
         Ok(v) if !v.is_empty_result() => {
-            let results = MliBuf::ALL.map(|b| v.result(b).map(<[u8]>::to_vec));
+            let results = results_of(&v, env.order, m);
             v.body().map_or(Answer::Nothing, |b| {
                 Answer::Body(b, alloc::boxed::Box::new(results))
             })
@@ -286,6 +316,20 @@ fn intent_enqueue(
         seed(net, object, name, &answer, m);
     }
     (id, answer)
+}
+
+/// The reply's results as the coordinator keeps them: PATTR through the view's own byte order
+/// ([`ReplyView::pattr`]), xattr payloads copied. With the `pattr_wrong_order` mutation, PATTR is
+/// decoded in the coordinator's own order instead, as a coordinator that assumes its peer shares
+/// its byte order would.
+fn results_of(v: &ReplyView<'_>, own: Endian, m: Mutations) -> [PrepResult<Value>; MLI_BUF_MAX] {
+    MliBuf::ALL.map(|b| match b {
+        MliBuf::Pattr if m.pattr_wrong_order => v
+            .result(b)
+            .map(|s| Value::Attrs(MdtBody::decode(s, own).unwrap_or_default())),
+        MliBuf::Pattr => v.pattr().map(Value::Attrs),
+        _ => v.result(b).map(|s| Value::Xattr(s.to_vec())),
+    })
 }
 
 fn call_handler(
@@ -320,8 +364,9 @@ fn corrupt(bytes: &mut [u8]) {
     }
 }
 
-/// The request for an intent, or `None` when the operation cannot be expressed (a name the wire
-/// does not allow: the standard path then reports the error).
+/// The request for an intent in `order`, or `None` when the operation cannot be expressed (a
+/// name the wire does not allow: the standard path then reports the error).
+#[allow(clippy::too_many_arguments)]
 fn build_request(
     creds: &Creds,
     op: Operation,
@@ -330,6 +375,7 @@ fn build_request(
     mode: u32,
     hash: u64,
     fault: Fault,
+    order: Endian,
 ) -> Option<(Bytes, PrepareRequest)> {
     let name = match name {
         Some(n) => Some(EntryName::new(n).ok()?),
@@ -382,6 +428,6 @@ fn build_request(
         },
         hash,
     );
-    let bytes = req.to_bytes(Endian::Little).ok()?;
+    let bytes = req.to_bytes(order).ok()?;
     Some((bytes, req))
 }

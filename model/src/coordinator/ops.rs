@@ -217,4 +217,8 @@ pub struct Mutations {
     pub ignore_gating: bool,
     /// Read every result again after the lock even when the reply was complete.
     pub ignore_results: bool,
+    /// Decode PATTR in the coordinator's own byte order instead of the reply's, as if every peer
+    /// shared it (`pattr-wrong-order`): caught only against a peer of the other order.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub pattr_wrong_order: bool,
 }

@@ -1,5 +1,6 @@
 //! The trace of a run: every enqueue, read, lock and cache event, which the checker judges.
 
+use crate::store::Attrs;
 use alloc::vec::Vec;
 use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::{MliBuf, Operation};
@@ -147,8 +148,8 @@ pub enum CacheEvent {
     Grant(u32),
     /// The OSP cache was invalidated (after a grant, or on a cancel).
     Invalidate,
-    /// An item was seeded from a reply: `Some` value, or a negative entry. `state` is the
-    /// reply's state of the result it came from.
+    /// An xattr was seeded from a reply: `Some` value, or a negative entry. `state` is the
+    /// reply's state of the result it came from. PATTR seeds are [`CacheEvent::SeedAttrs`].
     Seed {
         /// What was seeded.
         item: Item,
@@ -159,6 +160,16 @@ pub enum CacheEvent {
         )]
         value: Option<Vec<u8>>,
         /// The result's state in the reply (`"present"`, `"absent"`, …).
+        state: &'static str,
+    },
+    /// An object's attributes were seeded from a reply's PATTR (decoded in the reply's byte
+    /// order): `Some` attributes, or a negative entry.
+    SeedAttrs {
+        /// Whose attributes.
+        fid: LuFid,
+        /// The seeded attributes (`None` = negative entry).
+        attrs: Option<Attrs>,
+        /// The result's state in the reply.
         state: &'static str,
     },
 }

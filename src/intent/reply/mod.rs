@@ -32,8 +32,9 @@ use super::{McprFlags, MdCreatePrepareReq, Operation, ResultMask};
 use crate::limits::MLI_BUF_MAX;
 use crate::wire::{DispFlags, LdlmLockDesc};
 
-/// What a valid prepare reply answers, as a coordinator acts on it ([`ReplyView::kind`]). The
-/// lock is granted in every case; what differs is what the coordinator still reads itself.
+/// What a prepare reply answers, as a coordinator acts on it: [`ReplyView::kind`] for a reply
+/// that validates, [`ReplyKind::of`] for the result of any parse. The classes are the ones
+/// `dne-intent pcap` prints and counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(
     feature = "serde",
@@ -41,10 +42,10 @@ use crate::wire::{DispFlags, LdlmLockDesc};
     serde(rename_all = "snake_case")
 )]
 pub enum ReplyKind {
-    /// Every result known (valid: present or absent): nothing left to read.
+    /// Every result known (valid: present or absent) and status 0: nothing left to read.
     Complete,
-    /// Some result unknown (not requested, too large, or not read): the coordinator reads
-    /// those itself.
+    /// Status 0 and some result unknown (not requested, too large, or not read): the
+    /// coordinator reads those itself.
     Partial,
     /// `MCPP_ADVISORY`: the status, permission check and derived child attributes were decided
     /// with incomplete information and are redone; the valid results may still be used.
@@ -52,7 +53,61 @@ pub enum ReplyKind {
     /// The empty result (no `md_create_prepare_rep`): the ordinary reads, as without the
     /// extension.
     Empty,
+    /// Not advisory, and `mcpp_status` is an errno: the parent's answer to the operation (for
+    /// example `-EEXIST` with the existing child's FID), which the coordinator returns without
+    /// reading further. The lock is granted all the same (WIRE.md §7).
+    Status,
+    /// The enqueue itself failed: `PTL_RPC_MSG_ERR` or a non-zero `pb_status` (W7.1); no lock
+    /// was granted.
+    Error,
+    /// The reply breaks another rule of the specification: the coordinator keeps the lock and
+    /// treats it as the empty result (MODEL.md §3).
+    Invalid,
 }
+
+impl ReplyKind {
+    /// Every class, in the order `dne-intent pcap --stats` lists them.
+    pub const ALL: [ReplyKind; 7] = [
+        ReplyKind::Complete,
+        ReplyKind::Partial,
+        ReplyKind::Advisory,
+        ReplyKind::Empty,
+        ReplyKind::Status,
+        ReplyKind::Error,
+        ReplyKind::Invalid,
+    ];
+
+    /// The class of a parse's result: the view's [`kind`](ReplyView::kind), [`Error`](Self::Error)
+    /// for a refusal under W7.1, [`Invalid`](Self::Invalid) for any other refusal.
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::{ReplyKind, ReplyView};
+    /// let eexist = include_bytes!("../../../testdata/mkdir_reply_eexist.bin");
+    /// assert_eq!(ReplyKind::of(&ReplyView::parse(eexist)), ReplyKind::Status);
+    /// assert_eq!(ReplyKind::of(&ReplyView::parse(&eexist[..40])), ReplyKind::Invalid);
+    /// ```
+    pub fn of(parsed: &Result<ReplyView<'_>, crate::DecodeError>) -> ReplyKind {
+        match parsed {
+            Ok(v) => v.kind(),
+            Err(e) if matches!(e.kind, crate::ErrorKind::EnqueueFailed { .. }) => ReplyKind::Error,
+            Err(_) => ReplyKind::Invalid,
+        }
+    }
+
+    /// The words the tool prints for it.
+    pub const fn label(self) -> &'static str {
+        match self {
+            ReplyKind::Complete => "complete",
+            ReplyKind::Partial => "partial (unknown results)",
+            ReplyKind::Advisory => "advisory",
+            ReplyKind::Empty => "empty",
+            ReplyKind::Status => "status (the parent's answer)",
+            ReplyKind::Error => "error",
+            ReplyKind::Invalid => "invalid (breaks a rule)",
+        }
+    }
+}
+
 /// The dispositions a prepare reply may carry in `lock_policy_res1` (WIRE.md §3, §7).
 pub(crate) const DISPOSITIONS: DispFlags = DispFlags(
     DispFlags::IT_EXECD.0

@@ -373,6 +373,8 @@ impl<'a> ReplyView<'a> {
         };
         if body.flags.contains(crate::intent::McppFlags::ADVISORY) {
             ReplyKind::Advisory
+        } else if body.status != 0 {
+            ReplyKind::Status
         } else if self.results().iter().any(|r| !r.is_known()) {
             ReplyKind::Partial
         } else {

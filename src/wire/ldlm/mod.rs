@@ -281,6 +281,11 @@ impl LdlmResId {
             name: [a, b, 0, name_hash],
         }
     }
+    /// The name-hash (PDO) lock resource of entry `name` in directory `parent`:
+    /// [`of_fid`](Self::of_fid) with [`name_hash`](crate::intent::name_hash) of the name.
+    pub const fn of_name(parent: LuFid, name: &[u8]) -> Self {
+        Self::of_fid(parent, crate::intent::name_hash(name))
+    }
     /// The FID this resource names.
     pub const fn fid(&self) -> LuFid {
         LuFid::from_res_name(self.name[0], self.name[1])
