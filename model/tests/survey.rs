@@ -293,3 +293,32 @@ fn counts_come_from_the_trace() {
     assert!(report.intent.1.transactions.is_empty());
     assert!(report.standard.1.transactions.is_empty());
 }
+
+#[test]
+fn a_big_endian_coordinator_issues_the_same_reads() {
+    use lustre_dne_intent::Endian;
+    use lustre_dne_intent_model::coordinator::run_intent_in;
+    use lustre_dne_intent_model::{Mutations, ReferenceHandler};
+    for op in DesignOp::ALL {
+        let sc = op.scenario();
+        for fault in Fault::all() {
+            let little = account(op, fault).expect("holds").report.intent;
+            let big = run_intent_in(
+                Endian::Big,
+                &sc.store,
+                &sc.creds,
+                &sc.op,
+                fault,
+                Mutations::default(),
+                &ReferenceHandler,
+            );
+            assert_eq!(big.0, little.0, "{op:?} under {fault:?}");
+            assert_eq!(
+                labelled(&big.1.sync_reads),
+                labelled(&little.1.sync_reads),
+                "{op:?} under {fault:?}"
+            );
+            assert_eq!(counts(&big.1), counts(&little.1), "{op:?} under {fault:?}");
+        }
+    }
+}
