@@ -172,15 +172,22 @@ enum Command {
         #[arg(default_value = "-")]
         input: Input,
     },
-    /// RPC accounting of mkdir, rmdir and file rename, with and without prepare intents.
+    /// RPC accounting of the design's five operations, with and without prepare intents.
     ///
-    /// For each operation of the design's survey (docs/spec/MODEL.md section 5), prints the sync reads, OUT_UPDATE RPCs and
-    /// LDLM enqueues before (no intents) and after (intents), each read with its label, and
-    /// the design's measured figures beside them.
+    /// mkdir and rmdir with a remote parent, the cross-MDT file rename without and with an
+    /// existing target, and the cross-MDT directory rename each run through the coordinator
+    /// model without intents and with them (docs/spec/MODEL.md section 5). Prints the sync
+    /// reads, OUT_UPDATE RPCs and LDLM enqueues counted from the two runs, the design's survey
+    /// and prototype figures beside them, and each read of the standard run with where it
+    /// happens and whether the intent run still issued it.
     Simulate {
-        /// One JSON object per line: {"fault", "row": the library's survey row (operation,
-        /// reads_before, reads_after, out_update_before, out_update_after, enqueues_before,
-        /// enqueues_after)}.
+        /// One JSON object per line, per fault and operation: {"fault"; "op": mkdir, rmdir,
+        /// file-rename, file-rename-over-target or dir-rename; "row": the library's
+        /// survey::Row (operation, reads_before, reads_after, out_update_before,
+        /// out_update_after, enqueues_before, enqueues_after); "design": the design's figures,
+        /// a list of {source: survey or prototype, reads_before, reads_after,
+        /// out_update_before, out_update_after, enqueues_before, enqueues_after}, the after
+        /// counts null where the design has none}.
         #[arg(long)]
         json: bool,
         /// Run the intent path under this fault (repeatable): none, peer-without-flag,

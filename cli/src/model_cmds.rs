@@ -10,7 +10,7 @@ use lustre_dne_intent::intent::{
     McppFlags, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
 };
 use lustre_dne_intent_model::helper::{LocalSource, prepare};
-use lustre_dne_intent_model::survey::{self, TRACES};
+use lustre_dne_intent_model::survey::{self, DesignOp};
 use lustre_dne_intent_model::{Fault, Op, Scenario};
 use std::fmt::Write as _;
 
@@ -32,7 +32,9 @@ pub fn parse_fault(name: &str) -> Result<Fault, String> {
     })
 }
 
-/// `dne-intent simulate [--json] [--fault F]...`
+/// `dne-intent simulate [--json] [--fault F]...`: each of the design's operations run through
+/// the coordinator model without intents and with them under each fault, counted from the
+/// runs' traces, beside the design's figures.
 pub fn cmd_simulate(faults: &[Fault], json: bool, output: &mut Output) -> Result<(), CliError> {
     let faults = if faults.is_empty() {
         &[Fault::None][..]
@@ -41,65 +43,99 @@ pub fn cmd_simulate(faults: &[Fault], json: bool, output: &mut Output) -> Result
     };
     let mut out = String::new();
     for fault in faults {
-        for t in &TRACES {
-            let r = survey::row(t, *fault);
+        for op in DesignOp::ALL {
+            let a = survey::account(op, *fault).map_err(|v| {
+                CliError::Invalid(format!("{} under {}: {v}", op.name(), fault.name()))
+            })?;
             if json {
                 let line = SimulateLine {
                     fault: *fault,
-                    row: r,
+                    op,
+                    row: a.row,
+                    design: op.figures(),
                 };
                 let text =
                     serde_json::to_string(&line).map_err(|e| CliError::Invalid(e.to_string()))?;
                 let _ = writeln!(out, "{text}");
             } else {
-                let _ = writeln!(out, "{} (fault: {})", r.operation, fault.name());
-                let _ = writeln!(
-                    out,
-                    "  sync reads       {:>2} -> {:>2}",
-                    r.reads_before, r.reads_after
-                );
-                let _ = writeln!(
-                    out,
-                    "  OUT_UPDATE total {:>2} -> {:>2}",
-                    r.out_update_before, r.out_update_after
-                );
-                let _ = writeln!(
-                    out,
-                    "  LDLM enqueues    {:>2} -> {:>2}",
-                    r.enqueues_before, r.enqueues_after
-                );
-                for read in t.reads {
-                    let kept = survey::still_read(read, *fault);
-                    let _ = writeln!(
-                        out,
-                        "    {} {:<42} {:<36} {}",
-                        read.n,
-                        read.what,
-                        read.label.describe(),
-                        if kept {
-                            "read"
-                        } else {
-                            "from the reply / skipped"
-                        }
-                    );
-                }
-                for (what, ob, oa, rb, ra) in t.measured {
-                    let _ = writeln!(
-                        out,
-                        "  design's measurement: {what}: OUT_UPDATE {ob} -> {oa}, sync reads {rb} -> {ra}"
-                    );
-                }
+                simulate_text(&mut out, &a, *fault);
             }
         }
     }
     output.write(out.as_bytes())
 }
 
-/// One line of `simulate --json`: the fault and the library's survey row under it.
+/// One count of a design's figure: before, and after where it has one.
+type Pick = fn(&survey::Figure) -> (u32, Option<u32>);
+
+/// The text form of one operation's account: the counts, the design's beside them, then each
+/// read of the standard run and whether the intent run issued it.
+fn simulate_text(out: &mut String, a: &survey::Account, fault: Fault) {
+    let r = &a.row;
+    let _ = writeln!(out, "{} (fault: {})", r.operation, fault.name());
+    let figures = a.op.figures();
+    let design = |pick: Pick| {
+        let parts: Vec<String> = figures
+            .iter()
+            .map(|f| {
+                let source = match f.source {
+                    survey::Source::Survey => "survey",
+                    survey::Source::Prototype => "prototype",
+                };
+                match pick(f) {
+                    (b, Some(after)) => format!("{source} {b} -> {after}"),
+                    (b, None) => format!("{source} {b}"),
+                }
+            })
+            .collect();
+        parts.join(", ")
+    };
+    let rows: [(&str, u32, u32, Pick); 3] = [
+        ("sync reads", r.reads_before, r.reads_after, |f| {
+            (f.reads_before, f.reads_after)
+        }),
+        (
+            "OUT_UPDATE total",
+            r.out_update_before,
+            r.out_update_after,
+            |f| (f.out_update_before, f.out_update_after),
+        ),
+        ("LDLM enqueues", r.enqueues_before, r.enqueues_after, |f| {
+            (f.enqueues_before, f.enqueues_after)
+        }),
+    ];
+    for (what, before, after, pick) in rows {
+        let _ = writeln!(
+            out,
+            "  {what:<16} {before:>2} -> {after:>2}   design: {}",
+            design(pick)
+        );
+    }
+    let (standard, intent) = (&a.report.standard.1, &a.report.intent.1);
+    let kept = survey::still_read(standard, intent);
+    for (read, kept) in standard.sync_reads.iter().zip(kept) {
+        let _ = writeln!(
+            out,
+            "    {:<36} {:<58} {}",
+            read.label.describe(),
+            survey::describe(&read.item),
+            if kept {
+                "read"
+            } else {
+                "from the reply / skipped"
+            }
+        );
+    }
+}
+
+/// One line of `simulate --json`: the fault, the operation, the row counted from its runs and
+/// the design's figures for it.
 #[derive(serde::Serialize)]
 struct SimulateLine {
     fault: Fault,
+    op: DesignOp,
     row: survey::Row,
+    design: &'static [survey::Figure],
 }
 
 /// `dne-intent derive [--json] [SCENARIO.json|-]`: the library's `model::Scenario`, whose

@@ -36,27 +36,61 @@ fn simulate_prints_the_survey_rows_exactly() {
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
     let want = [
-        ("mkdir, remote parent", [8, 1, 10, 3, 2, 2]),
-        ("rmdir, remote parent", [2, 0, 4, 2, 3, 3]),
-        ("cross-MDT file rename", [9, 4, 11, 6, 3, 3]),
+        ("mkdir", "mkdir, remote parent", [9, 1, 11, 3, 2, 2]),
+        ("rmdir", "rmdir, remote parent", [2, 0, 4, 2, 3, 3]),
+        (
+            "file-rename",
+            "cross-MDT file rename, target does not exist",
+            [9, 4, 11, 6, 3, 3],
+        ),
+        (
+            "file-rename-over-target",
+            "cross-MDT file rename, target exists",
+            [12, 6, 14, 8, 3, 3],
+        ),
+        (
+            "dir-rename",
+            "cross-MDT directory rename",
+            [3, 2, 9, 8, 1, 1],
+        ),
     ];
-    assert_eq!(rows.len(), 3);
-    for (line, (op, n)) in rows.iter().zip(want) {
+    assert_eq!(rows.len(), 5);
+    let keys = [
+        "reads_before",
+        "reads_after",
+        "out_update_before",
+        "out_update_after",
+        "enqueues_before",
+        "enqueues_after",
+    ];
+    for (line, (id, op, n)) in rows.iter().zip(want) {
         assert_eq!(line["fault"], "none");
+        assert_eq!(line["op"], id);
         let row = &line["row"];
         assert_eq!(row["operation"], op);
-        let keys = [
-            "reads_before",
-            "reads_after",
-            "out_update_before",
-            "out_update_after",
-            "enqueues_before",
-            "enqueues_after",
-        ];
         for (k, v) in keys.iter().zip(n) {
             assert_eq!(row[*k], v, "{op} {k}");
         }
     }
+    // The design's figures beside the rows: the survey's mkdir, the prototype's renames.
+    assert_eq!(
+        rows[0]["design"][0],
+        serde_json::json!({"source": "survey", "reads_before": 8, "reads_after": null,
+            "out_update_before": 10, "out_update_after": null,
+            "enqueues_before": 2, "enqueues_after": null})
+    );
+    let proto = |i: usize, k: usize| rows[i]["design"][k].clone();
+    assert_eq!(proto(0, 1)["source"], "prototype");
+    for (i, k, figures) in [
+        (0, 1, [5, 1, 7, 3, 2, 2]),
+        (2, 1, [10, 5, 12, 7, 4, 4]),
+        (3, 0, [14, 7, 16, 9, 4, 4]),
+    ] {
+        for (key, v) in keys.iter().zip(figures) {
+            assert_eq!(proto(i, k)[*key], v, "{i} {key}");
+        }
+    }
+    assert_eq!(proto(4, 0)["out_update_before"], 9);
     // A fault brings back exactly the reads it leaves unknown.
     let (_, out, _) = run(
         &[
@@ -73,21 +107,37 @@ fn simulate_prints_the_survey_rows_exactly() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
+    assert_eq!(rows.len(), 10);
     assert_eq!(rows[0]["fault"], "unknown-lov");
     assert_eq!(
         rows[0]["row"]["reads_after"], 2,
-        "unknown LOV brings back mkdir read 8"
+        "unknown LOV brings back mkdir's default LOV read"
     );
-    assert_eq!(rows[3]["fault"], "empty");
+    assert_eq!(rows[5]["fault"], "empty");
     assert_eq!(
-        rows[3]["row"]["reads_after"], 7,
-        "the empty result brings back mkdir reads 3-8"
+        rows[5]["row"]["reads_after"], 8,
+        "the empty result brings back every mkdir read but the lockless lookup"
     );
     let (code, out, _) = run(&["simulate"], b"");
     assert_eq!(code, 0);
+    for line in [
+        "mkdir, remote parent (fault: none)\n  sync reads        9 ->  1   design: survey 8, prototype 5 -> 1\n",
+        "  OUT_UPDATE total 11 ->  3   design: survey 10, prototype 7 -> 3\n",
+        "cross-MDT file rename, target exists (fault: none)\n  sync reads       12 ->  6   design: prototype 14 -> 7\n",
+        "  LDLM enqueues     1 ->  1   design: survey 1\n",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    // Each read of the standard run, with where it happens and what intents did to it.
     assert!(
         out.contains(
-            "design's measurement: mkdir with a remote parent (prototype): OUT_UPDATE 7 -> 3"
+            "    lockless pre-lock lookup             lookup \"newdir\" in [0x200000401:0x1:0x0]                   from the reply / skipped\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "    after the lock, no result covers it  xattr_get linkEA of [0x200000401:0x3:0x0]                  read\n"
         ),
         "{out}"
     );
@@ -121,7 +171,9 @@ fn simulate_prints_the_survey_rows_exactly() {
 #[serde(deny_unknown_fields)]
 struct SimulateLine {
     fault: Fault,
+    op: survey::DesignOp,
     row: survey::Row,
+    design: Vec<survey::Figure>,
 }
 
 #[test]
@@ -134,15 +186,20 @@ fn simulate_json_is_the_librarys_rows() {
     let (code, out, err) = run(&args, b"");
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 3 * survey::TRACES.len());
+    let ops = survey::DesignOp::ALL;
+    assert_eq!(lines.len(), 3 * ops.len());
     for (k, line) in lines.iter().enumerate() {
         let l: SimulateLine = serde_json::from_str(line).expect("a line of the library's forms");
-        let fault: Fault = faults[k / survey::TRACES.len()].parse().expect("fault");
+        let fault: Fault = faults[k / ops.len()].parse().expect("fault");
         assert_eq!(l.fault, fault);
-        let t = &survey::TRACES[k % survey::TRACES.len()];
-        assert_eq!(l.row, survey::row(t, fault), "{line}");
+        let op = ops[k % ops.len()];
+        assert_eq!(l.op, op);
+        assert_eq!(l.row, survey::row(op, fault).expect("holds"), "{line}");
+        assert_eq!(l.design, op.figures(), "{line}");
         // And it writes back what it read.
-        let again = serde_json::json!({"fault": l.fault, "row": l.row}).to_string();
+        let again =
+            serde_json::json!({"fault": l.fault, "op": l.op, "row": l.row, "design": l.design})
+                .to_string();
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&again).unwrap(),
             serde_json::from_str::<serde_json::Value>(line).unwrap()

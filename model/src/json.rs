@@ -237,12 +237,12 @@ impl<'de> Deserialize<'de> for CacheEvent {
     }
 }
 
-/// A survey row's operation: one of the survey traces' names.
+/// A survey row's operation: one of the design's operations' names.
 struct SurveyOperation(&'static str);
 
 impl<'de> Deserialize<'de> for SurveyOperation {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let known = survey::TRACES.iter().map(|t| t.operation);
+        let known = survey::DesignOp::ALL.iter().map(|o| o.name());
         de_static(d, "survey operation", known).map(SurveyOperation)
     }
 }

@@ -7,7 +7,7 @@
 //! - [`handler`]: the intent handler (speaks the wire format through the codec);
 //! - [`coordinator`]: the intent path and the standard path, with faults as data and a trace;
 //! - [`checker`]: the invariants of MODEL.md §4;
-//! - [`survey`]: RPC accounting against the design's survey traces (MODEL.md §5);
+//! - [`survey`]: RPC accounting: the design's five operations run and counted (MODEL.md §5);
 //! - `system` (feature `system`): the concurrent model, checked with stateright (MODEL.md §6).
 
 #![forbid(unsafe_code)]

@@ -139,8 +139,8 @@ fn violations_invariants_and_survey_rows_are_data() {
         json!({"invariant": "no-lock-leak", "why": "lock 2 released twice"})
     );
     assert_eq!(serde_json::from_value::<Violation>(j).unwrap(), v);
-    for row in survey::TRACES.iter().map(|t| survey::Row {
-        operation: t.operation,
+    for row in survey::DesignOp::ALL.iter().map(|o| survey::Row {
+        operation: o.name(),
         reads_before: 1,
         reads_after: 0,
         out_update_before: 2,
@@ -154,9 +154,32 @@ fn violations_invariants_and_survey_rows_are_data() {
                      "out_update_before": 0, "out_update_after": 0,
                      "enqueues_before": 0, "enqueues_after": 0});
     assert!(serde_json::from_value::<survey::Row>(bad).is_err());
-    // The static survey tables serialize (for reports) but are not read back.
-    let t = serde_json::to_value(survey::TRACES[0]).unwrap();
-    assert_eq!(t["operation"], survey::TRACES[0].operation);
+    // The design's operations and figures are data both ways.
+    for op in survey::DesignOp::ALL {
+        assert_eq!(round_trip(&op), op);
+        for f in op.figures() {
+            assert_eq!(round_trip(f), *f);
+        }
+    }
+    assert_eq!(
+        serde_json::to_value(survey::DesignOp::FileRenameOverTarget).unwrap(),
+        json!("file-rename-over-target")
+    );
+    assert_eq!(
+        serde_json::to_value(survey::DesignOp::Mkdir.figures()[1]).unwrap(),
+        json!({"source": "prototype", "reads_before": 5, "reads_after": 1,
+               "out_update_before": 7, "out_update_after": 3,
+               "enqueues_before": 2, "enqueues_after": 2})
+    );
+    // A run's trace, with its labelled reads and its transaction, reads back as it was.
+    let a = survey::account(survey::DesignOp::FileRename, Fault::None).unwrap();
+    let t = &a.report.standard.1;
+    assert_eq!(round_trip(t), *t);
+    let j = serde_json::to_value(&t.sync_reads[0]).unwrap();
+    assert_eq!(
+        j,
+        json!({"item": {"link_ea": "[0x200000401:0x1:0x0]"}, "label": "before_lock"})
+    );
 }
 
 /// A hand-written scenario may leave out what has a natural default: attributes other than the

@@ -7,7 +7,6 @@ use super::store::Store;
 use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;
-use lustre_dne_intent::errno::codes::ENOENT;
 use lustre_dne_intent::intent::{
     EntryName, GroupList, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, Operation,
     PrepResult, PrepareRequest, ReplyView, ResultMask,
@@ -22,6 +21,7 @@ pub use lustre_dne_intent::intent::name_hash;
 mod finish;
 mod net;
 mod ops;
+mod steps;
 mod trace;
 
 use finish::{entry_result, finish_create, finish_unlink, seed};
@@ -134,15 +134,51 @@ fn run(
         replay: matches!(fault, Fault::Replay),
         order,
     };
+    let mut locks = Vec::new();
+    let mut cx = steps::Ctx {
+        env: &mut env,
+        fault,
+        m,
+        creds,
+    };
+    let outcome = if let Op::RenameDir { source } = op {
+        let (lock, outcome) = steps::dir_rename(&mut net, &mut cx, *source);
+        locks.push(lock);
+        outcome
+    } else {
+        run_named(&mut net, &mut cx, store, op, &mut locks)
+    };
+    if !matches!(outcome, Outcome::Error(_)) {
+        net.trace.transactions.push(steps::transaction(op));
+    }
+    for id in locks {
+        net.trace.releases.push(id);
+        if m.double_release {
+            net.trace.releases.push(id);
+        }
+    }
+    (outcome, net.trace)
+}
+
+/// An operation on a name in the remote parent: its pre-lock reads, the whole-directory lock,
+/// the name-hash lock that carries the intent, then the operation's own steps.
+fn run_named(
+    net: &mut Net<'_>,
+    cx: &mut steps::Ctx<'_>,
+    store: &Store,
+    op: &Op,
+    locks: &mut Vec<u32>,
+) -> Outcome {
+    let (creds, fault, m) = (cx.creds, cx.fault, cx.m);
     let parent = op.parent();
     let name = op.name().to_vec();
+    steps::before_locks(net, cx.env, m, op);
     // The whole-directory lock (no intent), then the name-hash lock that carries the intent.
-    let mut locks = Vec::new();
-    locks.push(net.plain_enqueue(LdlmResId::of_fid(parent, 0), &env));
+    locks.push(net.plain_enqueue(LdlmResId::of_fid(parent, 0), cx.env));
     let hash = name_hash(&name);
     let (lock, answer) = intent_enqueue(
-        &mut net,
-        &mut env,
+        net,
+        cx.env,
         fault,
         m,
         creds,
@@ -153,55 +189,27 @@ fn run(
         hash,
     );
     locks.push(lock);
-    let outcome = match op {
-        Op::Create { mode, .. } => finish_create(&mut net, creds, parent, &name, *mode, answer, m),
+    match op {
+        Op::Create { mode, .. } => {
+            let outcome = finish_create(net, creds, parent, &name, *mode, answer, m);
+            steps::after_create(net, parent, &name, &outcome);
+            outcome
+        }
         Op::Unlink { .. } => {
-            let prepared = entry_result(&mut net, creds, op.operation(), parent, &name, answer, m);
+            let prepared = entry_result(net, creds, op.operation(), parent, &name, answer, m);
             match prepared {
                 Err(e) => Outcome::Error(e),
                 Ok((victim, p_attrs)) => {
                     // The child lock (local to the coordinator), then the checks that need it.
-                    locks.push(net.plain_enqueue(LdlmResId::of_fid(victim, 0), &env));
+                    locks.push(net.plain_enqueue(LdlmResId::of_fid(victim, 0), cx.env));
                     finish_unlink(store, creds, victim, &p_attrs)
                 }
             }
         }
-        Op::Rename { .. } => {
-            let prepared = entry_result(&mut net, creds, op.operation(), parent, &name, answer, m);
-            match prepared {
-                Err(e) => Outcome::Error(e),
-                Ok((source, _)) => {
-                    let (lock, _) = intent_enqueue(
-                        &mut net,
-                        &mut env,
-                        fault,
-                        m,
-                        creds,
-                        Operation::Rename,
-                        source,
-                        None,
-                        0,
-                        0,
-                    );
-                    locks.push(lock);
-                    // The object-mode PATTR is in the cache when the reply carried it (seeded by
-                    // intent_enqueue); otherwise this is the one read it costs.
-                    let attrs = net.object_attrs(source);
-                    match attrs {
-                        Some(attrs) => Outcome::RenameReady { source, attrs },
-                        None => Outcome::Error(-ENOENT),
-                    }
-                }
-            }
-        }
-    };
-    for id in locks {
-        net.trace.releases.push(id);
-        if m.double_release {
-            net.trace.releases.push(id);
+        Op::Rename { .. } | Op::RenameOver { .. } | Op::RenameDir { .. } => {
+            steps::file_rename(net, cx, op, answer, locks)
         }
     }
-    (outcome, net.trace)
 }
 
 fn child_mode(op: &Op) -> u32 {

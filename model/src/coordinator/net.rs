@@ -1,7 +1,7 @@
 //! The coordinator's cache and its view of the network: reads of the parent through the
 //! cache, recorded in the trace.
 
-use super::{CacheEvent, Enqueue, Env, Item, Trace};
+use super::{CacheEvent, Enqueue, Env, Item, Label, SyncRead, Trace};
 use crate::handler::IntentHandler;
 use crate::helper::{ObjInfo, ParentSource};
 use crate::store::{Attrs, Entry, Store};
@@ -17,8 +17,11 @@ pub(super) struct Cache {
     pub(super) seq: u64,
     pub(super) objs: BTreeMap<LuFid, ObjInfo>,
     pub(super) attrs_only: BTreeMap<LuFid, Attrs>,
+    /// Lookups seeded from a reply. OSP caches no index lookup it made itself: each of its
+    /// own lookups is an RPC.
     pub(super) lookups: BTreeMap<(LuFid, Vec<u8>), Option<Entry>>,
     pub(super) xattrs: BTreeMap<(LuFid, MliBuf), Option<Vec<u8>>>,
+    pub(super) link_ea: alloc::collections::BTreeSet<LuFid>,
 }
 
 /// The coordinator's view of the world for one run.
@@ -28,6 +31,8 @@ pub(super) struct Net<'s> {
     pub(super) trace: Trace,
     pub(super) cache: Cache,
     pub(super) next_lock: u32,
+    /// Where the reads issued now happen (set by the coordinator at each step).
+    pub(super) label: Label,
 }
 
 impl ParentSource for Net<'_> {
@@ -35,7 +40,7 @@ impl ParentSource for Net<'_> {
         if let Some(o) = self.cache.objs.get(&fid) {
             return Some(o.clone());
         }
-        self.trace.reads.push(Item::Attrs(fid));
+        self.note(Item::Attrs(fid));
         let v = self.store.get(fid).map(|o| ObjInfo {
             attrs: o.attrs,
             dead: o.dead,
@@ -50,25 +55,22 @@ impl ParentSource for Net<'_> {
         if let Some(v) = self.cache.lookups.get(&(fid, name.to_vec())) {
             return *v;
         }
-        self.trace.reads.push(Item::Lookup(fid, name.to_vec()));
-        let v = self
-            .store
+        self.note(Item::Lookup(fid, name.to_vec()));
+        self.store
             .get(fid)
-            .and_then(|o| o.entries.get(name).copied());
-        self.cache.lookups.insert((fid, name.to_vec()), v);
-        v
+            .and_then(|o| o.entries.get(name).copied())
     }
     fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Vec<u8>> {
         if let Some(v) = self.cache.xattrs.get(&(fid, which)) {
             return v.clone();
         }
-        self.trace.reads.push(Item::Xattr(fid, which));
+        self.note(Item::Xattr(fid, which));
         let v = crate::helper::LocalSource(self.store).xattr_of(fid, which);
         self.cache.xattrs.insert((fid, which), v.clone());
         v
     }
     fn root_lov(&mut self) -> Option<Vec<u8>> {
-        self.trace.reads.push(Item::RootLov);
+        self.note(Item::RootLov);
         self.store.root_lov().map(<[u8]>::to_vec)
     }
 }
@@ -81,6 +83,25 @@ impl<'s> Net<'s> {
             trace: Trace::default(),
             cache: Cache::default(),
             next_lock: 1,
+            label: Label::AfterLockParent,
+        }
+    }
+
+    /// Records one synchronous read issued now.
+    fn note(&mut self, item: Item) {
+        if self.label.after_lock() {
+            self.trace.reads.push(item.clone());
+        }
+        self.trace.sync_reads.push(SyncRead {
+            item,
+            label: self.label,
+        });
+    }
+
+    /// Reads the linkEA of `fid` through the cache (its value is not modelled).
+    pub(super) fn link_ea(&mut self, fid: LuFid) {
+        if self.cache.link_ea.insert(fid) {
+            self.note(Item::LinkEa(fid));
         }
     }
 
@@ -101,8 +122,13 @@ impl<'s> Net<'s> {
     }
 
     pub(super) fn invalidate(&mut self) {
+        // A PATTR seeded from a reply came with a lock the coordinator holds to the end of the
+        // operation: a later grant on another object does not make it stale (the prototype
+        // keeps it; the old code's invalidation stranded the parent's attributes it had read).
+        let attrs_only = core::mem::take(&mut self.cache.attrs_only);
         self.cache = Cache {
             seq: self.cache.seq + 1,
+            attrs_only,
             ..Cache::default()
         };
         self.trace.cache.push(CacheEvent::Invalidate);

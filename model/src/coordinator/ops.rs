@@ -51,6 +51,28 @@ pub enum Op {
         )]
         name: Vec<u8>,
     },
+    /// [`Op::Rename`] onto a name that exists: the coordinator also instantiates the object the
+    /// target name holds, `target` (on the parent's MDT), and prepares its linkEA, and it checks
+    /// the source parent again before replacing the target.
+    RenameOver {
+        /// The remote source parent.
+        parent: LuFid,
+        /// The source name.
+        #[cfg_attr(
+            feature = "serde",
+            serde(with = "lustre_dne_intent::json::bytes::name")
+        )]
+        name: Vec<u8>,
+        /// The object the existing target name holds.
+        target: LuFid,
+    },
+    /// The preparation of a cross-MDT directory rename: both parents are on the coordinator,
+    /// the directory `source` is on the remote MDT, so its object lock is the one remote
+    /// enqueue (object mode: the directory's attributes).
+    RenameDir {
+        /// The remote directory.
+        source: LuFid,
+    },
 }
 
 impl Op {
@@ -59,19 +81,25 @@ impl Op {
         match self {
             Op::Create { .. } => Operation::Create,
             Op::Unlink { .. } => Operation::Unlink,
-            Op::Rename { .. } => Operation::Rename,
+            Op::Rename { .. } | Op::RenameOver { .. } | Op::RenameDir { .. } => Operation::Rename,
         }
     }
     pub(super) fn parent(&self) -> LuFid {
         match self {
-            Op::Create { parent, .. } | Op::Unlink { parent, .. } | Op::Rename { parent, .. } => {
-                *parent
-            }
+            Op::Create { parent, .. }
+            | Op::Unlink { parent, .. }
+            | Op::Rename { parent, .. }
+            | Op::RenameOver { parent, .. } => *parent,
+            Op::RenameDir { source } => *source,
         }
     }
     pub(super) fn name(&self) -> &[u8] {
         match self {
-            Op::Create { name, .. } | Op::Unlink { name, .. } | Op::Rename { name, .. } => name,
+            Op::Create { name, .. }
+            | Op::Unlink { name, .. }
+            | Op::Rename { name, .. }
+            | Op::RenameOver { name, .. } => name,
+            Op::RenameDir { .. } => &[],
         }
     }
 }

@@ -29,6 +29,88 @@ pub enum Item {
     Xattr(LuFid, MliBuf),
     /// ROOT's default layout (the filesystem default for files).
     RootLov,
+    /// The object's link xattr (`trusted.link`, linkEA): its names and parents. No prepare
+    /// result carries it; the model's store does not hold its value, only the read is counted.
+    LinkEa(LuFid),
+}
+
+impl Item {
+    /// True when a prepare result can stand for this item (PATTR, the lookup, one of the xattr
+    /// results); ROOT's layout and the linkEA are always read.
+    pub fn covered_by_results(&self) -> bool {
+        matches!(self, Item::Attrs(_) | Item::Lookup(..) | Item::Xattr(..))
+    }
+}
+
+/// Where a synchronous read happens, in the design's survey words (MODEL.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Label {
+    /// Before any lock exists (object instantiation, a pre-lock striping or linkEA read).
+    BeforeLock,
+    /// The lockless pre-lock lookup of create.
+    LocklessLookup,
+    /// After the lock, on the parent.
+    AfterLockParent,
+    /// After the lock, on the source object.
+    AfterLockObject,
+    /// A duplicate caused by a cache invalidation (a read the grant dropped, issued again).
+    InvalidationDuplicate,
+    /// After the lock, a read no result covers (a re-check that must follow the grant).
+    AfterLockUncovered,
+}
+
+impl Label {
+    /// Words for the tool.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Label::BeforeLock => "before the lock",
+            Label::LocklessLookup => "lockless pre-lock lookup",
+            Label::AfterLockParent => "after the lock, parent",
+            Label::AfterLockObject => "after the lock, object",
+            Label::InvalidationDuplicate => "duplicate from invalidation",
+            Label::AfterLockUncovered => "after the lock, no result covers it",
+        }
+    }
+
+    /// True for a read issued under a lock of the operation: the reads invariant 6 judges.
+    pub const fn after_lock(self) -> bool {
+        !matches!(self, Label::BeforeLock | Label::LocklessLookup)
+    }
+}
+
+/// One synchronous remote read (one OUT_UPDATE RPC), as the coordinator issued it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct SyncRead {
+    /// What it fetched.
+    pub item: Item,
+    /// Where in the operation it happened.
+    pub label: Label,
+}
+
+/// The distributed transaction an operation that went through issues: its foreground
+/// OUT_UPDATE RPCs and the delayed update-log cleanup RPCs after commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct Transaction {
+    /// Foreground OUT_UPDATE RPCs (one compound RPC per remote MDT, more when update-log
+    /// objects must be allocated).
+    pub foreground: u32,
+    /// Delayed log-cancel OUT_UPDATE RPCs (outside the client's critical path).
+    pub log_cleanup: u32,
 }
 
 /// One LDLM enqueue.
@@ -122,8 +204,16 @@ pub struct HandlerRun {
 pub struct Trace {
     /// Enqueues, in order.
     pub enqueues: Vec<Enqueue>,
-    /// Post-lock synchronous reads, in order.
+    /// Post-lock synchronous reads, in order (what invariant 6 judges): the items of the
+    /// reads in `sync_reads` whose label is [`Label::after_lock`].
     pub reads: Vec<Item>,
+    /// Every synchronous remote read, before and after the locks, in order, with where it
+    /// happened: what the RPC accounting counts (MODEL.md §5).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sync_reads: Vec<SyncRead>,
+    /// The transaction the operation issued, when it went through.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub transactions: Vec<Transaction>,
     /// Releases, by lock id, in order.
     pub releases: Vec<u32>,
     /// Cache events, in order.
