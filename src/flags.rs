@@ -17,7 +17,7 @@
 //! The crate keeps this small macro rather than bitflags 2: bitflags' `Arbitrary` generates only
 //! known bits (this crate's fuzzing must exercise unknown ones), its serde form is a single
 //! string that drops the raw value and refuses numbers (this crate's JSON shows names *and* raw
-//! bits, see [`crate::json`]), its text form differs (` | ` separators, the empty set as an
+//! bits, see the `json` module, feature `serde`), its text form differs (` | ` separators, the empty set as an
 //! empty string), and Lustre's labels would need a `flag_name` attribute on every constant.
 
 use core::fmt;

@@ -39,7 +39,7 @@
 //! | feature | default | what it adds | dependencies it brings |
 //! |---|---|---|---|
 //! | `std` | yes | `std::error::Error` for the errors; implies `alloc` | `bytes/std`, `thiserror/std` |
-//! | `alloc` | with `std` | the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the owned xattr payloads) the `bytes::Bytes`/`BufMut` API (re-exported as `lustre_dne_intent::bytes`), and the hex reader ([`hex`]) for the dump forms the tool reads. Without it the crate depends on neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and [`intent::MdLockIntent::fill`] work on caller buffers | `bytes` |
+//! | `alloc` | with `std` | the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the owned xattr payloads) the `bytes::Bytes`/`BufMut` API (re-exported as `lustre_dne_intent::bytes`), and the hex reader (module `hex`) for the dump forms the tool reads. Without it the crate depends on neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and [`intent::MdLockIntent::fill`] work on caller buffers | `bytes` |
 //! | `serde` | no | `Serialize`/`Deserialize` for every value type, the JSON schema of `json` | `serde` |
 //! | `arbitrary` | no | `Arbitrary` impls of the values, for fuzzing and the conformance kit's generators | `arbitrary` |
 //!

@@ -6,11 +6,17 @@
 //! - a validated zero-copy *view* borrowing the input ([`AclView`], [`PinView`], [`LmvView`],
 //!   [`DefaultLmvView`], [`LovView`]): `parse` checks every rule, counts before use, and never
 //!   allocates nor panics;
-//! - an owned *value* (with the `alloc` feature): [`Acl`], [`Pin`], [`Lmv`], [`DefaultLmv`],
-//!   [`Lov`];
-//! - an *encoder* on the value, the [`XattrEncode`] trait: `wire_len()`, `put()`,
-//!   `encode_into()`, `to_bytes()`, which refuses anything its own decoder would refuse,
-//!   including a payload over [`XATTR_SIZE_MAX`].
+#![cfg_attr(
+    feature = "alloc",
+    doc = "- an owned *value*: [`Acl`], [`Pin`], [`Lmv`], [`DefaultLmv`], [`Lov`];
+- an *encoder* on the value, the [`XattrEncode`] trait: `wire_len()`, `put()`,
+  `encode_into()`, `to_bytes()`, which refuses anything its own decoder would refuse,
+  including a payload over [`XATTR_SIZE_MAX`]."
+)]
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "- an owned *value* and its *encoder* (`XattrEncode`), with the `alloc` feature."
+)]
 //!
 //! Payloads are always little-endian whatever the host (WIRE.md §1); a magic that reads
 //! byte-swapped is rejected with [`ErrorKind::SwabbedMagic`], apart from an unknown magic.

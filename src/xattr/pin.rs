@@ -4,7 +4,7 @@
 //! Its documented form is ASCII flow-style YAML, `[key: value,key: value]`, with keys `hsm` (a
 //! u32 archive id) and `pool` (a pool name of at most 15 bytes). [`PinView::entries`] parses that
 //! form, keeping unknown keys and reporting where the text breaks the grammar; the transport
-//! ([`PinView::as_bytes`], [`Pin`]) never depends on it and never refuses the bytes.
+//! ([`PinView::as_bytes`], and `Pin` with the `alloc` feature) never depends on it and never refuses the bytes.
 
 use super::check_xattr_size;
 use crate::error::DecodeError;

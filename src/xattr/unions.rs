@@ -64,7 +64,7 @@ impl LmmUnion {
     }
 }
 
-/// Which member of the union at offset 30 an owned [`LovMd`](super::LovMd) names: only how
+/// Which member of the union at offset 30 an owned `LovMd` (feature `alloc`) names: only how
 /// the value is shown (`lmm_layout_gen` or `lmm_stripe_offset` in its serde form), never
 /// what is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

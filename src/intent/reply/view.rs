@@ -391,8 +391,8 @@ impl<'a> ReplyView<'a> {
     }
     /// Writes this message's canonical form (WIRE.md §11) in `order` at the start of `out`;
     /// returns its size. The view is validated already, so nothing is checked again: this is
-    /// [`PrepareReply::encode_into`] of [`ReplyView::to_value`] without the copies and the second
-    /// validation, and it needs no allocator.
+    /// `PrepareReply::encode_into` of `ReplyView::to_value` (both with the `alloc` feature)
+    /// without the copies and the second validation, and it needs no allocator.
     ///
     /// ```
     /// use lustre_dne_intent::intent::ReplyView;

@@ -3,7 +3,7 @@
 //! lustre-semantics.md §7, MODEL.md §2):
 //! - permission evaluation for given credentials ([`AclView::permission`]);
 //! - `posix_acl_create`: masking a new object's mode with a parent's default ACL
-//!   ([`posix_acl_create`], [`Acl::create_masq`]);
+//!   (`posix_acl_create` and `Acl::create_masq`, with the `alloc` feature);
 //! - `posix_acl_equiv_mode`: whether an ACL says no more than a mode ([`AclView::equiv_mode`]).
 
 mod perm;
