@@ -74,6 +74,7 @@ pub(crate) fn broken_rules(
         Kind::Xattr(name) => payload(name, bytes, &mut found),
     }
     let mut rest: Vec<RuleId> = found.into_iter().filter_map(rule).collect();
+    rest.extend(super::repair::reference_rules(kind, bytes, request));
     rest.sort_by_key(|r| rule_order(*r));
     rest.dedup();
     let mut out = vec![first];

@@ -30,6 +30,7 @@ mod mutate;
 mod parts;
 pub mod protocol;
 pub mod reorder;
+mod repair;
 pub mod runner;
 #[cfg(feature = "proptest")]
 pub mod strategies;

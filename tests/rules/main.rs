@@ -6,6 +6,8 @@
 mod common;
 
 mod canonical;
+mod check_order;
+mod check_order_steps;
 mod decisions;
 mod framing;
 mod framing_walk;
