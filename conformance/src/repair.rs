@@ -143,3 +143,84 @@ fn write(bytes: &mut [u8], at: usize, width: usize, value: u64, order: Endian) -
     }
     Some(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Expect, vectors};
+
+    fn ids(r: &[RuleId]) -> Vec<&'static str> {
+        r.iter().map(|r| r.as_str()).collect()
+    }
+
+    /// Three breaches in one request, in three structures: each is found, in the decoder's
+    /// order, and repairing them gives a request that decodes.
+    #[test]
+    fn each_repaired_breach_shows_the_next() {
+        let req: &[u8] = include_bytes!("../testdata/mkdir_request.bin");
+        let p = crate::parts::Parts::split(req).unwrap();
+        let mut p2 = p.clone();
+        p2.header.secflvr = 1;
+        // lock_count 5 of 2 handles; pb_version 0x00020003; mcpr_umask 0o1022.
+        p2.bufs[1][4..8].copy_from_slice(&5u32.to_le_bytes());
+        p2.bufs[0][12..16].copy_from_slice(&0x0002_0003u32.to_le_bytes());
+        p2.bufs[3][28..32].copy_from_slice(&0o1022u32.to_le_bytes());
+        let m = p2.join().unwrap();
+        assert_eq!(
+            ids(&reference_rules(Kind::Request, &m, None)),
+            ["W0.3", "W0.6", "W0.4"]
+        );
+        // The same in a big-endian peer's request: the repairs write its byte order.
+        let be = crate::reorder::swab_message(Kind::Request, &m);
+        assert_eq!(
+            ids(&reference_rules(Kind::Request, &be, None)),
+            ["W0.3", "W0.6", "W0.4"]
+        );
+        // A reply whose lock_policy_res2 and mcpp_status are both wrong.
+        let rep: &[u8] = include_bytes!("../testdata/mkdir_reply_complete.bin");
+        let p = crate::parts::Parts::split(rep).unwrap();
+        let mut p2 = p.clone();
+        p2.bufs[1][104] = 1;
+        p2.bufs[2][0..4].copy_from_slice(&1i32.to_le_bytes());
+        let m = p2.join().unwrap();
+        assert_eq!(
+            ids(&reference_rules(Kind::Reply, &m, Some(req))),
+            ["W0.4", "W7.5"]
+        );
+        assert!(reference_rules(Kind::Reply, rep, Some(req)).is_empty());
+    }
+
+    /// A repair changes the named field only: every byte it changes lies in the 16 bytes from
+    /// the error's offset (the widest repaired field is a FID), and it keeps the length; and
+    /// the walk's first rule is the crate's.
+    #[test]
+    fn repairs_change_the_named_field_only() {
+        let mut repaired_some = 0;
+        for c in vectors(0) {
+            let Expect::Invalid(rule) = c.expect else {
+                continue;
+            };
+            let walk = reference_rules(c.kind, &c.bytes, c.request.as_deref());
+            assert_eq!(walk.first(), Some(&rule), "tcId {}", c.id);
+            let ctx = c
+                .request
+                .as_deref()
+                .and_then(|r| RequestView::parse(r).ok())
+                .map(|v| v.reply_context());
+            let Judgement::Rejected(e) = judge(c.kind, &c.bytes, c.request.as_deref()) else {
+                unreachable!("an invalid case")
+            };
+            if let Some(n) = repaired(c.kind, &c.bytes, ctx.as_ref(), &e) {
+                repaired_some += 1;
+                assert_eq!(n.len(), c.bytes.len(), "tcId {}", c.id);
+                for (i, (a, b)) in c.bytes.iter().zip(&n).enumerate() {
+                    if a != b {
+                        let at = e.at.offset;
+                        assert!((at..at + 16).contains(&i), "tcId {}: byte {i} ({e})", c.id);
+                    }
+                }
+            }
+        }
+        assert!(repaired_some > 50, "{repaired_some}");
+    }
+}
