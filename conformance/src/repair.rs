@@ -224,3 +224,31 @@ mod tests {
         assert!(repaired_some > 50, "{repaired_some}");
     }
 }
+
+#[cfg(test)]
+mod shifted {
+    use super::*;
+    use crate::broken_rules;
+
+    /// A shorter buffer 0 moves every later buffer 8 bytes back (issue 37's case 2345 of seed 1
+    /// was such a change): the fields then read break rule after rule, and the case lists each
+    /// one the walk reaches, not only the first.
+    #[test]
+    fn a_moved_buffer_lists_what_its_fields_break() {
+        let req: &[u8] = include_bytes!("../testdata/mkdir_request.bin");
+        let mut m = req.to_vec();
+        m[32..36].copy_from_slice(&176u32.to_le_bytes());
+        let Judgement::Rejected(e) = judge(Kind::Request, &m, None) else {
+            panic!("refused")
+        };
+        let rules = broken_rules(Kind::Request, &m, None, crate::Expect::Invalid(e.rule()));
+        let walk = reference_rules(Kind::Request, &m, None);
+        // Read 8 bytes early: lock_flags from the job id (no HAS_INTENT), lr_type from
+        // lock_flags, name[2] from name[1], l_req_mode from name[3], the opcode from the last
+        // lock handle; each repaired in turn, until the body's place is wrong.
+        let ids: Vec<&str> = walk.iter().map(|r| r.as_str()).collect();
+        assert_eq!(ids, ["W0.5", "W0.4", "W3.1", "W3.2", "W5.1"]);
+        assert!(walk.iter().all(|r| rules.contains(r)), "{walk:?} in {rules:?}");
+        assert_eq!(rules.first(), Some(&e.rule()));
+    }
+}
