@@ -218,3 +218,57 @@ fn replies_are_checked_in_the_documented_order() {
     let base = RepParts::from_value(&value, Endian::Little);
     holds("reply", &base, &ctx, &reply_steps());
 }
+
+/// The situations of issue 37, where a decoder written from the earlier WIRE.md named another
+/// rule than the crate: two steps far apart in the list, broken together, name the earlier.
+#[test]
+fn the_structure_limits_come_before_the_header_rules_and_the_name() {
+    fn first<P: Parts>(
+        base: &P,
+        ctx: &ReplyContext,
+        steps: &[Step<P>],
+        whats: [&str; 2],
+    ) -> String {
+        let changes: Vec<&M<P>> = whats
+            .iter()
+            .flat_map(|w| &steps.iter().find(|s| s.what == *w).expect(w).change)
+            .collect();
+        error(base, ctx, &changes, "refused")
+            .rule()
+            .as_str()
+            .to_owned()
+    }
+    let req = ReqParts::from_value(&super::check_order_steps::rename_request(), Endian::Little);
+    let ctx = mkdir_request().reply_context().expect("valid request");
+    let steps = request_steps();
+    // Buffer 1's size and the ldlm_request limits, before the header's rules and the name.
+    assert_eq!(
+        first(&req, &ctx, &steps, ["buffer 1 short", "lm_secflvr"]),
+        "W0.2"
+    );
+    assert_eq!(
+        first(&req, &ctx, &steps, ["lock_count", "pb_version"]),
+        "W0.3"
+    );
+    assert_eq!(first(&req, &ctx, &steps, ["33 handles", "a slash"]), "W0.3");
+    assert_eq!(first(&req, &ctx, &steps, ["lock_count", "no NUL"]), "W0.3");
+    // W7.3 (the dispositions alone) before W3.2 (the lock modes).
+    let rep: &[u8] = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+    let req_bytes: &[u8] = include_bytes!("../../testdata/mkdir_request.bin");
+    let ctx = RequestView::parse(req_bytes)
+        .expect("valid")
+        .reply_context();
+    let base = RepParts::from_value(
+        &ReplyView::parse_for(rep, &ctx).expect("valid").to_value(),
+        Endian::Little,
+    );
+    let steps = reply_steps();
+    assert_eq!(
+        first(&base, &ctx, &steps, ["POS and NEG", "l_granted_mode"]),
+        "W7.3"
+    );
+    assert_eq!(
+        first(&base, &ctx, &steps, ["buffer 2 short", "lm_secflvr"]),
+        "W0.2"
+    );
+}
