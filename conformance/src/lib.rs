@@ -430,6 +430,17 @@ mod tests {
         assert_eq!(rule(judge_reply(m, req)), "W0.1");
     }
 
+    /// A stripe LMV with a FID table re-encodes byte for byte: the kit calls it valid, as
+    /// WIRE.md §9 and docs/conformance.md §1.1 say (it was documented as acceptable).
+    #[test]
+    fn a_stripe_lmv_with_a_fid_table_is_valid() {
+        let mut b = include_bytes!("../testdata/xattr_lmv_striped.bin").to_vec();
+        b[..4].copy_from_slice(&lustre_dne_intent::xattr::LMV_MAGIC_STRIPE.to_le_bytes());
+        let j = judge_xattr("trusted.lmv", &b).unwrap();
+        assert!(j.expect() == Expect::Valid);
+        assert_eq!(j.canonical(), Some(&b[..]));
+    }
+
     #[test]
     fn prng_is_splitmix64() {
         // SplitMix64's published first output for seed 0.

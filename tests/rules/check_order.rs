@@ -98,7 +98,7 @@ impl Parts for RepParts {
 
 /// The message `base` with `changes` made, and the request context they leave.
 fn build<P: Parts>(base: &P, ctx: &ReplyContext, changes: &[&M<P>]) -> (Vec<u8>, ReplyContext) {
-    let (mut p, mut c) = (base.clone(), ctx.clone());
+    let (mut p, mut c) = (base.clone(), *ctx);
     for m in changes {
         match m {
             M::V(f) => f(&mut p),
