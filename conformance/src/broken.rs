@@ -2,21 +2,21 @@
 //!
 //! One changed field often breaks several rules (a buffer length over its bound that also runs
 //! past the input; a PATTR cut short whose size field no longer matches; lookup flags in an
-//! object-mode reply that also contradict the dispositions), and WIRE.md does not fix the order
-//! in which a decoder checks them. So an invalid case lists every rule it breaks that the kit
-//! can see, and a testee passes by naming any of them (docs/conformance.md §1.1).
+//! object-mode reply that also contradict the dispositions). WIRE.md gives the crate's order
+//! (§5, §7, §9), but a testee may check in any order, so an invalid case lists every rule it
+//! breaks that the kit can see, and a testee passes by naming any of them
+//! (docs/conformance.md §1.3).
 //!
-//! The crate's decoder stops at its first breach and cannot re-check an input with that rule
-//! switched off, so the other rules are found here, by a few checks restated on the raw bytes,
-//! independent of the decoder and of each other: the framing (W0.1, W0.3, W2.1, W2.3, W7.1),
-//! a request's limits and the reply size they need (W0.3, W5.13, W8.1), the reply body's consistency rules (W6.1, W6.2, W7.2, W7.3, W7.5–W7.8, W7.10, W7.16) and
-//! the length rules of the payloads (W9.2, W9.3, W9.10, W9.19, the LMV count's W0.3, and a
-//! composite layout's entry table and entry ranges, W9.13–W9.17), for
-//! a payload on its own and for each result of a reply. Every case is one change (a field, a
+//! Two sources, each sound on its own: the reference decoder run again with each reported field
+//! repaired ([`super::repair`]), and a few checks restated here on the raw bytes, independent
+//! of the decoder and of each other, for what lies past a breach the walk cannot repair: the
+//! framing (W0.1, W0.3, W2.1, W2.3, W7.1), a request's limits and the reply size they need
+//! (W0.3, W5.13, W8.1), the reply body's consistency rules (W6.1, W6.2, W7.2, W7.3, W7.5–W7.8,
+//! W7.10, W7.16) and the length rules of the payloads (W9.2, W9.3, W9.10, W9.19, the LMV
+//! count's W0.3, and a composite layout's entry table and entry ranges, W9.13–W9.17), for a
+//! payload on its own and for each result of a reply. Every case is one change (a field, a
 //! buffer, a cut, bit flips) of a valid input, so every rule listed is one that change broke.
-//! The list is not proof that no other rule is broken: rules outside this set (the request's
-//! §5 rules, what a composite layout's components hold (W9.18 and their own rules), the rules that compare a reply
-//! with its request's limits) are listed only when the crate reports them.
+//! The list is not proof that no other rule is broken.
 
 use super::Kind;
 use lustre_dne_intent::limits::{
@@ -74,6 +74,7 @@ pub(crate) fn broken_rules(
         Kind::Xattr(name) => payload(name, bytes, &mut found),
     }
     let mut rest: Vec<RuleId> = found.into_iter().filter_map(rule).collect();
+    rest.extend(super::repair::reference_rules(kind, bytes, request));
     rest.sort_by_key(|r| rule_order(*r));
     rest.dedup();
     let mut out = vec![first];

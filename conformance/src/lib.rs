@@ -30,6 +30,7 @@ mod mutate;
 mod parts;
 pub mod protocol;
 pub mod reorder;
+mod repair;
 pub mod runner;
 #[cfg(feature = "proptest")]
 pub mod strategies;
@@ -427,6 +428,17 @@ mod tests {
         let shapes = mutate::reply_shapes(rep, &cut);
         let (_, m) = shapes.iter().find(|(w, _)| w.contains("40 bytes")).unwrap();
         assert_eq!(rule(judge_reply(m, req)), "W0.1");
+    }
+
+    /// A stripe LMV with a FID table re-encodes byte for byte: the kit calls it valid, as
+    /// WIRE.md §9 and docs/conformance.md §1.1 say (it was documented as acceptable).
+    #[test]
+    fn a_stripe_lmv_with_a_fid_table_is_valid() {
+        let mut b = include_bytes!("../testdata/xattr_lmv_striped.bin").to_vec();
+        b[..4].copy_from_slice(&lustre_dne_intent::xattr::LMV_MAGIC_STRIPE.to_le_bytes());
+        let j = judge_xattr("trusted.lmv", &b).unwrap();
+        assert!(j.expect() == Expect::Valid);
+        assert_eq!(j.canonical(), Some(&b[..]));
     }
 
     #[test]

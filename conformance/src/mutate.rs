@@ -254,6 +254,16 @@ pub(crate) fn xattr_shapes(name: &str, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
                     .copy_from_slice(&lustre_dne_intent::xattr::LOV_MAGIC_COMP_V1.to_le_bytes());
                 out.push(("component 0 is itself a composite layout".into(), m));
             }
+            // lcme_size of entry 0 (at 28 in the entry): a blob inside the payload but shorter
+            // than the 32-byte header of its v1 or v3 layout (W0.1, WIRE.md §9).
+            if bytes.len() >= 64 {
+                let mut m = bytes.to_vec();
+                m[60..64].copy_from_slice(&24u32.to_le_bytes());
+                out.push((
+                    "component 0 cut to 24 bytes, shorter than its header".into(),
+                    m,
+                ));
+            }
         }
         _ => {}
     }

@@ -6,6 +6,9 @@
 mod common;
 
 mod canonical;
+mod check_order;
+mod check_order_steps;
+mod check_order_xattr;
 mod decisions;
 mod framing;
 mod framing_walk;
