@@ -5,13 +5,19 @@
 //! (`lustre_dne_intent::wire::layout`), every value name from the crate's named constants (`NAMED` tables, the
 //! capture reader's opcode names). The dissector registers on `lnet.ptl_index`, which the
 //! built-in LNet dissector calls for the payload of each PUT; it replaces the built-in Lustre
-//! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself.
+//! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself. It
+//! also takes the socklnd port and frames the stream itself ([`framing`]): the LNet
+//! dissector's own framing loses messages when a segment ends inside a header.
 //!
-//! A reply is paired with its request by its own PUT's match bits (the last in the frame, as
-//! several messages may share one) and the client's address. Where the tree is not shown
+//! A reply is paired with its request by its own PUT's match bits (read by the framing) and
+//! the client's address. Where the tree is not shown
 //! (tshark's summary, a display filter), only the fields something references are added: each
 //! field costs the Lua binding two objects, which made the dissector 16 times slower than
 //! tshark alone.
+
+mod framing;
+
+pub use framing::SOCKLND_PORT;
 
 use crate::opcode_name;
 use lustre_dne_intent::intent::{IntentOpc, McppFlags, McprFlags, MliBuf};
@@ -461,12 +467,17 @@ pub fn dissector_with(t: &Tables) -> String {
             )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
+    s.push_str(&framing::lua());
     s
 }
 
 /// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
 const LUA_BODY: &str = r##"
-local match_bits = Field.new("lnet.msg_dst_match_bits")
+-- The match bits (the xid) of the LNet PUT whose payload is being dissected, set by the
+-- socklnd framing around its call. No field extractor: one makes tshark build every tree.
+local cur_xid = nil
+-- Forgets the framing's state at each new file (defined with the framing, below).
+local sock_init
 -- Intent of each request not yet answered, by xid and client address, for its reply.
 local pending = {}
 -- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
@@ -480,6 +491,7 @@ local full = false
 local wanted_of = {}
 
 function p.init()
+  sock_init()
   pending = {}
   wanted = {}
   wanted_of = {}
@@ -662,13 +674,6 @@ end
 local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
 local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
 
--- The last of its arguments (nil for none).
-local function last(...)
-  local n = select("#", ...)
-  if n == 0 then return nil end
-  return (select(n, ...))
-end
-
 function p.dissector(tvb, pinfo, tree)
   local len = tvb:len()
   if len < @HDR@ then return 0 end
@@ -703,11 +708,8 @@ function p.dissector(tvb, pinfo, tree)
   local status = s32(s, pb + @PB_STATUS@, le)
   local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
   if opc == @ENQUEUE@ then
-    -- This message's xid: the LNet dissector adds each message's header before handing over
-    -- its payload, so the last match bits in the frame are this message's (several messages
-    -- may share a frame).
-    local mb = last(match_bits())
-    local xid = mb and tostring(mb.value)
+    -- This message's xid, from its LNet header: raw bytes, a key for `pending` only.
+    local xid = cur_xid
     if pb_type == @REQUEST@ then
       local name = dissect_request(tvb, s, tree_msg, le, count, xid and (xid .. " " .. tostring(pinfo.src)))
       if name then info = info .. " [" .. name .. "]" end
@@ -735,7 +737,11 @@ function p.dissector(tvb, pinfo, tree)
 end
 
 local ptl = DissectorTable.get("lnet.ptl_index")
-for _, portal in ipairs({ @PORTALS@ }) do ptl:add(portal, p) end
+local PORTAL_SET = {}
+for _, portal in ipairs({ @PORTALS@ }) do
+  ptl:add(portal, p)
+  PORTAL_SET[portal] = true
+end
 "##;
 
 #[cfg(test)]
