@@ -6,7 +6,7 @@
 //! capture reader's opcode names). The dissector registers on `lnet.ptl_index`, which the
 //! built-in LNet dissector calls for the payload of each PUT; it replaces the built-in Lustre
 //! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself. It
-//! also takes the socklnd port and frames the stream itself ([`framing`]): the LNet
+//! also takes the socklnd port and frames the stream itself (`wireshark/framing.rs`): the LNet
 //! dissector's own framing loses messages when a segment ends inside a header.
 //!
 //! A reply is paired with its request by its own PUT's match bits (read by the framing) and
