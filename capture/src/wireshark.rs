@@ -473,11 +473,10 @@ pub fn dissector_with(t: &Tables) -> String {
 
 /// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
 const LUA_BODY: &str = r##"
--- The match bits (the xid) of the LNet PUT whose payload is being dissected, set by the
--- socklnd framing around its call. No field extractor: one makes tshark build every tree.
-local cur_xid = nil
--- Forgets the framing's state at each new file (defined with the framing, below).
-local sock_init
+-- Defined with the framing, below: forgets its state at each new file; and the key pairing
+-- a reply with its request, from the LNet header of the PUT being dissected (the match bits
+-- and the client's NID), or nil. No field extractor: one makes tshark build every tree.
+local sock_init, xid_key
 -- Intent of each request not yet answered, by xid and client address, for its reply.
 local pending = {}
 -- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
@@ -671,6 +670,13 @@ local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
   return outcome
 end
 
+-- The formats that read `lm_buflens` in one call, by byte order and count.
+local BUFLENS = { [true] = {}, [false] = {} }
+for n = 1, @MAXBUF@ do
+  BUFLENS[true][n] = "<" .. string.rep("I4", n)
+  BUFLENS[false][n] = ">" .. string.rep("I4", n)
+end
+local unpack_struct = Struct.unpack
 local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
 local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
 
@@ -684,8 +690,9 @@ function p.dissector(tvb, pinfo, tree)
   if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return 0 end
   local off = @HDR@ + 4 * count
   off = off + (8 - off % 8) % 8
+  local lens = { unpack_struct(BUFLENS[le][count], s, @HDR@ + 1) }
   for i = 1, count do
-    local l = r32(s, @HDR@ + 4 * (i - 1), le)
+    local l = lens[i]
     if off + l > len then return 0 end
     boff[i], blen[i] = off, l
     off = off + l
@@ -708,16 +715,14 @@ function p.dissector(tvb, pinfo, tree)
   local status = s32(s, pb + @PB_STATUS@, le)
   local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
   if opc == @ENQUEUE@ then
-    -- This message's xid, from its LNet header: raw bytes, a key for `pending` only.
-    local xid = cur_xid
     if pb_type == @REQUEST@ then
-      local name = dissect_request(tvb, s, tree_msg, le, count, xid and (xid .. " " .. tostring(pinfo.src)))
+      local name = dissect_request(tvb, s, tree_msg, le, count, xid_key(true))
       if name then info = info .. " [" .. name .. "]" end
     else
       local name
       if not pinfo.visited then
         -- First pass: take the request's entry, so the table holds only unanswered requests.
-        local key = xid and (xid .. " " .. tostring(pinfo.dst))
+        local key = xid_key(false)
         name = key and pending[key]
         if key then pending[key] = nil end
       elseif count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then

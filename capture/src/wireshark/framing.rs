@@ -49,7 +49,9 @@ const HELLO_NIPS_AT: usize = 8 + 2 * NID4_SIZE + 8 + 16 + 4;
 pub(super) fn lua() -> String {
     let [ty4, len4, mb4, ptl4] = lnet_hdr_offsets(false);
     let [ty16, len16, mb16, ptl16] = lnet_hdr_offsets(true);
-    let marks: [(&str, String); 27] = [
+    let marks: [(&str, String); 29] = [
+        ("@NID4@", NID4_SIZE.to_string()),
+        ("@NID16@", LNET_NID_SIZE.to_string()),
         ("@KSOCK_LNET@", KSOCK_MSG_LNET.to_string()),
         ("@KSOCK_NOOP@", KSOCK_MSG_NOOP.to_string()),
         ("@KSOCK_HDR@", KSOCK_MSG_HDR_SIZE.to_string()),
@@ -85,8 +87,9 @@ pub(super) fn lua() -> String {
     s
 }
 
-/// The framing. It runs after the portal dissector's code: it uses `r32`, `byte`, `p`,
-/// `PORTAL_SET` and sets `cur_xid`, the match bits the portal dissector pairs replies by.
+/// The framing. It runs after the portal dissector's code: it uses `r32`, `byte`, `p` and
+/// `PORTAL_SET`, and defines `sock_init` and `xid_key`, which the portal dissector pairs
+/// replies by.
 const FRAMING: &str = r##"
 -- socklnd framing (see `capture/src/wireshark/framing.rs`).
 local sock = Proto("dne_socklnd", "socklnd stream (framed by the DNE prepare dissector)")
@@ -97,6 +100,17 @@ local lnet = tcp_port:get_dissector(@PORT@)
 -- ports; looked up only once some hello was V4.
 local large_of = {}
 local any_large = false
+-- The LNet message being handed over: the framing's bytes, where its header starts, its form.
+local cur_s, cur_h, cur_large = nil, 0, false
+
+xid_key = function(from_client)
+  if cur_s == nil then return nil end
+  local nid = cur_large and @NID16@ or @NID4@
+  -- dest_nid, then src_nid: a request comes from the client, a reply goes to it.
+  local at = cur_h + (from_client and nid or 0)
+  local mb = cur_h + (cur_large and @MB16@ or @MB4@)
+  return cur_s:sub(mb + 1, mb + 8) .. cur_s:sub(at + 1, at + nid)
+end
 
 sock_init = function()
   large_of = {}
@@ -181,10 +195,9 @@ local function own_message(tvb, s, o, len, le, large, pinfo, tree)
   tree:add(sock, tvb(o, hdr), string.format("socklnd message (%s socklnd, %s): LNet type %d, portal %d",
     le and "little-endian" or "big-endian", large and "large NIDs" or "NID4", t, ptl))
   if t == @PUT@ and len > hdr and PORTAL_SET[ptl] then
-    local mb = h + (large and @MB16@ or @MB4@)
-    cur_xid = s:sub(mb + 1, mb + 8)
+    cur_s, cur_h, cur_large = s, h, large
     p.dissector(tvb(o + hdr, len - hdr):tvb(), pinfo, tree)
-    cur_xid = nil
+    cur_s = nil
   end
 end
 
@@ -225,10 +238,10 @@ function sock.dissector(tvb, pinfo, tree)
     else
       if kind == "lnet" then
         if le and not large and lnet then
-          local mb = o + @KSOCK_HDR@ + @MB4@
-          cur_xid = s:sub(mb + 1, mb + 8)
-          lnet:call(tvb(o, len):tvb(), pinfo, tree)
-          cur_xid = nil
+          cur_s, cur_h, cur_large = s, o + @KSOCK_HDR@, false
+          -- A whole tvb goes as it is: a subset costs two more objects.
+          lnet:call(len == n and tvb or tvb(o, len):tvb(), pinfo, tree)
+          cur_s = nil
         else
           own_message(tvb, s, o, len, le, large, pinfo, tree)
         end
