@@ -262,3 +262,64 @@ end
 tcp_port:set(@PORT@, sock)
 tcp_port:add_for_decode_as(sock)
 "##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lnet::{LnetCmd, LnetHdr, Nid};
+
+    /// The offsets the Lua reads are where the capture writer puts `type`, `payload_length`,
+    /// `match_bits` and `ptl_index`, in both header forms.
+    #[test]
+    fn header_offsets_are_the_writers() {
+        for large in [false, true] {
+            let hdr = LnetHdr {
+                dest_nid: Nid::tcp([192, 168, 0, 2], 0),
+                src_nid: Nid::tcp([192, 168, 0, 1], 0),
+                dest_pid: 12345,
+                src_pid: 12345,
+                msg_type: LnetMsgType::PUT,
+                payload_length: 0x0102_0304,
+                cmd: LnetCmd::Put {
+                    ack_wmd: [0, 0],
+                    match_bits: 0x1122_3344_5566_7788,
+                    hdr_data: 0,
+                    ptl_index: 24,
+                    offset: 0,
+                },
+            };
+            let mut b = Vec::new();
+            hdr.put(large, &mut b);
+            let [ty, len, mb, ptl] = lnet_hdr_offsets(large);
+            let le32 = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+            assert_eq!(le32(ty), LnetMsgType::PUT.0, "large {large}");
+            assert_eq!(le32(len), 0x0102_0304, "large {large}");
+            assert_eq!(b[mb..mb + 8], 0x1122_3344_5566_7788u64.to_le_bytes());
+            assert_eq!(le32(ptl), 24, "large {large}");
+            // The NIDs the pairing key takes: dest_nid first, then src_nid.
+            let nid = if large { LNET_NID_SIZE } else { NID4_SIZE };
+            let src = &b[nid..2 * nid];
+            if large {
+                assert_eq!(src, Nid::tcp([192, 168, 0, 1], 0).to_lnet_nid());
+            } else {
+                assert_eq!(
+                    src,
+                    Nid::tcp([192, 168, 0, 1], 0)
+                        .to_nid4()
+                        .unwrap()
+                        .to_le_bytes()
+                );
+            }
+        }
+        assert_eq!(HELLO_NIPS_AT, 52);
+    }
+
+    #[test]
+    fn every_marker_is_filled() {
+        let lua = lua();
+        assert!(!lua.contains('@'), "a marker was left unfilled");
+        assert!(lua.contains("tcp_port:set(988, sock)"));
+        // payload_length of the NID4 form at byte 52 of the message (24 + 28).
+        assert!(lua.contains("(large and 52 or 28)"), "{lua}");
+    }
+}
