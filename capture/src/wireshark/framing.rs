@@ -186,26 +186,27 @@ local function resync(s, o, n, large)
   return nil
 end
 
--- A message the LNet dissector cannot frame: a summary, and a PUT's payload to its portal.
-local function own_message(tvb, s, o, len, le, large, pinfo, tree)
-  local h = o + @KSOCK_HDR@
+-- A message the LNet dissector cannot frame, at `o` of `tvb` (its header's bytes in `hs`): a
+-- summary, and a PUT's payload to its portal.
+local function own_message(tvb, hs, o, len, le, large, pinfo, tree)
+  local h = @KSOCK_HDR@
   local hdr = @KSOCK_HDR@ + (large and @HDR16@ or @HDR4@)
-  local t = r32(s, h + (large and @TYPE16@ or @TYPE4@), true)
-  local ptl = r32(s, h + (large and @PTL16@ or @PTL4@), true)
+  local t = r32(hs, h + (large and @TYPE16@ or @TYPE4@), true)
+  local ptl = r32(hs, h + (large and @PTL16@ or @PTL4@), true)
   tree:add(sock, tvb(o, hdr), string.format("socklnd message (%s socklnd, %s): LNet type %d, portal %d",
     le and "little-endian" or "big-endian", large and "large NIDs" or "NID4", t, ptl))
   if t == @PUT@ and len > hdr and PORTAL_SET[ptl] then
-    cur_s, cur_h, cur_large = s, h, large
+    cur_s, cur_h, cur_large = hs, h, large
     p.dissector(tvb(o + hdr, len - hdr):tvb(), pinfo, tree)
     cur_s = nil
   end
 end
 
 -- A connection request or hello: shown, and a V4 hello's large NIDs remembered.
-local function handshake(tvb, s, o, len, kind, le, pinfo, tree)
+local function handshake(tvb, hs, o, len, kind, le, pinfo, tree)
   local what = kind
   if kind == "hello" then
-    local v = r32(s, o + 4, le)
+    local v = r32(hs, 4, le)
     what = "hello V" .. v
     if v == @V4@ then
       any_large = true
@@ -218,16 +219,22 @@ local function handshake(tvb, s, o, len, kind, le, pinfo, tree)
   pinfo.cols.info = "socklnd " .. what
 end
 
+-- The most bytes an item's kind and length are read from: a large-NID message header.
+local PEEK = @KSOCK_HDR@ + @HDR16@
+local min = math.min
+
 -- Dissects the whole items of `tvb` and asks TCP for the bytes the last one still lacks.
+-- Only each item's first bytes are copied into Lua: each copy is garbage to collect.
 function sock.dissector(tvb, pinfo, tree)
   local n = tvb:len()
-  local s = tvb:raw(0, n)
   local large = any_large and large_of[dir_key(pinfo, true)] or false
   local o = 0
   while o < n do
-    local kind, len, le = item_at(s, o, n, large)
+    local hs = tvb:raw(o, min(n - o, PEEK))
+    local kind, len, le = item_at(hs, 0, n - o, large)
     if kind == nil then
-      local nxt = resync(s, o + 1, n, large)
+      local nxt = resync(tvb:raw(o, n - o), 1, n - o, large)
+      if nxt then nxt = o + nxt end
       tree:add(sock, tvb(o, (nxt or n) - o), "socklnd: bytes outside any message")
       if nxt == nil then return n end
       o = nxt
@@ -238,19 +245,19 @@ function sock.dissector(tvb, pinfo, tree)
     else
       if kind == "lnet" then
         if le and not large and lnet then
-          cur_s, cur_h, cur_large = s, o + @KSOCK_HDR@, false
+          cur_s, cur_h, cur_large = hs, @KSOCK_HDR@, false
           -- A whole tvb goes as it is: a subset costs two more objects.
           lnet:call(len == n and tvb or tvb(o, len):tvb(), pinfo, tree)
           cur_s = nil
         else
-          own_message(tvb, s, o, len, le, large, pinfo, tree)
+          own_message(tvb, hs, o, len, le, large, pinfo, tree)
         end
       elseif kind == "noop" and le and lnet then
         lnet:call(tvb(o, len):tvb(), pinfo, tree)
       elseif kind == "noop" then
         tree:add(sock, tvb(o, len), "socklnd NOOP (big-endian)")
       else
-        handshake(tvb, s, o, len, kind, le, pinfo, tree)
+        handshake(tvb, hs, o, len, kind, le, pinfo, tree)
         large = any_large and large_of[dir_key(pinfo, true)] or false
       end
       o = o + len
