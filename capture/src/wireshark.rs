@@ -5,13 +5,19 @@
 //! (`lustre_dne_intent::wire::layout`), every value name from the crate's named constants (`NAMED` tables, the
 //! capture reader's opcode names). The dissector registers on `lnet.ptl_index`, which the
 //! built-in LNet dissector calls for the payload of each PUT; it replaces the built-in Lustre
-//! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself.
+//! dissector on the MDS portals, so it decodes `lustre_msg_v2` and `ptlrpc_body` itself. It
+//! also takes the socklnd port and frames the stream itself (`wireshark/framing.rs`): the LNet
+//! dissector's own framing loses messages when a segment ends inside a header.
 //!
-//! A reply is paired with its request by its own PUT's match bits (the last in the frame, as
-//! several messages may share one) and the client's address. Where the tree is not shown
+//! A reply is paired with its request by its own PUT's match bits (read by the framing) and
+//! the client's address. Where the tree is not shown
 //! (tshark's summary, a display filter), only the fields something references are added: each
 //! field costs the Lua binding two objects, which made the dissector 16 times slower than
 //! tshark alone.
+
+mod framing;
+
+pub use framing::SOCKLND_PORT;
 
 use crate::opcode_name;
 use lustre_dne_intent::intent::{IntentOpc, McppFlags, McprFlags, MliBuf};
@@ -461,12 +467,16 @@ pub fn dissector_with(t: &Tables) -> String {
             )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
+    s.push_str(&framing::lua());
     s
 }
 
 /// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
 const LUA_BODY: &str = r##"
-local match_bits = Field.new("lnet.msg_dst_match_bits")
+-- Defined with the framing, below: forgets its state at each new file; and the key pairing
+-- a reply with its request, from the LNet header of the PUT being dissected (the match bits
+-- and the client's NID), or nil. No field extractor: one makes tshark build every tree.
+local sock_init, xid_key
 -- Intent of each request not yet answered, by xid and client address, for its reply.
 local pending = {}
 -- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
@@ -480,6 +490,7 @@ local full = false
 local wanted_of = {}
 
 function p.init()
+  sock_init()
   pending = {}
   wanted = {}
   wanted_of = {}
@@ -659,15 +670,15 @@ local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
   return outcome
 end
 
+-- The formats that read `lm_buflens` in one call, by byte order and count.
+local BUFLENS = { [true] = {}, [false] = {} }
+for n = 1, @MAXBUF@ do
+  BUFLENS[true][n] = "<" .. string.rep("I4", n)
+  BUFLENS[false][n] = ">" .. string.rep("I4", n)
+end
+local unpack_struct = Struct.unpack
 local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
 local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
-
--- The last of its arguments (nil for none).
-local function last(...)
-  local n = select("#", ...)
-  if n == 0 then return nil end
-  return (select(n, ...))
-end
 
 function p.dissector(tvb, pinfo, tree)
   local len = tvb:len()
@@ -679,8 +690,9 @@ function p.dissector(tvb, pinfo, tree)
   if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return 0 end
   local off = @HDR@ + 4 * count
   off = off + (8 - off % 8) % 8
+  local lens = { unpack_struct(BUFLENS[le][count], s, @HDR@ + 1) }
   for i = 1, count do
-    local l = r32(s, @HDR@ + 4 * (i - 1), le)
+    local l = lens[i]
     if off + l > len then return 0 end
     boff[i], blen[i] = off, l
     off = off + l
@@ -703,19 +715,14 @@ function p.dissector(tvb, pinfo, tree)
   local status = s32(s, pb + @PB_STATUS@, le)
   local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
   if opc == @ENQUEUE@ then
-    -- This message's xid: the LNet dissector adds each message's header before handing over
-    -- its payload, so the last match bits in the frame are this message's (several messages
-    -- may share a frame).
-    local mb = last(match_bits())
-    local xid = mb and tostring(mb.value)
     if pb_type == @REQUEST@ then
-      local name = dissect_request(tvb, s, tree_msg, le, count, xid and (xid .. " " .. tostring(pinfo.src)))
+      local name = dissect_request(tvb, s, tree_msg, le, count, xid_key(true))
       if name then info = info .. " [" .. name .. "]" end
     else
       local name
       if not pinfo.visited then
         -- First pass: take the request's entry, so the table holds only unanswered requests.
-        local key = xid and (xid .. " " .. tostring(pinfo.dst))
+        local key = xid_key(false)
         name = key and pending[key]
         if key then pending[key] = nil end
       elseif count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then
@@ -735,7 +742,11 @@ function p.dissector(tvb, pinfo, tree)
 end
 
 local ptl = DissectorTable.get("lnet.ptl_index")
-for _, portal in ipairs({ @PORTALS@ }) do ptl:add(portal, p) end
+local PORTAL_SET = {}
+for _, portal in ipairs({ @PORTALS@ }) do
+  ptl:add(portal, p)
+  PORTAL_SET[portal] = true
+end
 "##;
 
 #[cfg(test)]

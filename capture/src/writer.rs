@@ -58,6 +58,9 @@ impl Directions {
 pub struct WriterOptions {
     /// Most TCP payload bytes in one segment (at least 1).
     pub segment_size: usize,
+    /// With a seed, each segment's size is drawn from 1 to `segment_size` (the same seed gives
+    /// the same capture); without, every full segment has `segment_size` bytes.
+    pub segment_seed: Option<u64>,
     /// Byte order of both peers' socklnd structures (connreq, hello, `ksock_msg_hdr`).
     pub order: Endian,
     /// What opens the connection.
@@ -84,6 +87,7 @@ impl Default for WriterOptions {
     fn default() -> Self {
         WriterOptions {
             segment_size: 1448,
+            segment_seed: None,
             order: Endian::Little,
             handshake: Handshake::Socklnd(KSOCK_PROTO_V3),
             large_nids: false,
@@ -126,6 +130,9 @@ pub struct CaptureWriter<W: std::io::Write> {
     micros: u64,
     next_xid: u64,
     frame: Vec<u8>,
+    /// With `segment_seed`: the generator's state, and a size drawn but not yet used.
+    rng: u64,
+    drawn: Option<usize>,
 }
 
 const START_SECONDS: u64 = 1_764_547_200; // 2025-12-01 00:00:00 UTC
@@ -154,6 +161,7 @@ impl<W: std::io::Write> CaptureWriter<W> {
             ..PcapHeader::default()
         };
         let pcap = PcapWriter::with_header(out, header).map_err(|e| WriteError(e.to_string()))?;
+        let seed = opts.segment_seed.unwrap_or(0);
         let mut w = CaptureWriter {
             opts,
             pcap,
@@ -170,6 +178,8 @@ impl<W: std::io::Write> CaptureWriter<W> {
             micros: 0,
             next_xid: 0x0006_6d75_e200_0040,
             frame: Vec::new(),
+            rng: seed,
+            drawn: None,
         };
         if w.opts.handshake != Handshake::None {
             w.tcp_open()?;
@@ -292,19 +302,26 @@ impl<W: std::io::Write> CaptureWriter<W> {
     /// Cuts one side's pending bytes into segments and writes them: all of them, or only
     /// whole segments (the rest stays pending).
     fn flush(&mut self, client: bool, all: bool) -> Result<(), WriteError> {
-        let size = self.opts.segment_size;
+        let pending = if client {
+            self.client.pending.len()
+        } else {
+            self.server.pending.len()
+        };
+        let sizes = self.cut(pending, all);
         let side = if client {
             &mut self.client
         } else {
             &mut self.server
         };
-        let keep = if all { 0 } else { side.pending.len() % size };
-        let rest = side.pending.split_off(side.pending.len() - keep);
+        let rest = side.pending.split_off(sizes.iter().sum());
         let bytes = std::mem::replace(&mut side.pending, rest);
         let mut held = side.held.take();
         let mut segs: Vec<(u32, &[u8])> = Vec::new();
         let mut seq = side.seq;
-        for chunk in bytes.chunks(size) {
+        let mut at = 0;
+        for n in sizes {
+            let chunk = &bytes[at..at + n];
+            at += n;
             segs.push((seq, chunk));
             seq = seq.wrapping_add(chunk.len() as u32);
         }
@@ -349,6 +366,47 @@ impl<W: std::io::Write> CaptureWriter<W> {
         };
         side.held = held;
         Ok(())
+    }
+
+    /// The sizes of the segments `len` pending bytes go out in: the full segments, and with
+    /// `all` the rest too (otherwise it waits for more bytes).
+    fn cut(&mut self, len: usize, all: bool) -> Vec<usize> {
+        let mut sizes = Vec::new();
+        let mut left = len;
+        while left > 0 {
+            let next = self.next_size();
+            if left < next {
+                // A short last segment leaves the drawn size for the next full one.
+                if all {
+                    sizes.push(left);
+                }
+                break;
+            }
+            self.drawn = None;
+            sizes.push(next);
+            left -= next;
+        }
+        sizes
+    }
+
+    /// The size of the next full segment: `segment_size`, or drawn from 1 to it (splitmix64).
+    fn next_size(&mut self) -> usize {
+        let max = self.opts.segment_size;
+        if self.opts.segment_seed.is_none() {
+            return max;
+        }
+        if let Some(n) = self.drawn {
+            return n;
+        }
+        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        // `max` is at most WRITER_MAX_SEGMENT, so the remainder fits a usize.
+        let n = 1 + (z % max as u64) as usize;
+        self.drawn = Some(n);
+        n
     }
 
     fn segment(

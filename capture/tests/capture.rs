@@ -108,7 +108,17 @@ fn captures_of_the_vectors_decode_to_exactly_the_vectors() {
             Handshake::Socklnd(3),
             Handshake::Socklnd(4),
         ] {
-            for segment_size in [1, 7, 100, 536, 1448, 9000] {
+            // Fixed sizes, and sizes drawn from 1 to the maximum with a seed.
+            for (segment_size, segment_seed) in [
+                (1, None),
+                (7, None),
+                (100, None),
+                (100, Some(7)),
+                (536, None),
+                (1448, None),
+                (1448, Some(11)),
+                (9000, None),
+            ] {
                 for (reorder, duplicate) in
                     [(false, false), (true, false), (false, true), (true, true)]
                 {
@@ -126,6 +136,7 @@ fn captures_of_the_vectors_decode_to_exactly_the_vectors() {
                     };
                     let opts = WriterOptions {
                         segment_size,
+                        segment_seed,
                         order,
                         handshake,
                         reorder: both(reorder),
@@ -135,7 +146,7 @@ fn captures_of_the_vectors_decode_to_exactly_the_vectors() {
                     let (cap, sent) = make(opts);
                     let (got, valid, other) = read(&cap);
                     let what = format!(
-                        "{order:?} {handshake:?} seg {segment_size} reorder {reorder} dup {duplicate}"
+                        "{order:?} {handshake:?} seg {segment_size} seed {segment_seed:?} reorder {reorder} dup {duplicate}"
                     );
                     assert!(other.is_empty(), "{what}: {other:?}");
                     assert_eq!(got.len(), sent.len(), "{what}");
@@ -149,7 +160,7 @@ fn captures_of_the_vectors_decode_to_exactly_the_vectors() {
             }
         }
     }
-    assert_eq!(cases, 2 * 5 * 6 * 4 - 2 * 6 * 2);
+    assert_eq!(cases, 2 * 5 * 8 * 4 - 2 * 8 * 2);
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! `dne-intent pcap` (text, JSON Lines, --stats, --write) and `dne-intent wireshark-lua`
 //! checked with tshark: the generated dissector must show the values the codec decodes.
 //!
-//! The tshark test prints `SKIP: …` and returns when tshark is not installed (`.ci/run`
-//! installs it), or `checked N frames against tshark` when it ran.
+//! The tshark test prints `SKIP: …` and returns when tshark is not installed, and fails under
+//! `CI=true` (`.ci/run` installs it); it prints `checked N frames against tshark` when it ran.
 
 use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView, RequestView};
 use std::path::{Path, PathBuf};
@@ -214,6 +214,11 @@ fn expected() -> Vec<(usize, &'static str, String)> {
 /// it; `None` (after saying SKIP) when tshark is not installed.
 fn dissector_for_tshark(name: &str) -> Option<(TempDir, String)> {
     if Command::new("tshark").arg("-v").output().is_err() {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "tshark is not installed, and CI=true: .ci/run installs it"
+        );
         println!(
             "SKIP: tshark is not installed (apt-get install tshark); the dissector was not run"
         );
