@@ -454,6 +454,12 @@ pub fn dissector_with(t: &Tables) -> String {
                     .to_string()
             )
             .replace(
+                "@MCPP_STATUS@",
+                &member(t.md_create_prepare_rep, "mcpp_status", Kind::U32)
+                    .0
+                    .to_string()
+            )
+            .replace(
                 "@MCPP_VALID@",
                 &member(t.md_create_prepare_rep, "mcpp_valid", Kind::U32)
                     .0
@@ -664,8 +670,11 @@ local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
     end
     bit = bit * 2
   end
+  -- ReplyKind's order: advisory, then the parent's answer (a status), then partial.
   local outcome = "complete"
-  if bit_set(flags, @ADVISORY@) then outcome = "advisory" elseif partial then outcome = "partial" end
+  if bit_set(flags, @ADVISORY@) then outcome = "advisory"
+  elseif s32(s, o + @MCPP_STATUS@, le) ~= 0 then outcome = "status"
+  elseif partial then outcome = "partial" end
   add_generated(tree, "outcome", outcome)
   return outcome
 end

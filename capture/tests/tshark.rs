@@ -9,7 +9,6 @@
 
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{ReplyView, RequestView};
-use lustre_dne_intent::wire::PtlrpcMsgType;
 use lustre_dne_intent_capture::{
     CaptureWriter, Directions, Handshake, Nid, WriterOptions, wireshark,
 };
@@ -45,13 +44,9 @@ struct Shown {
     outcomes: Vec<String>,
 }
 
-/// The dissector's name for a reply's outcome: `error` for a failed enqueue, otherwise the
-/// codec's kind of reply (complete, partial, advisory, empty).
+/// The dissector's name for a reply's outcome: the codec's class of the reply
+/// (`ReplyKind`, in its serde spelling).
 fn outcome_name(v: &ReplyView<'_>) -> String {
-    let pb = v.ptlrpc();
-    if pb.status != 0 || pb.msg_type == PtlrpcMsgType::ERR {
-        return "error".into();
-    }
     format!("{:?}", v.kind()).to_lowercase()
 }
 
