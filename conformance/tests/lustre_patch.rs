@@ -149,7 +149,8 @@ fn series_c(patches: &[Patch]) -> String {
     let idl = "include/uapi/linux/lustre/lustre_idl.h";
     let layout = "lustre/ptlrpc/layout.c";
     let mut c = String::from(
-        "#include <stdlib.h>\n#include <string.h>\n#include \"lustre_patch/standin.h\"\n\n",
+        "#include <errno.h>\n#include <stdlib.h>\n#include <string.h>\n#include <linux/limits.h>\n\
+         #include \"lustre_patch/standin.h\"\n\n",
     );
     c += "/* lustre_idl.h */\n";
     c += &join(&[hunk_with(patches, idl, "#define OBD_CONNECT2_")]);
@@ -196,18 +197,49 @@ fn series_c(patches: &[Patch]) -> String {
 /// The harness: `wiretest`, `wirecheck`, or `swab` (lines `req|rep|groups HEX` on stdin, the
 /// swabbed bytes as hex on stdout).
 const SWAB_MAIN: &str = r#"
-/* the functions the lustre-release code calls through its tables */
+/* the functions the lustre-release code calls through its tables; the sizes
+ * set are recorded, the assertions of Lustre's req_capsule_set_size() kept */
+static __u32 set_sizes[16];
+static int set_count;
 void req_capsule_set_size(struct req_capsule *pill,
 			  const struct req_msg_field *field,
 			  enum req_location loc, __u32 size)
 {
-	(void)pill; (void)field; (void)loc; (void)size;
+	(void)pill; (void)loc;
+	if (!(size == (__u32)field->rmf_size || size == 0 || field->rmf_size == -1 ||
+	      (field->rmf_flags & RMF_F_NO_SIZE_CHECK) ||
+	      (!(field->rmf_flags & RMF_F_STRUCT_ARRAY) && size >= (__u32)field->rmf_size)))
+		abort();
+	if (set_count < 16)
+		set_sizes[set_count++] = size;
 }
 void lustre_swab_mdt_body(struct mdt_body *b)
 {
 	(void)b;
 }
 struct req_msg_field RMF_PTLRPC_BODY, RMF_DLM_REQ, RMF_DLM_REP, RMF_LDLM_INTENT, RMF_NAME;
+struct req_msg_field RMF_MDT_BODY = DEFINE_MSGF("mdt_body", 0, sizeof(struct mdt_body),
+						lustre_swab_mdt_body, NULL);
+
+/* sizes: lines of MLI_BUF_NR limits on stdin, the sizes set (or the error) out */
+static int sizes_stdin(void)
+{
+	__u32 limits[MLI_BUF_NR];
+	int i, rc;
+
+	for (;;) {
+		for (i = 0; i < MLI_BUF_NR; i++)
+			if (scanf("%u", &limits[i]) != 1)
+				return 0;
+		set_count = 0;
+		rc = req_capsule_dne_prepare_size(NULL, limits);
+		if (rc)
+			printf("%d", rc);
+		for (i = 0; i < set_count; i++)
+			printf(i ? " %u" : "%u", set_sizes[i]);
+		printf("\n");
+	}
+}
 
 static int swab_stdin(void)
 {
@@ -255,6 +287,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "swab"))
 		return swab_stdin();
+	if (argc > 1 && !strcmp(argv[1], "sizes"))
+		return sizes_stdin();
 	if (argc > 1 && !strcmp(argv[1], "names")) {
 		printf("%s %s %s %s\n", test_it2str(IT_DNE_CREATE_PREPARE),
 		       test_it2str(IT_DNE_RENAME_PREPARE),
@@ -319,6 +353,25 @@ fn series_c_compiles_and_wiretest_rows_pass() {
     assert_eq!(
         run(&exe, "names", ""),
         "dne_create_prepare dne_rename_prepare dne_unlink_prepare dne_prepare\n"
+    );
+}
+
+/// The size helper never reaches an assertion of `req_capsule_set_size()` (the stand-in keeps
+/// them and aborts): a PATTR limit short of an `mdt_body` asks for none, a longer one for one
+/// body, the xattr limits pass as they are, and a limit above XATTR_SIZE_MAX is refused with
+/// nothing set.
+#[test]
+fn the_size_helper_clamps_and_validates() {
+    let Some(exe) = build_series_c() else {
+        println!("SKIP: no C compiler (cc or $CC)");
+        return;
+    };
+    let input = "0 0 0 0 0 0\n1 10 0 0 0 0\n215 0 0 0 0 0\n216 1 2 3 4 5\n\
+                 217 0 0 0 0 65536\n65536 0 0 0 0 0\n0 65537 0 0 0 0\n";
+    assert_eq!(
+        run(&exe, "sizes", input),
+        "0 0 0 0 0 0\n0 10 0 0 0 0\n0 0 0 0 0 0\n216 1 2 3 4 5\n\
+         216 0 0 0 0 65536\n216 0 0 0 0 0\n-22\n"
     );
 }
 
@@ -665,27 +718,24 @@ fn taken_values_are_refused() {
     );
 }
 
-/// The kunit module is kernel code (no kernel build here): it is checked with
-/// `gcc -fsyntax-only -Wall -Werror` against a stand-in of the interfaces it uses, with the
-/// declarations the series adds to `lustre_idl.h` and `lustre_req_layout.h` and the kit's
-/// committed vectors header.
-#[test]
-fn kunit_module_compiles_against_a_kernel_standin() {
-    let Some(cc) = compiler() else {
-        println!("SKIP: no C compiler (cc or $CC)");
-        return;
-    };
-    let patches = default_series();
-    let module = "lustre/kunit/dne_prepare_test.c";
-    let dir = temp_dir("kunit");
+/// The kunit module and its table as the series adds them, in `dir`, with the stub headers and
+/// the stand-in's declarations (`series_decls.h`, to be given with `-include`).
+fn kunit_dir(patches: &[Patch], tag: &str) -> PathBuf {
+    let dir = temp_dir(tag);
     // Each header the module includes: the stand-in and the series' declarations in one.
     let idl = "include/uapi/linux/lustre/lustre_idl.h";
     let decls = format!(
         "#include \"lustre_patch/kernel_standin.h\"\n{}{}",
-        join(&[hunk_with(&patches, idl, "struct md_create_prepare_req {")]),
-        join(&added(&patches, "lustre/include/lustre_req_layout.h"))
+        join(&[hunk_with(patches, idl, "struct md_create_prepare_req {")]),
+        join(&added(patches, "lustre/include/lustre_req_layout.h"))
     );
-    for h in ["obd_class.h", "lustre_net.h", "lustre_req_layout.h"] {
+    for h in [
+        "obd_class.h",
+        "obd_support.h",
+        "lustre_net.h",
+        "lustre_req_layout.h",
+        "lustre_sec.h",
+    ] {
         std::fs::write(dir.join(h), "").expect("write a stub header");
     }
     std::fs::create_dir_all(dir.join("linux")).expect("linux/");
@@ -693,32 +743,112 @@ fn kunit_module_compiles_against_a_kernel_standin() {
         std::fs::write(dir.join("linux").join(h), "").expect("write a stub header");
     }
     std::fs::write(dir.join("series_decls.h"), decls).expect("write the declarations");
-    std::fs::write(
-        dir.join("dne_prepare_test.c"),
-        join(&added(&patches, module)),
-    )
-    .expect("write the module");
-    let out = std::process::Command::new(cc)
-        .args([
-            "-fsyntax-only",
-            "-std=gnu11",
-            "-Wall",
-            "-Werror",
-            "-include",
-        ])
+    for f in ["dne_prepare_test.c", "dne_prepare_vectors.h"] {
+        let text = join(&added(patches, &format!("lustre/kunit/{f}")));
+        assert!(!text.is_empty(), "the series adds lustre/kunit/{f}");
+        std::fs::write(dir.join(f), text).expect("write the module");
+    }
+    dir
+}
+
+fn cc_in(cc: &str, dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(cc)
+        .args(["-std=gnu11", "-Wall", "-Werror", "-include"])
         .arg(dir.join("series_decls.h"))
         .arg("-I")
-        .arg(&dir)
+        .arg(dir)
         .arg("-I")
         .arg(root().join(STANDIN))
-        .arg("-I")
-        .arg(root().join("testdata/vectors"))
-        .arg(dir.join("dne_prepare_test.c"))
+        .args(args)
         .output()
-        .expect("run the C compiler");
+        .expect("run the C compiler")
+}
+
+/// The kunit module is kernel code (no kernel build here): it is checked with
+/// `gcc -fsyntax-only -Wall -Werror` against a stand-in of the interfaces it uses, with the
+/// declarations the series adds to `lustre_idl.h` and `lustre_req_layout.h` and the table of
+/// vectors the series adds beside it.
+#[test]
+fn kunit_module_compiles_against_a_kernel_standin() {
+    let Some(cc) = compiler() else {
+        println!("SKIP: no C compiler (cc or $CC)");
+        return;
+    };
+    let dir = kunit_dir(&default_series(), "kunit");
+    let c = dir.join("dne_prepare_test.c");
+    let out = cc_in(&cc, &dir, &["-fsyntax-only", &c.to_string_lossy()]);
     assert!(
         out.status.success(),
         "the kunit module does not compile against the stand-in:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The module's own decoder (its text as the series adds it), compiled and run in user space
+/// over the table the series adds, gives back every request and reply of the kit: the input,
+/// the request a reply answers and the canonical form, byte for byte.
+#[test]
+fn kunit_table_decodes_to_the_kit_vectors() {
+    use lustre_dne_intent_conformance::{Kind, VECTOR_SEED, vectors};
+    let Some(cc) = compiler() else {
+        println!("SKIP: no C compiler (cc or $CC)");
+        return;
+    };
+    let dir = kunit_dir(&default_series(), "kunit-table");
+    let module = std::fs::read_to_string(dir.join("dne_prepare_test.c")).expect("the module");
+    let part = |from: &str, to: &str| -> String {
+        let a = module.find(from).unwrap_or_else(|| panic!("{from:?} in the module"));
+        let b = module[a..].find(to).unwrap_or_else(|| panic!("{to:?} in the module"));
+        module[a..a + b].to_string()
+    };
+    let harness = format!(
+        "#include \"dne_prepare_vectors.h\"\n{}{}\n\
+         int main(void)\n{{\n\
+         \tstatic struct dpt_case cases[DPT_NCASES];\n\
+         \tstatic unsigned char out[DPT_TOTAL];\n\
+         \tsize_t pos = 0;\n\t__u32 n, total, i, m, k;\n\n\
+         \tif (dpt_number(&pos, &n) || dpt_number(&pos, &total) ||\n\
+         \t    n > DPT_NCASES || total > DPT_TOTAL ||\n\
+         \t    dpt_decode(pos, cases, n, out, total))\n\t\treturn 1;\n\
+         \tfor (i = 0; i < n; i++) {{\n\
+         \t\tprintf(\"%u\", cases[i].dc_id);\n\
+         \t\tfor (m = 0; m < 3 && cases[i].dc_msg[m]; m++) {{\n\
+         \t\t\tprintf(\" \");\n\
+         \t\t\tfor (k = 0; k < cases[i].dc_len[m]; k++)\n\
+         \t\t\t\tprintf(\"%02x\", cases[i].dc_msg[m][k]);\n\
+         \t\t}}\n\t\tprintf(\"\\n\");\n\t}}\n\treturn 0;\n}}\n",
+        part("/* One case of dpt_stream[]", "/* Where a message stops"),
+        part("/* The LEB128 number", "/* The magic and flavour checks"),
+    );
+    std::fs::write(dir.join("decode.c"), harness).expect("write the harness");
+    let exe = dir.join("decode");
+    let out = cc_in(
+        &cc,
+        &dir,
+        &[
+            "-O1",
+            &dir.join("decode.c").to_string_lossy(),
+            "-o",
+            &exe.to_string_lossy(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "the module's decoder does not build:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let mut want = String::new();
+    for c in vectors(VECTOR_SEED) {
+        if matches!(c.kind, Kind::Xattr(_)) {
+            continue;
+        }
+        want += &c.id.to_string();
+        for m in std::iter::once(&c.bytes).chain(&c.request).chain(&c.canonical) {
+            want += &format!(" {}", hex(m));
+        }
+        want += "\n";
+    }
+    let got = run(&exe, "", "");
+    assert!(got == want, "the decoded table differs from the kit's vectors");
 }
