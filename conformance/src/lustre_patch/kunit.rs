@@ -138,7 +138,8 @@ fn sanity_test(n: u32) -> Vec<String> {
 \t\terror \"load_module {MODULE} failed\"\n\
 \n\
 \tdmesg | grep \"lustre_{MODULE}_$run_id:\" | tail -n 20\n\
-\tdmesg | grep -q \"lustre_{MODULE}_$run_id: {PASSED}\" ||\n\
+\tdmesg | grep -q \\\n\
+\t    \"lustre_{MODULE}_$run_id: {PASSED}\" ||\n\
 \t\terror \"DNE prepare intent vectors failed\"\n\
 \n\
 \trmmod -v {MODULE} ||\n\

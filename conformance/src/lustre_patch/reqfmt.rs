@@ -132,7 +132,7 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
         "\nstruct req_format {RQF} =\n\tDEFINE_REQ_FMT0(\"{}\",\n\
          \t\t\tldlm_intent_dne_prepare_client,\n\t\t\tldlm_intent_dne_prepare_server);\n\
          EXPORT_SYMBOL({RQF});\n\n\
-         /* The result fields of {RQF}, by enum md_lock_intent_buf */\n\
+         /* The result fields of {RQF}, by result */\n\
          static const struct req_msg_field *dne_prepare_results[MLI_BUF_NR] = {{",
         RQF.trim_start_matches("RQF_")
     ));
