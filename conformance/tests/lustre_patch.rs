@@ -108,7 +108,8 @@ fn series_from_tree_matches_default_and_excerpts_are_fresh() {
     let from_tree = series(&Options {
         tree: Some(tree),
         ..Options::default()
-    }).expect("the series from the tree");
+    })
+    .expect("the series from the tree");
     assert_eq!(from_tree, default_series());
 }
 
@@ -665,7 +666,8 @@ fn taken_values_are_refused() {
     let err = series(&Options {
         tree: Some(taken),
         ..Options::default()
-    }).expect_err("bit 45 is taken");
+    })
+    .expect_err("bit 45 is taken");
     let msg = err.to_string();
     assert!(
         msg.contains("taken") && msg.contains("first free bit is 0x400000000000"),
@@ -681,7 +683,8 @@ fn taken_values_are_refused() {
     let err = series(&Options {
         tree: Some(intent),
         ..Options::default()
-    }).expect_err("0x10000 is taken");
+    })
+    .expect_err("0x10000 is taken");
     assert!(err.to_string().contains("collides with IT_OTHER"), "{err}");
     // A tree that has the series already (its flag line, as patch 1 writes it) is refused as
     // such, not as a conflict.
@@ -713,7 +716,8 @@ fn taken_values_are_refused() {
         series(&Options {
             tree: Some(fine),
             ..Options::default()
-        }).expect("excerpts as a tree"),
+        })
+        .expect("excerpts as a tree"),
         default_series()
     );
 }
@@ -797,8 +801,12 @@ fn kunit_table_decodes_to_the_kit_vectors() {
     let dir = kunit_dir(&default_series(), "kunit-table");
     let module = std::fs::read_to_string(dir.join("dne_prepare_test.c")).expect("the module");
     let part = |from: &str, to: &str| -> String {
-        let a = module.find(from).unwrap_or_else(|| panic!("{from:?} in the module"));
-        let b = module[a..].find(to).unwrap_or_else(|| panic!("{to:?} in the module"));
+        let a = module
+            .find(from)
+            .unwrap_or_else(|| panic!("{from:?} in the module"));
+        let b = module[a..]
+            .find(to)
+            .unwrap_or_else(|| panic!("{to:?} in the module"));
         module[a..a + b].to_string()
     };
     let harness = format!(
@@ -844,11 +852,17 @@ fn kunit_table_decodes_to_the_kit_vectors() {
             continue;
         }
         want += &c.id.to_string();
-        for m in std::iter::once(&c.bytes).chain(&c.request).chain(&c.canonical) {
+        for m in std::iter::once(&c.bytes)
+            .chain(&c.request)
+            .chain(&c.canonical)
+        {
             want += &format!(" {}", hex(m));
         }
         want += "\n";
     }
     let got = run(&exe, "", "");
-    assert!(got == want, "the decoded table differs from the kit's vectors");
+    assert!(
+        got == want,
+        "the decoded table differs from the kit's vectors"
+    );
 }

@@ -111,10 +111,7 @@ fn the_series_is_checkpatch_clean_but_for_what_lustre_allows() {
         .collect();
     patches.sort();
     assert_eq!(patches.len(), 3, "{patches:?}");
-    let bad: Vec<String> = patches
-        .iter()
-        .flat_map(|p| findings(&script, p))
-        .collect();
+    let bad: Vec<String> = patches.iter().flat_map(|p| findings(&script, p)).collect();
     assert!(bad.is_empty(), "checkpatch.pl:\n{}", bad.join("\n"));
 }
 

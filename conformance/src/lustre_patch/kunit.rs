@@ -197,7 +197,10 @@ fn exports(src: &Source) -> Result<FileDiff, PatchError> {
                 what: format!("EXPORT_SYMBOL({name})"),
             });
         }
-        edits.push(Edit::insert_after(end, vec![format!("EXPORT_SYMBOL({name});")]));
+        edits.push(Edit::insert_after(
+            end,
+            vec![format!("EXPORT_SYMBOL({name});")],
+        ));
     }
     pack.diff_and_apply(&mut edits)
 }
@@ -206,10 +209,22 @@ fn exports(src: &Source) -> Result<FileDiff, PatchError> {
 fn packaging(src: &Source) -> Result<Vec<FileDiff>, PatchError> {
     let mut diffs = Vec::new();
     for (path, anchor) in [
-        (SPEC, "mv $basemodpath/fs/ec_test.ko $basemodpath-tests/fs/ec_test.ko"),
-        (KMP_FILES, "%{modules_fs_path}/%{lustre_name}-tests/fs/ec_test.ko"),
-        (DKMS_CONF, "   module ec_test             lustre/kunit     fs/lustre"),
-        (DKMS_MKCONF, "    module ec_test             lustre/kunit     lustre"),
+        (
+            SPEC,
+            "mv $basemodpath/fs/ec_test.ko $basemodpath-tests/fs/ec_test.ko",
+        ),
+        (
+            KMP_FILES,
+            "%{modules_fs_path}/%{lustre_name}-tests/fs/ec_test.ko",
+        ),
+        (
+            DKMS_CONF,
+            "   module ec_test             lustre/kunit     fs/lustre",
+        ),
+        (
+            DKMS_MKCONF,
+            "    module ec_test             lustre/kunit     lustre",
+        ),
     ] {
         let f = src.file(path)?;
         let at = f.find_line(anchor)?;

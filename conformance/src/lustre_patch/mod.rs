@@ -28,9 +28,9 @@ pub(crate) use lustre_dne_intent::wire::layout;
 use std::path::{Path, PathBuf};
 
 pub use base::BASE_REVISION;
-pub use mbox::parse_git_ident;
 use base::{FileDiff, Source};
 use layout::Layout;
+pub use mbox::parse_git_ident;
 
 /// The Lustre ticket of the prepare intent, which every patch names.
 pub const TICKET: &str = "LU-20808";

@@ -194,11 +194,15 @@ pub(crate) fn kit_table() -> &'static Table {
     TABLE.get_or_init(|| table(&crate::vectors(crate::VECTOR_SEED)))
 }
 
+/// One case decoded: its id, its four bytes (kind, result, rule, flags) and its messages.
+#[cfg(test)]
+type Decoded = (u64, [u8; 4], Vec<Vec<u8>>);
+
 /// The messages of a stream, decoded as the kernel test decodes them; `None` when malformed.
 #[cfg(test)]
-pub(crate) fn decode(stream: &[u8]) -> Option<Vec<(u64, [u8; 4], Vec<Vec<u8>>)>> {
+pub(crate) fn decode(stream: &[u8]) -> Option<Vec<Decoded>> {
     let mut at = 0;
-    let mut next = |at: &mut usize| -> Option<usize> {
+    let next = |at: &mut usize| -> Option<usize> {
         let mut v = 0usize;
         for shift in (0..35).step_by(7) {
             let b = *stream.get(*at)?;
