@@ -27,6 +27,10 @@ const DKMS_MKCONF: &str = "lustre/scripts/dkms.mkconf";
 pub(crate) const PASSED: &str = "DNE prepare test passed";
 /// The module's C, with `@NAME@` for what the generator fills in.
 const TEMPLATE: &str = include_str!("dne_prepare_test.c.in");
+/// The buffer of the request body: after `ptlrpc_body`, `ldlm_request` and `ldlm_intent`.
+const REQ_BODY_OFF: usize = 3;
+/// The buffer of the reply body: after `ptlrpc_body` and `ldlm_reply`.
+const REP_BODY_OFF: usize = 2;
 /// Bytes of the stream per line of the table: `\t"` and 18 `\xNN` end before column 80.
 const BYTES_PER_LINE: usize = 17;
 
@@ -52,7 +56,9 @@ fn module_c() -> Result<Vec<String>, PatchError> {
         .replace("@REP_RMF@", &rmf(rep))
         .replace("@RMF_GROUPS@", RMF_GROUPS)
         .replace("@PASSED@", PASSED)
-        .replace("@RESULTS@", &results.join("\n"));
+        .replace("@RESULTS@", &results.join("\n"))
+        .replace("@REQ_BODY_OFF@", &REQ_BODY_OFF.to_string())
+        .replace("@REP_BODY_OFF@", &REP_BODY_OFF.to_string());
     Ok(lines(&text))
 }
 
