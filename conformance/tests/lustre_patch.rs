@@ -16,37 +16,16 @@
 //! Without a C compiler (`cc`, or `$CC`) the C tests print `SKIP:`.
 #![forbid(unsafe_code)]
 
+mod lustre_patch_util;
+
 use lustre_dne_intent_conformance::lustre_patch::{
     Options, Patch, PatchError, series, write_excerpts,
 };
+use lustre_patch_util::*;
 use std::path::{Path, PathBuf};
-
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
 
 const GOLDEN: &str = "testdata/lustre-patch";
 const EXCERPTS: &str = "conformance/lustre/base";
-
-fn default_series() -> Vec<Patch> {
-    series(&Options::default()).expect("the default series")
-}
-
-fn env_set(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// A fresh directory under cargo's per-target temporary directory.
-fn temp_dir(tag: &str) -> PathBuf {
-    // Tests run in parallel: each directory is its own.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lustre_patch-{tag}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
 
 #[test]
 fn series_matches_golden() {
@@ -114,34 +93,6 @@ fn series_from_tree_matches_default_and_excerpts_are_fresh() {
 }
 
 // ---- the C of the series, compiled and run against the stand-ins ----
-
-const STANDIN: &str = "tests/c/lustre_standin";
-
-/// The C compiler, or `None` (the caller prints SKIP) when there is none.
-fn compiler() -> Option<String> {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    match std::process::Command::new(&cc).arg("--version").output() {
-        Ok(o) if o.status.success() => Some(cc),
-        _ => None,
-    }
-}
-
-/// The lines each hunk of `path` adds, over the whole series, hunk by hunk.
-fn added(patches: &[Patch], path: &str) -> Vec<Vec<String>> {
-    patches.iter().flat_map(|p| p.added_hunks(path)).collect()
-}
-
-fn join(hunks: &[Vec<String>]) -> String {
-    hunks.iter().flatten().map(|l| format!("{l}\n")).collect()
-}
-
-/// The hunk of `path` that contains `needle`.
-fn hunk_with(patches: &[Patch], path: &str, needle: &str) -> Vec<String> {
-    added(patches, path)
-        .into_iter()
-        .find(|h| h.iter().any(|l| l.contains(needle)))
-        .unwrap_or_else(|| panic!("no hunk of {path} adds {needle:?}"))
-}
 
 /// One translation unit holding every piece of C the series adds outside the kernel module,
 /// each in the smallest frame that makes it C (an enumerator inside its enum, a `case` inside
@@ -323,25 +274,6 @@ fn build_series_c() -> Option<PathBuf> {
         String::from_utf8_lossy(&out.stderr)
     );
     Some(exe)
-}
-
-fn run(exe: &Path, arg: &str, stdin: &str) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new(exe)
-        .arg(arg)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the C harness");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait for the C harness");
-    assert!(out.status.success(), "{arg}: exit {:?}", out.status.code());
-    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 #[test]
@@ -719,150 +651,5 @@ fn taken_values_are_refused() {
         })
         .expect("excerpts as a tree"),
         default_series()
-    );
-}
-
-/// The kunit module and its table as the series adds them, in `dir`, with the stub headers and
-/// the stand-in's declarations (`series_decls.h`, to be given with `-include`).
-fn kunit_dir(patches: &[Patch], tag: &str) -> PathBuf {
-    let dir = temp_dir(tag);
-    // Each header the module includes: the stand-in and the series' declarations in one.
-    let idl = "include/uapi/linux/lustre/lustre_idl.h";
-    let decls = format!(
-        "#include \"lustre_patch/kernel_standin.h\"\n{}{}",
-        join(&[hunk_with(patches, idl, "struct md_create_prepare_req {")]),
-        join(&added(patches, "lustre/include/lustre_req_layout.h"))
-    );
-    for h in [
-        "obd_class.h",
-        "obd_support.h",
-        "lustre_net.h",
-        "lustre_req_layout.h",
-        "lustre_sec.h",
-    ] {
-        std::fs::write(dir.join(h), "").expect("write a stub header");
-    }
-    std::fs::create_dir_all(dir.join("linux")).expect("linux/");
-    for h in ["module.h", "kernel.h", "string.h"] {
-        std::fs::write(dir.join("linux").join(h), "").expect("write a stub header");
-    }
-    std::fs::write(dir.join("series_decls.h"), decls).expect("write the declarations");
-    for f in ["dne_prepare_test.c", "dne_prepare_vectors.h"] {
-        let text = join(&added(patches, &format!("lustre/kunit/{f}")));
-        assert!(!text.is_empty(), "the series adds lustre/kunit/{f}");
-        std::fs::write(dir.join(f), text).expect("write the module");
-    }
-    dir
-}
-
-fn cc_in(cc: &str, dir: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(cc)
-        .args(["-std=gnu11", "-Wall", "-Werror", "-include"])
-        .arg(dir.join("series_decls.h"))
-        .arg("-I")
-        .arg(dir)
-        .arg("-I")
-        .arg(root().join(STANDIN))
-        .args(args)
-        .output()
-        .expect("run the C compiler")
-}
-
-/// The kunit module is kernel code (no kernel build here): it is checked with
-/// `gcc -fsyntax-only -Wall -Werror` against a stand-in of the interfaces it uses, with the
-/// declarations the series adds to `lustre_idl.h` and `lustre_req_layout.h` and the table of
-/// vectors the series adds beside it.
-#[test]
-fn kunit_module_compiles_against_a_kernel_standin() {
-    let Some(cc) = compiler() else {
-        println!("SKIP: no C compiler (cc or $CC)");
-        return;
-    };
-    let dir = kunit_dir(&default_series(), "kunit");
-    let c = dir.join("dne_prepare_test.c");
-    let out = cc_in(&cc, &dir, &["-fsyntax-only", &c.to_string_lossy()]);
-    assert!(
-        out.status.success(),
-        "the kunit module does not compile against the stand-in:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// The module's own decoder (its text as the series adds it), compiled and run in user space
-/// over the table the series adds, gives back every request and reply of the kit: the input,
-/// the request a reply answers and the canonical form, byte for byte.
-#[test]
-fn kunit_table_decodes_to_the_kit_vectors() {
-    use lustre_dne_intent_conformance::{Kind, VECTOR_SEED, vectors};
-    let Some(cc) = compiler() else {
-        println!("SKIP: no C compiler (cc or $CC)");
-        return;
-    };
-    let dir = kunit_dir(&default_series(), "kunit-table");
-    let module = std::fs::read_to_string(dir.join("dne_prepare_test.c")).expect("the module");
-    let part = |from: &str, to: &str| -> String {
-        let a = module
-            .find(from)
-            .unwrap_or_else(|| panic!("{from:?} in the module"));
-        let b = module[a..]
-            .find(to)
-            .unwrap_or_else(|| panic!("{to:?} in the module"));
-        module[a..a + b].to_string()
-    };
-    let harness = format!(
-        "#include \"dne_prepare_vectors.h\"\n{}{}\n\
-         int main(void)\n{{\n\
-         \tstatic struct dpt_case cases[DPT_NCASES];\n\
-         \tstatic unsigned char out[DPT_TOTAL];\n\
-         \tsize_t pos = 0;\n\t__u32 n, total, i, m, k;\n\n\
-         \tif (dpt_number(&pos, &n) || dpt_number(&pos, &total) ||\n\
-         \t    n > DPT_NCASES || total > DPT_TOTAL ||\n\
-         \t    dpt_decode(pos, cases, n, out, total))\n\t\treturn 1;\n\
-         \tfor (i = 0; i < n; i++) {{\n\
-         \t\tprintf(\"%u\", cases[i].dc_id);\n\
-         \t\tfor (m = 0; m < 3 && cases[i].dc_msg[m]; m++) {{\n\
-         \t\t\tprintf(\" \");\n\
-         \t\t\tfor (k = 0; k < cases[i].dc_len[m]; k++)\n\
-         \t\t\t\tprintf(\"%02x\", cases[i].dc_msg[m][k]);\n\
-         \t\t}}\n\t\tprintf(\"\\n\");\n\t}}\n\treturn 0;\n}}\n",
-        part("/* One case of dpt_stream[]", "/* Where a message stops"),
-        part("/* The LEB128 number", "/* The magic and flavour checks"),
-    );
-    std::fs::write(dir.join("decode.c"), harness).expect("write the harness");
-    let exe = dir.join("decode");
-    let out = cc_in(
-        &cc,
-        &dir,
-        &[
-            "-O1",
-            &dir.join("decode.c").to_string_lossy(),
-            "-o",
-            &exe.to_string_lossy(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "the module's decoder does not build:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-    let mut want = String::new();
-    for c in vectors(VECTOR_SEED) {
-        if matches!(c.kind, Kind::Xattr(_)) {
-            continue;
-        }
-        want += &c.id.to_string();
-        for m in std::iter::once(&c.bytes)
-            .chain(&c.request)
-            .chain(&c.canonical)
-        {
-            want += &format!(" {}", hex(m));
-        }
-        want += "\n";
-    }
-    let got = run(&exe, "", "");
-    assert!(
-        got == want,
-        "the decoded table differs from the kit's vectors"
     );
 }
