@@ -385,9 +385,36 @@ mod tests {
             assert!(protocol.contains(&p.to_string()), "{protocol:?}");
         }
         assert!(subjects.iter().all(|l| l.contains("] LU-20808 ")));
+        // Only the flag is trivial: the protocol adds a format ptlrpc checks when it loads,
+        // the test runs its own sanity test.
+        let params: Vec<&str> = s
+            .iter()
+            .filter_map(|p| p.text.lines().find(|l| l.starts_with("Test-Parameters: ")))
+            .collect();
+        assert_eq!(params.len(), 3);
+        assert_eq!(params[0], "Test-Parameters: trivial");
+        assert!(!params[1].contains("trivial") && params[1].contains("testlist=sanity"));
+        assert!(params[2].contains("env=ONLY="), "{}", params[2]);
         assert!(
             s[0].paths()
                 .contains(&"lustre/obdclass/lprocfs_status.c".to_string())
         );
+    }
+
+    /// The author and date given are every patch's, sign-off included.
+    #[test]
+    fn the_author_and_date_given_are_each_patchs() {
+        let s = series(&Options {
+            author: Some("A U Thor <a@example.com>".into()),
+            date: Some("Sat, 6 Dec 2025 07:00:00 +0100".into()),
+            ..Options::default()
+        })
+        .expect("the series");
+        for p in &s {
+            assert!(p.text.contains("\nFrom: A U Thor <a@example.com>\n"));
+            assert!(p.text.contains("\nDate: Sat, 6 Dec 2025 07:00:00 +0100\n"));
+            assert!(p.text.contains("\nSigned-off-by: A U Thor <a@example.com>\n"));
+            assert!(!p.text.contains("Your Name"));
+        }
     }
 }
