@@ -413,7 +413,10 @@ mod tests {
         for p in &s {
             assert!(p.text.contains("\nFrom: A U Thor <a@example.com>\n"));
             assert!(p.text.contains("\nDate: Sat, 6 Dec 2025 07:00:00 +0100\n"));
-            assert!(p.text.contains("\nSigned-off-by: A U Thor <a@example.com>\n"));
+            assert!(
+                p.text
+                    .contains("\nSigned-off-by: A U Thor <a@example.com>\n")
+            );
             assert!(!p.text.contains("Your Name"));
         }
     }
