@@ -354,6 +354,14 @@ enum Command {
         /// A lustre-release work tree to generate the series for.
         #[arg(long, value_name = "DIR")]
         tree: Option<std::path::PathBuf>,
+        /// The author and sign-off, "Name <email>". Default: git's author
+        /// (`git var GIT_AUTHOR_IDENT`), else a placeholder.
+        #[arg(long, value_name = "NAME <EMAIL>")]
+        author: Option<String>,
+        /// The date of the patches, as mail writes it ("Sat, 6 Dec 2025 07:00:00 +0100").
+        /// Default: git's author date with the author from git, else the epoch.
+        #[arg(long, value_name = "DATE")]
+        date: Option<String>,
     },
     /// Write the conformance vectors: JSON (Wycheproof's shape) and a C header.
     ///
@@ -610,7 +618,12 @@ fn run(command: Command) -> Result<(), CliError> {
         Command::CHeader => {
             out.write(lustre_dne_intent_conformance::cheader::c_header().as_bytes())
         }
-        Command::LustrePatch { out: dir, tree } => cmd_lustre_patch(&dir, tree, &mut out),
+        Command::LustrePatch {
+            out: dir,
+            tree,
+            author,
+            date,
+        } => cmd_lustre_patch(&dir, tree, author, date, &mut out),
         Command::Completions { shell } => {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "dne-intent", &mut buf);
@@ -623,10 +636,28 @@ fn run(command: Command) -> Result<(), CliError> {
 fn cmd_lustre_patch(
     dir: &std::path::Path,
     tree: Option<std::path::PathBuf>,
+    author: Option<String>,
+    date: Option<String>,
     out: &mut Output,
 ) -> Result<(), CliError> {
-    use lustre_dne_intent_conformance::lustre_patch::{Options, series};
-    let patches = series(&Options { tree }).map_err(CliError::invalid)?;
+    use lustre_dne_intent_conformance::lustre_patch::{Options, parse_git_ident, series};
+    // git's identity, as `git format-patch` would use it, when no author is given.
+    let git = author
+        .is_none()
+        .then(|| {
+            let o = std::process::Command::new("git")
+                .args(["var", "GIT_AUTHOR_IDENT"])
+                .output()
+                .ok()?;
+            o.status.success().then_some(())?;
+            parse_git_ident(&String::from_utf8_lossy(&o.stdout))
+        })
+        .flatten();
+    let (author, date) = match git {
+        Some((a, d)) => (Some(a), date.or(Some(d))),
+        None => (author, date),
+    };
+    let patches = series(&Options { tree, author, date }).map_err(CliError::invalid)?;
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::invalid(format!("{}: {e}", dir.display())))?;
     for p in &patches {

@@ -16,37 +16,16 @@
 //! Without a C compiler (`cc`, or `$CC`) the C tests print `SKIP:`.
 #![forbid(unsafe_code)]
 
+mod lustre_patch_util;
+
 use lustre_dne_intent_conformance::lustre_patch::{
     Options, Patch, PatchError, series, write_excerpts,
 };
+use lustre_patch_util::*;
 use std::path::{Path, PathBuf};
-
-fn root() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
 
 const GOLDEN: &str = "testdata/lustre-patch";
 const EXCERPTS: &str = "conformance/lustre/base";
-
-fn default_series() -> Vec<Patch> {
-    series(&Options::default()).expect("the default series")
-}
-
-fn env_set(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// A fresh directory under cargo's per-target temporary directory.
-fn temp_dir(tag: &str) -> PathBuf {
-    // Tests run in parallel: each directory is its own.
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("lustre_patch-{tag}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
 
 #[test]
 fn series_matches_golden() {
@@ -105,39 +84,15 @@ fn series_from_tree_matches_default_and_excerpts_are_fresh() {
             rel.display()
         );
     }
-    let from_tree = series(&Options { tree: Some(tree) }).expect("the series from the tree");
+    let from_tree = series(&Options {
+        tree: Some(tree),
+        ..Options::default()
+    })
+    .expect("the series from the tree");
     assert_eq!(from_tree, default_series());
 }
 
 // ---- the C of the series, compiled and run against the stand-ins ----
-
-const STANDIN: &str = "tests/c/lustre_standin";
-
-/// The C compiler, or `None` (the caller prints SKIP) when there is none.
-fn compiler() -> Option<String> {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    match std::process::Command::new(&cc).arg("--version").output() {
-        Ok(o) if o.status.success() => Some(cc),
-        _ => None,
-    }
-}
-
-/// The lines each hunk of `path` adds, over the whole series, hunk by hunk.
-fn added(patches: &[Patch], path: &str) -> Vec<Vec<String>> {
-    patches.iter().flat_map(|p| p.added_hunks(path)).collect()
-}
-
-fn join(hunks: &[Vec<String>]) -> String {
-    hunks.iter().flatten().map(|l| format!("{l}\n")).collect()
-}
-
-/// The hunk of `path` that contains `needle`.
-fn hunk_with(patches: &[Patch], path: &str, needle: &str) -> Vec<String> {
-    added(patches, path)
-        .into_iter()
-        .find(|h| h.iter().any(|l| l.contains(needle)))
-        .unwrap_or_else(|| panic!("no hunk of {path} adds {needle:?}"))
-}
 
 /// One translation unit holding every piece of C the series adds outside the kernel module,
 /// each in the smallest frame that makes it C (an enumerator inside its enum, a `case` inside
@@ -146,7 +101,8 @@ fn series_c(patches: &[Patch]) -> String {
     let idl = "include/uapi/linux/lustre/lustre_idl.h";
     let layout = "lustre/ptlrpc/layout.c";
     let mut c = String::from(
-        "#include <stdlib.h>\n#include <string.h>\n#include \"lustre_patch/standin.h\"\n\n",
+        "#include <errno.h>\n#include <stdlib.h>\n#include <string.h>\n#include <linux/limits.h>\n\
+         #include \"lustre_patch/standin.h\"\n\n",
     );
     c += "/* lustre_idl.h */\n";
     c += &join(&[hunk_with(patches, idl, "#define OBD_CONNECT2_")]);
@@ -193,18 +149,49 @@ fn series_c(patches: &[Patch]) -> String {
 /// The harness: `wiretest`, `wirecheck`, or `swab` (lines `req|rep|groups HEX` on stdin, the
 /// swabbed bytes as hex on stdout).
 const SWAB_MAIN: &str = r#"
-/* the functions the lustre-release code calls through its tables */
+/* the functions the lustre-release code calls through its tables; the sizes
+ * set are recorded, the assertions of Lustre's req_capsule_set_size() kept */
+static __u32 set_sizes[16];
+static int set_count;
 void req_capsule_set_size(struct req_capsule *pill,
 			  const struct req_msg_field *field,
 			  enum req_location loc, __u32 size)
 {
-	(void)pill; (void)field; (void)loc; (void)size;
+	(void)pill; (void)loc;
+	if (!(size == (__u32)field->rmf_size || size == 0 || field->rmf_size == -1 ||
+	      (field->rmf_flags & RMF_F_NO_SIZE_CHECK) ||
+	      (!(field->rmf_flags & RMF_F_STRUCT_ARRAY) && size >= (__u32)field->rmf_size)))
+		abort();
+	if (set_count < 16)
+		set_sizes[set_count++] = size;
 }
 void lustre_swab_mdt_body(struct mdt_body *b)
 {
 	(void)b;
 }
 struct req_msg_field RMF_PTLRPC_BODY, RMF_DLM_REQ, RMF_DLM_REP, RMF_LDLM_INTENT, RMF_NAME;
+struct req_msg_field RMF_MDT_BODY = DEFINE_MSGF("mdt_body", 0, sizeof(struct mdt_body),
+						lustre_swab_mdt_body, NULL);
+
+/* sizes: lines of MLI_BUF_NR limits on stdin, the sizes set (or the error) out */
+static int sizes_stdin(void)
+{
+	__u32 limits[MLI_BUF_NR];
+	int i, rc;
+
+	for (;;) {
+		for (i = 0; i < MLI_BUF_NR; i++)
+			if (scanf("%u", &limits[i]) != 1)
+				return 0;
+		set_count = 0;
+		rc = req_capsule_dne_prepare_size(NULL, limits);
+		if (rc)
+			printf("%d", rc);
+		for (i = 0; i < set_count; i++)
+			printf(i ? " %u" : "%u", set_sizes[i]);
+		printf("\n");
+	}
+}
 
 static int swab_stdin(void)
 {
@@ -252,6 +239,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "swab"))
 		return swab_stdin();
+	if (argc > 1 && !strcmp(argv[1], "sizes"))
+		return sizes_stdin();
 	if (argc > 1 && !strcmp(argv[1], "names")) {
 		printf("%s %s %s %s\n", test_it2str(IT_DNE_CREATE_PREPARE),
 		       test_it2str(IT_DNE_RENAME_PREPARE),
@@ -287,25 +276,6 @@ fn build_series_c() -> Option<PathBuf> {
     Some(exe)
 }
 
-fn run(exe: &Path, arg: &str, stdin: &str) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new(exe)
-        .arg(arg)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the C harness");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait for the C harness");
-    assert!(out.status.success(), "{arg}: exit {:?}", out.status.code());
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
 #[test]
 fn series_c_compiles_and_wiretest_rows_pass() {
     let Some(exe) = build_series_c() else {
@@ -316,6 +286,25 @@ fn series_c_compiles_and_wiretest_rows_pass() {
     assert_eq!(
         run(&exe, "names", ""),
         "dne_create_prepare dne_rename_prepare dne_unlink_prepare dne_prepare\n"
+    );
+}
+
+/// The size helper never reaches an assertion of `req_capsule_set_size()` (the stand-in keeps
+/// them and aborts): a PATTR limit short of an `mdt_body` asks for none, a longer one for one
+/// body, the xattr limits pass as they are, and a limit above XATTR_SIZE_MAX is refused with
+/// nothing set.
+#[test]
+fn the_size_helper_clamps_and_validates() {
+    let Some(exe) = build_series_c() else {
+        println!("SKIP: no C compiler (cc or $CC)");
+        return;
+    };
+    let input = "0 0 0 0 0 0\n1 10 0 0 0 0\n215 0 0 0 0 0\n216 1 2 3 4 5\n\
+                 217 0 0 0 0 65536\n65536 0 0 0 0 0\n0 65537 0 0 0 0\n";
+    assert_eq!(
+        run(&exe, "sizes", input),
+        "0 0 0 0 0 0\n0 10 0 0 0 0\n0 0 0 0 0 0\n216 1 2 3 4 5\n\
+         216 0 0 0 0 65536\n216 0 0 0 0 0\n-22\n"
     );
 }
 
@@ -606,7 +595,11 @@ fn taken_values_are_refused() {
             1,
         )
     });
-    let err = series(&Options { tree: Some(taken) }).expect_err("bit 45 is taken");
+    let err = series(&Options {
+        tree: Some(taken),
+        ..Options::default()
+    })
+    .expect_err("bit 45 is taken");
     let msg = err.to_string();
     assert!(
         msg.contains("taken") && msg.contains("first free bit is 0x400000000000"),
@@ -619,7 +612,11 @@ fn taken_values_are_refused() {
             1,
         )
     });
-    let err = series(&Options { tree: Some(intent) }).expect_err("0x10000 is taken");
+    let err = series(&Options {
+        tree: Some(intent),
+        ..Options::default()
+    })
+    .expect_err("0x10000 is taken");
     assert!(err.to_string().contains("collides with IT_OTHER"), "{err}");
     // A tree that has the series already (its flag line, as patch 1 writes it) is refused as
     // such, not as a conflict.
@@ -638,6 +635,7 @@ fn taken_values_are_refused() {
     });
     let err = series(&Options {
         tree: Some(applied),
+        ..Options::default()
     })
     .expect_err("the series is in the tree");
     assert!(
@@ -647,112 +645,11 @@ fn taken_values_are_refused() {
     );
     let fine = excerpt_tree("fine", idl, |t| t.to_string());
     assert_eq!(
-        series(&Options { tree: Some(fine) }).expect("excerpts as a tree"),
-        default_series()
-    );
-}
-
-/// The user-space driver over the reference testee (`conformance/lustre/dne_prepare_driver.c`,
-/// what the series' sanity.sh test runs as `$DNE_PREPARE_DRIVER`) passes every vector.
-#[test]
-fn driver_over_the_reference_testee_passes_every_vector() {
-    let Some(cc) = compiler() else {
-        println!("SKIP: no C compiler (cc or $CC)");
-        return;
-    };
-    let mut srcs: Vec<PathBuf> = std::fs::read_dir(root().join("conformance/testee"))
-        .expect("conformance/testee/")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("dp_"))
+        series(&Options {
+            tree: Some(fine),
+            ..Options::default()
         })
-        .collect();
-    srcs.sort();
-    let exe = temp_dir("driver").join("dne_prepare_driver");
-    let out = std::process::Command::new(cc)
-        .current_dir(root())
-        .args(["-O2", "-Wall", "-Werror", "-DDP_NO_MAIN"])
-        .args([
-            "-Iinclude",
-            "-Iconformance/testee",
-            "-Itestdata/vectors",
-            "-o",
-        ])
-        .arg(&exe)
-        .arg("conformance/lustre/dne_prepare_driver.c")
-        .args(&srcs)
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = run(&exe, "", "");
-    let n =
-        lustre_dne_intent_conformance::vectors(lustre_dne_intent_conformance::VECTOR_SEED).len();
-    assert!(
-        out.ends_with(&format!("dne_prepare_driver: {n} passed, 0 failed\n")),
-        "{out}"
-    );
-}
-
-/// The kunit module is kernel code (no kernel build here): it is checked with
-/// `gcc -fsyntax-only -Wall -Werror` against a stand-in of the interfaces it uses, with the
-/// declarations the series adds to `lustre_idl.h` and `lustre_req_layout.h` and the kit's
-/// committed vectors header.
-#[test]
-fn kunit_module_compiles_against_a_kernel_standin() {
-    let Some(cc) = compiler() else {
-        println!("SKIP: no C compiler (cc or $CC)");
-        return;
-    };
-    let patches = default_series();
-    let module = "lustre/kunit/dne_prepare_test.c";
-    let dir = temp_dir("kunit");
-    // Each header the module includes: the stand-in and the series' declarations in one.
-    let idl = "include/uapi/linux/lustre/lustre_idl.h";
-    let decls = format!(
-        "#include \"lustre_patch/kernel_standin.h\"\n{}{}",
-        join(&[hunk_with(&patches, idl, "struct md_create_prepare_req {")]),
-        join(&added(&patches, "lustre/include/lustre_req_layout.h"))
-    );
-    for h in ["obd_class.h", "lustre_net.h", "lustre_req_layout.h"] {
-        std::fs::write(dir.join(h), "").expect("write a stub header");
-    }
-    std::fs::create_dir_all(dir.join("linux")).expect("linux/");
-    for h in ["module.h", "kernel.h", "string.h"] {
-        std::fs::write(dir.join("linux").join(h), "").expect("write a stub header");
-    }
-    std::fs::write(dir.join("series_decls.h"), decls).expect("write the declarations");
-    std::fs::write(
-        dir.join("dne_prepare_test.c"),
-        join(&added(&patches, module)),
-    )
-    .expect("write the module");
-    let out = std::process::Command::new(cc)
-        .args([
-            "-fsyntax-only",
-            "-std=gnu11",
-            "-Wall",
-            "-Werror",
-            "-include",
-        ])
-        .arg(dir.join("series_decls.h"))
-        .arg("-I")
-        .arg(&dir)
-        .arg("-I")
-        .arg(root().join(STANDIN))
-        .arg("-I")
-        .arg(root().join("testdata/vectors"))
-        .arg(dir.join("dne_prepare_test.c"))
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "the kunit module does not compile against the stand-in:\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        .expect("excerpts as a tree"),
+        default_series()
     );
 }

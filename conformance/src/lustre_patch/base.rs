@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::PatchError;
+use super::excerpts::EXCERPTS;
 
 /// Lines of unchanged context on each side of a change, as `git diff` writes them.
 pub(crate) const CONTEXT: usize = 3;
@@ -435,7 +436,7 @@ impl SourceFile {
         );
         let mut prev = 0;
         for &k in &keep {
-            if k != prev + 1 {
+            if k != prev + 1 || prev == 0 {
                 out.push_str(&format!("@@ {k}\n"));
             }
             if let Some(t) = base.get(&k) {
@@ -497,58 +498,6 @@ pub(crate) struct Source {
     tree: Option<PathBuf>,
     open: RefCell<BTreeMap<String, Rc<SourceFile>>>,
 }
-
-/// The kept excerpts, by path.
-const EXCERPTS: &[(&str, &str)] = &[
-    (
-        "include/uapi/linux/lustre/lustre_idl.h",
-        include_str!("../../lustre/base/include/uapi/linux/lustre/lustre_idl.h.excerpt"),
-    ),
-    (
-        "lustre/obdclass/lprocfs_status.c",
-        include_str!("../../lustre/base/lustre/obdclass/lprocfs_status.c.excerpt"),
-    ),
-    (
-        "lustre/utils/wirecheck.c",
-        include_str!("../../lustre/base/lustre/utils/wirecheck.c.excerpt"),
-    ),
-    (
-        "lustre/ptlrpc/wiretest.c",
-        include_str!("../../lustre/base/lustre/ptlrpc/wiretest.c.excerpt"),
-    ),
-    (
-        "lustre/utils/wiretest.c",
-        include_str!("../../lustre/base/lustre/utils/wiretest.c.excerpt"),
-    ),
-    (
-        "lustre/ptlrpc/pack_generic.c",
-        include_str!("../../lustre/base/lustre/ptlrpc/pack_generic.c.excerpt"),
-    ),
-    (
-        "lustre/include/lustre_swab.h",
-        include_str!("../../lustre/base/lustre/include/lustre_swab.h.excerpt"),
-    ),
-    (
-        "lustre/ptlrpc/layout.c",
-        include_str!("../../lustre/base/lustre/ptlrpc/layout.c.excerpt"),
-    ),
-    (
-        "lustre/include/lustre_req_layout.h",
-        include_str!("../../lustre/base/lustre/include/lustre_req_layout.h.excerpt"),
-    ),
-    (
-        "lustre/ldlm/ldlm_lock.c",
-        include_str!("../../lustre/base/lustre/ldlm/ldlm_lock.c.excerpt"),
-    ),
-    (
-        "lustre/kunit/Makefile",
-        include_str!("../../lustre/base/lustre/kunit/Makefile.excerpt"),
-    ),
-    (
-        "lustre/tests/sanity.sh",
-        include_str!("../../lustre/base/lustre/tests/sanity.sh.excerpt"),
-    ),
-];
 
 impl Source {
     pub(crate) fn new(tree: Option<&Path>) -> Source {

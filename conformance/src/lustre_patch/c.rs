@@ -97,6 +97,30 @@ pub(crate) fn array_bound(a: ArrayLen) -> String {
 
 /// The name of the constant that sizes the arrays indexed by result (`enum md_lock_intent_buf`).
 const MLI_BUF_MAX_NAME: &str = "MLI_BUF_MAX";
+/// The fixed wire length of those arrays in the series: a `#define`, so that a value added to
+/// the enum cannot change the wire (a `BUILD_BUG_ON` ties the two).
+pub(crate) const MLI_BUF_NR: &str = "MLI_BUF_NR";
+
+/// An array's length as the series writes it: [`MLI_BUF_NR`] for the arrays indexed by result.
+pub(crate) fn series_bound(a: ArrayLen) -> String {
+    if a.c_name == MLI_BUF_MAX_NAME {
+        MLI_BUF_NR.to_string()
+    } else {
+        array_bound(a)
+    }
+}
+
+/// What the series says of a member where the layout table's note is not enough for a Lustre
+/// reader.
+fn series_doc(f: &Field) -> &'static str {
+    match f.name {
+        "mcpp_status" => {
+            "0 or a negative errno, in wire form: set by ptlrpc_status_hton() and read by \
+             ptlrpc_status_ntoh(), as lock_policy_res2"
+        }
+        _ => f.doc,
+    }
+}
 
 /// The length of the arrays of `l` indexed by result (`mcpr_buf_limit[MLI_BUF_MAX]`), if any.
 pub(crate) fn mli_array(l: &Layout) -> Option<ArrayLen> {
@@ -106,11 +130,12 @@ pub(crate) fn mli_array(l: &Layout) -> Option<ArrayLen> {
         .find(|a| a.c_name == MLI_BUF_MAX_NAME)
 }
 
-/// The member as declared: `mcpr_buf_limit[MLI_BUF_MAX]`.
-pub(crate) fn member_decl(f: &Field) -> String {
-    match f.array {
-        Some(a) => format!("{}[{}]", f.name, array_bound(a)),
-        None => f.name.to_string(),
+/// The member as declared: `mcpr_buf_limit[MLI_BUF_MAX]` (`[MLI_BUF_NR]` in the series).
+pub(crate) fn member_decl(f: &Field, series: bool) -> String {
+    match (f.array, series) {
+        (Some(a), false) => format!("{}[{}]", f.name, array_bound(a)),
+        (Some(a), true) => format!("{}[{}]", f.name, series_bound(a)),
+        (None, _) => f.name.to_string(),
     }
 }
 
@@ -130,24 +155,34 @@ pub(crate) fn is_padding(f: &Field) -> bool {
 
 /// `struct NAME { ... };` with each member's description as its comment.
 pub(crate) fn struct_decl(l: &Layout) -> Vec<String> {
-    struct_decl_with(l, None)
+    struct_decl_of(l, None, false)
+}
+
+/// [`struct_decl`] as the series writes it: fixed array bounds, Lustre's notes.
+pub(crate) fn series_struct_decl(l: &Layout) -> Vec<String> {
+    struct_decl_of(l, None, true)
 }
 
 /// [`struct_decl`], with an attribute after the closing brace (`} ATTR;`), such as a packed
 /// attribute's macro.
 pub(crate) fn struct_decl_with(l: &Layout, attr: Option<&str>) -> Vec<String> {
+    struct_decl_of(l, attr, false)
+}
+
+fn struct_decl_of(l: &Layout, attr: Option<&str>, series: bool) -> Vec<String> {
     let mut out = comment("", l.doc);
     out.push(format!("struct {} {{", l.name));
     for f in l.fields {
         let ty = member_type(f);
-        let decl = format!("{};", member_decl(f));
+        let decl = format!("{};", member_decl(f, series));
+        let doc = if series { series_doc(f) } else { f.doc };
         let head = format!("\t{ty}{}{decl}", tabs_to(col_after(8, &ty), 24));
         let end = col_after(0, &head);
-        let inline = format!("{head}{}/* {} */", tabs_to(end, 40), f.doc);
+        let inline = format!("{head}{}/* {doc} */", tabs_to(end, 40));
         if col_after(0, &inline) <= MAX_COL {
             out.push(inline);
         } else {
-            out.extend(comment("\t", f.doc));
+            out.extend(comment("\t", doc));
             out.push(head);
         }
     }

@@ -1,365 +1,135 @@
 //! The tests patch: `lustre/kunit/dne_prepare_test.c`, which runs the conformance vectors
-//! through Lustre's unpack path, the new request format and its swabbers; its `Makefile` entry;
-//! and a `sanity.sh` test that loads it (and runs the user-space driver over the reference
-//! testee, when one is given).
-//!
-//! The vectors are the kit's C header (`dne-intent vectors --out lustre/kunit`), generated, not
-//! part of the series: the module is built only where it was put.
+//! through a receiver's entry points, the new request format and its swabbers; the vectors it
+//! runs, as a compact generated table (`dne_prepare_vectors.h`, [`super::table`]); the module
+//! in the `Makefile` and wherever Lustre's packaging lists its test modules; and a `sanity.sh`
+//! test that loads it and fails when it does not load or does not pass.
 
 use lustre_dne_intent::intent::MliBuf;
 
 use super::base::{Edit, FileDiff, Source};
-use super::c::{array_bound, lines, tabs_to};
-use super::layout::{Field, FieldType, Layout};
-use super::reqfmt::{RMF_GROUPS, RQF, rmf, rmf_result};
-use super::{Draft, PatchError, new_layouts};
+use super::c::{col_after, lines, tabs_to};
+use super::reqfmt::{RMF_GROUPS, RQF, SIZE_FN, rmf, rmf_result};
+use super::table::{F_CANONICAL, F_CAPSULE, MIN_MATCH, NO_RULE, Table, kit_table};
+use super::{Draft, PatchError, TICKET, new_layouts};
 
 const MODULE: &str = "dne_prepare_test";
 const MODULE_C: &str = "lustre/kunit/dne_prepare_test.c";
+/// The generated table of the cases, beside the module.
+pub(crate) const VECTORS_H: &str = "dne_prepare_vectors.h";
 const MAKEFILE: &str = "lustre/kunit/Makefile";
+const PACK: &str = "lustre/ptlrpc/pack_generic.c";
 const SANITY: &str = "lustre/tests/sanity.sh";
-/// The kit's C header of the vectors.
-pub(crate) const VECTORS_H: &str = "lustre_dne_prepare_vectors.h";
+const SPEC: &str = "lustre.spec.in";
+const KMP_FILES: &str = "rpm/kmp-lustre-tests.files";
+const DKMS_CONF: &str = "debian/dkms.conf.in";
+const DKMS_MKCONF: &str = "lustre/scripts/dkms.mkconf";
 /// What the module prints when every case passed.
 pub(crate) const PASSED: &str = "DNE prepare test passed";
+/// The module's C, with `@NAME@` for what the generator fills in.
+const TEMPLATE: &str = include_str!("dne_prepare_test.c.in");
+/// The buffer of the request body: after `ptlrpc_body`, `ldlm_request` and `ldlm_intent`.
+const REQ_BODY_OFF: usize = 3;
+/// The buffer of the reply body: after `ptlrpc_body` and `ldlm_reply`.
+const REP_BODY_OFF: usize = 2;
+/// Bytes of the stream per line of the table: `\t"` and 18 `\xNN` end before column 80.
+const BYTES_PER_LINE: usize = 17;
 
-/// The conditions comparing one decoded member with the vectors' expected fields (`e->...`,
-/// named by the member's value field: `fid_seq` for `mcpr_fid.f_seq`).
-fn field_checks(
-    f: &Field,
-    lvalue: &str,
-    expected: &str,
-    conds: &mut Vec<String>,
-    loops: &mut Vec<String>,
-) {
-    let Some(rust) = f.rust else { return };
-    match (f.ty, f.array) {
-        (FieldType::Struct(s), None) => {
-            for sub in s.fields {
-                // Padding and reserved members hold no value to compare.
-                let Some(r) = sub.rust else { continue };
-                conds.push(format!(
-                    "{lvalue}->{}.{} != {expected}->{rust}_{r}",
-                    f.name, sub.name
-                ));
-            }
-        }
-        (_, Some(a)) => {
-            let bound = array_bound(a);
-            loops.push(format!("\tfor (i = 0; i < {bound}; i++)"));
-            loops.push(format!(
-                "\t\tif ({lvalue}->{}[i] != {expected}->{rust}[i])",
-                f.name
-            ));
-            loops.push("\t\t\treturn -EINVAL;".into());
-        }
-        _ => conds.push(format!("{lvalue}->{} != {expected}->{rust}", f.name)),
-    }
-}
-
-/// `static int dpt_<req|rep>_fields(body, expected)`: 0 when every member holds its value.
-fn fields_fn(l: &Layout, which: &str) -> Vec<String> {
-    let mut conds = Vec::new();
-    let mut loops = Vec::new();
-    for f in l.fields {
-        field_checks(f, "b", "e", &mut conds, &mut loops);
-    }
-    let mut out = lines(&format!(
-        "/* 0 when each member of @b holds the value the vectors give */\n\
-         static int dpt_{which}_fields(const struct {} *b,\n\
-         \t\t\t  const struct ldpv_{which}_fields *e)\n{{",
-        l.name
-    ));
-    if !loops.is_empty() {
-        out.push("\tint i;".into());
-        out.push(String::new());
-    }
-    for (i, c) in conds.iter().enumerate() {
-        let lead = if i == 0 { "\tif (" } else { "\t    " };
-        let tail = if i + 1 == conds.len() { ")" } else { " ||" };
-        out.push(format!("{lead}{c}{tail}"));
-    }
-    if !conds.is_empty() {
-        out.push("\t\treturn -EINVAL;".into());
-    }
-    out.extend(loops);
-    out.push("\treturn 0;".into());
-    out.push("}".into());
-    out
-}
-
-fn module_c(req: &Layout, rep: &Layout) -> Vec<String> {
-    let mut out = lines(&format!(
-        "// SPDX-License-Identifier: GPL-2.0\n\
-\n\
-/*\n\
- * This file is part of Lustre, http://www.lustre.org/\n\
- *\n\
- * Run the conformance vectors of the DNE prepare intents (LU-20808) through\n\
- * Lustre's own unpack path: __lustre_unpack_msg() for the header, then the\n\
- * fields of {RQF}, whose swabbers turn a message\n\
- * of the other byte order into this host's.\n\
- *\n\
- * A valid or acceptable case must unpack, and a valid one must decode to the\n\
- * fields the vectors give. An invalid case is refused here or left to the\n\
- * MDT handler, which checks the rules of the protocol past the layout. The\n\
- * xattr payloads are not RPC messages and are skipped.\n\
- *\n\
- * {VECTORS_H} is generated by the reference codec of the\n\
- * protocol (dne-intent vectors --out lustre/kunit); the Makefile builds this\n\
- * module where it is.\n\
- */\n\
-\n\
-#include <linux/module.h>\n\
-#include <linux/kernel.h>\n\
-#include <linux/string.h>\n\
-\n\
-#include <obd_class.h>\n\
-#include <lustre_net.h>\n\
-#include <lustre_req_layout.h>\n\
-\n\
-#include \"{VECTORS_H}\"\n\
-\n\
-/* Random ID passed by userspace, and printed in messages, used to\n\
- * separate different runs of that module.\n\
- */\n\
-static int run_id;\n\
-module_param(run_id, int, 0644);\n\
-MODULE_PARM_DESC(run_id, \"run ID\");\n\
-\n\
-#define PREFIX \"lustre_{MODULE}_%u: \"\n\
-\n\
-struct dpt_stats {{\n\
-\tint\tdps_passed;\t/* valid and acceptable cases that unpacked */\n\
-\tint\tdps_refused;\t/* invalid cases the unpack path refused */\n\
-\tint\tdps_left;\t/* invalid cases left to the MDT handler */\n\
-\tint\tdps_skipped;\t/* xattr payloads */\n\
-\tint\tdps_failed;\n\
-}};\n\
-\n\
-/* The result fields of a reply, by enum md_lock_intent_buf */\n\
-static const struct req_msg_field *dpt_results[MLI_BUF_MAX] = {{"
-    ));
+fn module_c() -> Result<Vec<String>, PatchError> {
+    let [req, rep] = new_layouts()?;
+    let mut results = Vec::new();
     for b in MliBuf::ALL {
         let idx = format!("\t[{}]", b.name());
-        out.push(format!(
+        results.push(format!(
             "{idx}{}= &{},",
-            tabs_to(super::c::col_after(0, &idx), 32),
+            tabs_to(col_after(0, &idx), 32),
             rmf_result(b)
         ));
     }
+    let text = TEMPLATE
+        .replace("@TICKET@", TICKET)
+        .replace("@SIZE_FN@", SIZE_FN)
+        .replace("@RQF@", RQF)
+        .replace("@VECTORS_H@", VECTORS_H)
+        .replace("@MODULE@", MODULE)
+        .replace("@REQ@", req.name)
+        .replace("@REQ_RMF@", &rmf(req))
+        .replace("@REP_RMF@", &rmf(rep))
+        .replace("@RMF_GROUPS@", RMF_GROUPS)
+        .replace("@PASSED@", PASSED)
+        .replace("@RESULTS@", &results.join("\n"))
+        .replace("@REQ_BODY_OFF@", &REQ_BODY_OFF.to_string())
+        .replace("@REP_BODY_OFF@", &REP_BODY_OFF.to_string());
+    Ok(lines(&text))
+}
+
+/// `dne_prepare_vectors.h`: the table, under the license of the directory it lives in.
+pub(crate) fn vectors_h(t: &Table) -> Vec<String> {
+    let mut out = lines(&format!(
+        "/* SPDX-License-Identifier: GPL-2.0 */\n\
+         \n\
+         /*\n \
+         * This file is part of Lustre, http://www.lustre.org/\n \
+         *\n \
+         * The conformance vectors of the DNE prepare intents ({TICKET}): {n} requests\n \
+         * and replies, {total} bytes of messages. Generated by the reference codec\n \
+         * of the protocol (dne-intent lustre-patch); do not edit.\n \
+         *\n \
+         * dpt_stream[] holds, in LEB128 numbers: the number of cases, the bytes of\n \
+         * all messages; per case its id, then the bytes kind, result, rule (an\n \
+         * index in dpt_rules[]) and flags, then its messages (the input, the\n \
+         * request a reply answers, the canonical form with DPT_F_CANONICAL). A\n \
+         * message is its length, then tokens: t even, t / 2 literal bytes follow;\n \
+         * t odd, t / 2 + DPT_MIN_MATCH bytes are copied from a distance back.\n \
+         */\n\
+         \n\
+         #ifndef _DNE_PREPARE_VECTORS_H\n\
+         #define _DNE_PREPARE_VECTORS_H\n",
+        n = t.ncases,
+        total = t.total,
+    ));
+    let defines: [(&str, String); 12] = [
+        ("DPT_REQUEST", "0".into()),
+        ("DPT_REPLY", "1".into()),
+        ("DPT_VALID", "0".into()),
+        ("DPT_ACCEPTABLE", "1".into()),
+        ("DPT_INVALID", "2".into()),
+        ("DPT_NO_RULE", format!("0x{NO_RULE:x}")),
+        ("DPT_F_CANONICAL", format!("0x{F_CANONICAL:x}")),
+        ("DPT_F_CAPSULE", format!("0x{F_CAPSULE:x}")),
+        ("DPT_MIN_MATCH", MIN_MATCH.to_string()),
+        ("DPT_NCASES", t.ncases.to_string()),
+        ("DPT_TOTAL", t.total.to_string()),
+        ("DPT_STREAM_LEN", t.stream.len().to_string()),
+    ];
+    for (name, v) in defines {
+        let head = format!("#define {name}");
+        out.push(format!("{head}{}{v}", tabs_to(col_after(0, &head), 32)));
+    }
+    out.push(String::new());
+    out.push("/* the rules the invalid cases break, as WIRE.md names them */".into());
+    out.push("static const char * const dpt_rules[] = {".into());
+    let mut line = String::from("\t");
+    for r in &t.rules {
+        let item = format!("\"{r}\",");
+        if col_after(0, &line) + item.len() + 1 > 80 {
+            out.push(line.trim_end().to_string());
+            line = String::from("\t");
+        }
+        line.push_str(&item);
+        line.push(' ');
+    }
+    out.push(line.trim_end().to_string());
     out.push("};".into());
     out.push(String::new());
-    out.extend(fields_fn(req, "req"));
+    out.push("static const unsigned char dpt_stream[DPT_STREAM_LEN + 1] =".into());
+    let chunks: Vec<&[u8]> = t.stream.chunks(BYTES_PER_LINE).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let hex: String = chunk.iter().map(|b| format!("\\x{b:02x}")).collect();
+        let end = if i + 1 == chunks.len() { ";" } else { "" };
+        out.push(format!("\t\"{hex}\"{end}"));
+    }
     out.push(String::new());
-    out.extend(fields_fn(rep, "rep"));
-    out.extend(lines(&format!(
-        "\n\
-/*\n\
- * A copy of one message, unpacked as its receiver would: in a zeroed,\n\
- * aligned buffer, its header checked and swabbed by __lustre_unpack_msg(),\n\
- * the capsule of @req set to {RQF}.\n\
- * @loc is where the message comes from (RCL_CLIENT: a request).\n\
- */\n\
-static int dpt_unpack(struct ptlrpc_request *req, enum req_location loc,\n\
-\t\t      const unsigned char *data, unsigned int len,\n\
-\t\t      struct lustre_msg **bufp, unsigned int *sizep)\n\
-{{\n\
-\tstruct lustre_msg *msg;\n\
-\tunsigned int size = max_t(unsigned int, len, sizeof(*msg));\n\
-\tint rc;\n\
-\n\
-\tOBD_ALLOC_LARGE(msg, size);\n\
-\tif (!msg)\n\
-\t\treturn -ENOMEM;\n\
-\tmemcpy(msg, data, len);\n\
-\t*bufp = msg;\n\
-\t*sizep = size;\n\
-\n\
-\treq_capsule_init(&req->rq_pill, req,\n\
-\t\t\t loc == RCL_CLIENT ? RCL_SERVER : RCL_CLIENT);\n\
-\trc = __lustre_unpack_msg(msg, len);\n\
-\tif (rc < 0)\n\
-\t\treturn rc;\n\
-\tif (loc == RCL_CLIENT) {{\n\
-\t\treq->rq_reqmsg = msg;\n\
-\t\treq->rq_reqlen = len;\n\
-\t\tif (rc == 1)\n\
-\t\t\treq_capsule_set_req_swabbed(&req->rq_pill,\n\
-\t\t\t\t\t\t    MSG_PTLRPC_HEADER_OFF);\n\
-\t}} else {{\n\
-\t\treq->rq_repmsg = msg;\n\
-\t\treq->rq_replen = len;\n\
-\t\tif (rc == 1)\n\
-\t\t\treq_capsule_set_rep_swabbed(&req->rq_pill,\n\
-\t\t\t\t\t\t    MSG_PTLRPC_HEADER_OFF);\n\
-\t}}\n\
-\treq_capsule_set(&req->rq_pill, &{RQF});\n\
-\treturn 0;\n\
-}}\n\
-\n\
-/* The request body as the MDT handler gets it, or NULL when refused */\n\
-static struct {req} *dpt_request(struct ptlrpc_request *req)\n\
-{{\n\
-\tstruct req_capsule *pill = &req->rq_pill;\n\
-\tstruct {req} *body;\n\
-\n\
-\tif (!req_capsule_client_get(pill, &RMF_DLM_REQ) ||\n\
-\t    !req_capsule_client_get(pill, &RMF_LDLM_INTENT))\n\
-\t\treturn NULL;\n\
-\tbody = req_capsule_client_get(pill, &{req_rmf});\n\
-\tif (!body)\n\
-\t\treturn NULL;\n\
-\t/* the name is absent in object mode, the groups without groups */\n\
-\tif (req_capsule_get_size(pill, &RMF_NAME, RCL_CLIENT) &&\n\
-\t    !req_capsule_client_get(pill, &RMF_NAME))\n\
-\t\treturn NULL;\n\
-\tif (req_capsule_get_size(pill, &{RMF_GROUPS}, RCL_CLIENT) &&\n\
-\t    !req_capsule_client_get(pill, &{RMF_GROUPS}))\n\
-\t\treturn NULL;\n\
-\treturn body;\n\
-}}\n\
-\n\
-/*\n\
- * The reply body as the coordinator gets it: ERR_PTR() when refused, NULL\n\
- * for the empty result (no body).\n\
- */\n\
-static struct {rep} *dpt_reply(struct ptlrpc_request *req)\n\
-{{\n\
-\tstruct req_capsule *pill = &req->rq_pill;\n\
-\tstruct {rep} *body;\n\
-\tint i;\n\
-\n\
-\tif (!req_capsule_server_get(pill, &RMF_DLM_REP))\n\
-\t\treturn ERR_PTR(-EPROTO);\n\
-\tif (!req_capsule_get_size(pill, &{rep_rmf}, RCL_SERVER))\n\
-\t\treturn NULL;\n\
-\tbody = req_capsule_server_get(pill, &{rep_rmf});\n\
-\tif (!body)\n\
-\t\treturn ERR_PTR(-EPROTO);\n\
-\tfor (i = 0; i < MLI_BUF_MAX; i++)\n\
-\t\tif (req_capsule_get_size(pill, dpt_results[i], RCL_SERVER) &&\n\
-\t\t    !req_capsule_server_get(pill, dpt_results[i]))\n\
-\t\t\treturn ERR_PTR(-EPROTO);\n\
-\treturn body;\n\
-}}\n\
-\n\
-/* Why case @c fails, or NULL; counts it in @st */\n\
-static const char *dpt_case(const struct ldpv_case *c, struct dpt_stats *st)\n\
-{{\n\
-\tstruct ptlrpc_request *req = NULL;\n\
-\tstruct ptlrpc_request *rep = NULL;\n\
-\tstruct lustre_msg *reqmsg = NULL;\n\
-\tstruct lustre_msg *repmsg = NULL;\n\
-\tunsigned int reqsize = 0;\n\
-\tunsigned int repsize = 0;\n\
-\tconst char *why = NULL;\n\
-\tbool unpacked = false;\n\
-\tbool fields = true;\n\
-\n\
-\tif (c->kind == LDPV_XATTR) {{\n\
-\t\tst->dps_skipped++;\n\
-\t\treturn NULL;\n\
-\t}}\n\
-\tOBD_ALLOC_PTR(req);\n\
-\tOBD_ALLOC_PTR(rep);\n\
-\tif (!req || !rep) {{\n\
-\t\twhy = \"out of memory\";\n\
-\t\tgoto out;\n\
-\t}}\n\
-\tif (c->kind == LDPV_REQUEST) {{\n\
-\t\tstruct {req} *body = NULL;\n\
-\n\
-\t\tif (!dpt_unpack(req, RCL_CLIENT, c->data, c->len, &reqmsg,\n\
-\t\t\t\t&reqsize))\n\
-\t\t\tbody = dpt_request(req);\n\
-\t\tunpacked = body != NULL;\n\
-\t\tif (body && c->has_fields)\n\
-\t\t\tfields = !dpt_req_fields(body, &c->req);\n\
-\t}} else {{\n\
-\t\tstruct {rep} *body = ERR_PTR(-EPROTO);\n\
-\n\
-\t\t/* the request the reply answers is a valid one */\n\
-\t\tif (dpt_unpack(req, RCL_CLIENT, c->request, c->request_len,\n\
-\t\t\t       &reqmsg, &reqsize) || !dpt_request(req)) {{\n\
-\t\t\twhy = \"its request does not unpack\";\n\
-\t\t\tgoto out;\n\
-\t\t}}\n\
-\t\tif (!dpt_unpack(rep, RCL_SERVER, c->data, c->len, &repmsg,\n\
-\t\t\t\t&repsize))\n\
-\t\t\tbody = dpt_reply(rep);\n\
-\t\tunpacked = !IS_ERR(body);\n\
-\t\tif (unpacked && body && c->has_fields)\n\
-\t\t\tfields = !dpt_rep_fields(body, &c->rep);\n\
-\t}}\n\
-\n\
-\tswitch (c->result) {{\n\
-\tcase LDPV_VALID:\n\
-\tcase LDPV_ACCEPTABLE:\n\
-\t\tif (!unpacked)\n\
-\t\t\twhy = \"refused by the unpack path\";\n\
-\t\telse if (!fields)\n\
-\t\t\twhy = \"decoded fields differ from the vectors\";\n\
-\t\telse\n\
-\t\t\tst->dps_passed++;\n\
-\t\tbreak;\n\
-\tdefault:\n\
-\t\tif (unpacked)\n\
-\t\t\tst->dps_left++;\n\
-\t\telse\n\
-\t\t\tst->dps_refused++;\n\
-\t\tbreak;\n\
-\t}}\n\
-out:\n\
-\tif (repmsg)\n\
-\t\tOBD_FREE_LARGE(repmsg, repsize);\n\
-\tif (reqmsg)\n\
-\t\tOBD_FREE_LARGE(reqmsg, reqsize);\n\
-\tif (rep)\n\
-\t\tOBD_FREE_PTR(rep);\n\
-\tif (req)\n\
-\t\tOBD_FREE_PTR(req);\n\
-\tif (why)\n\
-\t\tst->dps_failed++;\n\
-\treturn why;\n\
-}}\n\
-\n\
-static int __init {MODULE}_init(void)\n\
-{{\n\
-\tstruct dpt_stats st = {{ 0 }};\n\
-\tconst char *why;\n\
-\tint i;\n\
-\n\
-\tfor (i = 0; i < LDPV_NCASES; i++) {{\n\
-\t\twhy = dpt_case(&ldpv_cases[i], &st);\n\
-\t\tif (why)\n\
-\t\t\tpr_err(PREFIX \"%s (%s): %s\\n\", run_id,\n\
-\t\t\t       ldpv_cases[i].name, ldpv_cases[i].comment, why);\n\
-\t}}\n\
-\tpr_info(PREFIX \"%d cases: %d passed, %d invalid refused, %d invalid left to the MDT handler, %d xattr skipped, %d failed\\n\",\n\
-\t\trun_id, LDPV_NCASES, st.dps_passed, st.dps_refused,\n\
-\t\tst.dps_left, st.dps_skipped, st.dps_failed);\n\
-\tif (!st.dps_failed)\n\
-\t\tpr_info(PREFIX \"{PASSED}\\n\", run_id);\n\
-\treturn 0;\n\
-}}\n\
-\n\
-static void __exit {MODULE}_exit(void)\n\
-{{\n\
-}}\n\
-\n\
-MODULE_AUTHOR(\"OpenSFS, Inc. <http://www.lustre.org/>\");\n\
-MODULE_DESCRIPTION(\"Lustre DNE prepare intent conformance test\");\n\
-MODULE_VERSION(LUSTRE_VERSION_STRING);\n\
-MODULE_LICENSE(\"GPL\");\n\
-\n\
-module_init({MODULE}_init);\n\
-module_exit({MODULE}_exit);",
-        req = req.name,
-        rep = rep.name,
-        req_rmf = rmf(req),
-        rep_rmf = rmf(rep),
-    )));
+    out.push("#endif /* _DNE_PREPARE_VECTORS_H */".into());
     out
 }
 
@@ -370,42 +140,123 @@ fn sanity_test(n: u32) -> Vec<String> {
 {{\n\
 \tlocal run_id=$RANDOM\n\
 \n\
-\t# built only where the vectors were generated into lustre/kunit\n\
+\t# the module runs every case when it loads, and fails to load otherwise\n\
 \tload_module kunit/{MODULE} run_id=$run_id ||\n\
-\t\tskip \"no {MODULE} module ({VECTORS_H} absent)\"\n\
+\t\terror \"load_module {MODULE} failed\"\n\
 \n\
-\tdmesg | grep \"lustre_{MODULE}_$run_id:\"\n\
-\tdmesg | grep -q \"lustre_{MODULE}_$run_id: {PASSED}\" ||\n\
+\tdmesg | grep \"lustre_{MODULE}_$run_id:\" | tail -n 20\n\
+\tdmesg | grep -q \\\n\
+\t    \"lustre_{MODULE}_$run_id: {PASSED}\" ||\n\
 \t\terror \"DNE prepare intent vectors failed\"\n\
 \n\
 \trmmod -v {MODULE} ||\n\
 \t\terror \"rmmod failed (may trigger a failure in a later test)\"\n\
-\n\
-\t# the reference testee over the same vectors, when one was built\n\
-\tif [[ -n \"$DNE_PREPARE_DRIVER\" ]]; then\n\
-\t\t$DNE_PREPARE_DRIVER || error \"$DNE_PREPARE_DRIVER failed\"\n\
-\tfi\n\
 }}\n\
 run_test {n} \"DNE prepare intent conformance vectors\"\n\n"
     ))
 }
 
+/// The module's line in a packaging list: `line` (that of the kunit module `other`) with the
+/// name replaced, the columns after it kept.
+fn listed_like(path: &str, line: &str, other: &str) -> Result<String, PatchError> {
+    let at = line.find(other).ok_or_else(|| PatchError::Anchor {
+        path: path.into(),
+        what: other.into(),
+        why: format!("not in {line:?}"),
+    })?;
+    let rest = &line[at + other.len()..];
+    // Keep the next column where it was when the names differ in length.
+    let pad = rest.len() - rest.trim_start().len();
+    let new_pad = (pad + other.len()).saturating_sub(MODULE.len()).max(1);
+    let rest = if pad > 0 {
+        format!("{}{}", " ".repeat(new_pad), rest.trim_start())
+    } else {
+        rest.to_string()
+    };
+    Ok(format!("{}{MODULE}{rest}", &line[..at]))
+}
+
+/// The unpack entry points a receiver runs, exported so that the test module can run them in
+/// the same order (`__lustre_unpack_msg()`, `lustre_msg_buf()` and `lustre_msg_buflen()` are
+/// exported already).
+const UNPACK_ENTRY_POINTS: [&str; 4] = [
+    "int ptlrpc_unpack_req_msg(struct ptlrpc_request *req, int len)",
+    "int ptlrpc_unpack_rep_msg(struct ptlrpc_request *req, int len)",
+    "int lustre_unpack_req_ptlrpc_body(struct ptlrpc_request *req, int offset)",
+    "int lustre_unpack_rep_ptlrpc_body(struct ptlrpc_request *req, int offset)",
+];
+
+fn exports(src: &Source) -> Result<FileDiff, PatchError> {
+    let pack = src.file(PACK)?;
+    let mut edits = Vec::new();
+    for proto in UNPACK_ENTRY_POINTS {
+        let name = proto
+            .split('(')
+            .next()
+            .and_then(|h| h.rsplit(' ').next())
+            .unwrap_or(proto);
+        let start = pack.find_line(proto)?;
+        let end = pack.find_after(start, &format!("the end of {name}()"), |l| l == "}")?;
+        if pack.line(end + 1)? == format!("EXPORT_SYMBOL({name});") {
+            return Err(PatchError::AlreadyApplied {
+                path: PACK.into(),
+                what: format!("EXPORT_SYMBOL({name})"),
+            });
+        }
+        edits.push(Edit::insert_after(
+            end,
+            vec![format!("EXPORT_SYMBOL({name});")],
+        ));
+    }
+    pack.diff_and_apply(&mut edits)
+}
+
+/// The module added to each list of Lustre's packaging, beside `ec_test`.
+fn packaging(src: &Source) -> Result<Vec<FileDiff>, PatchError> {
+    let mut diffs = Vec::new();
+    for (path, anchor) in [
+        (
+            SPEC,
+            "mv $basemodpath/fs/ec_test.ko $basemodpath-tests/fs/ec_test.ko",
+        ),
+        (
+            KMP_FILES,
+            "%{modules_fs_path}/%{lustre_name}-tests/fs/ec_test.ko",
+        ),
+        (
+            DKMS_CONF,
+            "   module ec_test             lustre/kunit     fs/lustre",
+        ),
+        (
+            DKMS_MKCONF,
+            "    module ec_test             lustre/kunit     lustre",
+        ),
+    ] {
+        let f = src.file(path)?;
+        let at = f.find_line(anchor)?;
+        // The rpm lists name the file; the dkms ones align columns after the name.
+        let line = if path == SPEC || path == KMP_FILES {
+            anchor.replace("ec_test", MODULE)
+        } else {
+            listed_like(path, anchor, "ec_test")?
+        };
+        diffs.push(f.diff_and_apply(&mut [Edit::insert_before(at, vec![line])])?);
+    }
+    Ok(diffs)
+}
+
 pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
-    let [req, rep] = new_layouts()?;
-    let module = FileDiff::new_file(MODULE_C, &module_c(req, rep));
+    let module = FileDiff::new_file(MODULE_C, &module_c()?);
+    let table = kit_table();
+    let vectors = FileDiff::new_file(&format!("lustre/kunit/{VECTORS_H}"), &vectors_h(table));
 
     let mk = src.file(MAKEFILE)?;
-    let server = mk.find("the server modules of lustre/kunit", |l| {
-        l.starts_with("obj-$(CONFIG_LUSTRE_FS_SERVER) +=")
+    let client = mk.find("the client modules of lustre/kunit", |l| {
+        l.starts_with("obj-m +=") && l.contains("ec_test.o")
     })?;
     let mk_diff = mk.diff_and_apply(&mut [Edit::insert_after(
-        server,
-        lines(&format!(
-            "\n# needs {VECTORS_H}: dne-intent vectors --out lustre/kunit\n\
-             ifneq ($(wildcard $(src)/{VECTORS_H}),)\n\
-             obj-m += {MODULE}.o\n\
-             endif"
-        )),
+        client,
+        vec![format!("obj-m += {MODULE}.o")],
     )])?;
 
     // The next test number after the last test of sanity.sh.
@@ -427,25 +278,43 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let n = last_n + 1;
     let sanity_diff =
         sanity.diff_and_apply(&mut [Edit::insert_before(complete, sanity_test(n))])?;
+    let mut diffs = vec![module, vectors, mk_diff, sanity_diff];
+    diffs.extend(packaging(src)?);
+    diffs.push(exports(src)?);
+    diffs.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(Draft {
         summary: "tests: run DNE prepare intent vectors".into(),
         body: vec![
             format!(
                 "Add the kunit module {MODULE}, which runs the conformance vectors \
-                 of the DNE prepare intents through __lustre_unpack_msg() and \
-                 {RQF}, in both byte orders: every valid and acceptable case must \
-                 unpack and the valid ones decode to the fields the vectors give; \
-                 an invalid case is refused there or left to the MDT handler."
+                 of the DNE prepare intents through a receiver's entry points in \
+                 their order: the unwrap's magic and flavour checks, \
+                 ptlrpc_unpack_req_msg() or ptlrpc_unpack_rep_msg(), the \
+                 ptlrpc_body unpack, {SIZE_FN}() with the requester's limits and \
+                 the fields of {RQF}, in both byte orders. Every valid and \
+                 acceptable case must unpack, a valid one to the buffers of its \
+                 canonical form; an invalid case is refused, naming its layer and \
+                 its rule, or left to the MDT handler, except that a rule the \
+                 capsule enforces itself must be refused."
             ),
             format!(
-                "The vectors are generated by the reference codec of the protocol \
-                 ('dne-intent vectors --out lustre/kunit' writes {VECTORS_H}); the \
-                 module is built where they are. sanity test_{n} loads it, and \
-                 also runs $DNE_PREPARE_DRIVER, the user-space driver of the \
-                 reference testee over the same vectors, when it is set."
+                "Export ptlrpc_unpack_req_msg(), ptlrpc_unpack_rep_msg(), \
+                 lustre_unpack_req_ptlrpc_body() and lustre_unpack_rep_ptlrpc_body() \
+                 for the module."
+            ),
+            format!(
+                "The {} requests and replies are in {VECTORS_H}, generated by the \
+                 reference codec of the protocol as a compact LZ77 stream \
+                 ({} bytes for {} bytes of messages). The module is listed with \
+                 the other kunit test modules in the rpm and dkms packaging. \
+                 sanity test_{n} loads it: the module fails to load when a case \
+                 fails, and the test fails then.",
+                table.ncases,
+                table.stream.len(),
+                table.total,
             ),
         ],
         test_parameters: Some(format!("testlist=sanity env=ONLY={n}")),
-        diffs: vec![module, mk_diff, sanity_diff],
+        diffs,
     })
 }

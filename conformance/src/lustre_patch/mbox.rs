@@ -1,13 +1,13 @@
-//! A draft written as `git format-patch` writes a patch: mbox headers with a fixed author and
-//! date (so that the series is the same on every run), the commit message, the diffstat and
-//! the diffs.
+//! A draft written as `git format-patch` writes a patch: mbox headers with the author and date
+//! given (`--author`, or git's `GIT_AUTHOR_IDENT`), or fixed ones when none is (so that the
+//! pinned series is the same on every run), the commit message, the diffstat and the diffs.
 
 use super::{Draft, Patch, TICKET};
 
-/// The author and sign-off the user replaces with their own.
+/// The author and sign-off when none is given: the pinned series' placeholder.
 pub(crate) const AUTHOR: &str = "Your Name <you@example.com>";
-/// A fixed date: the series does not depend on when it was made.
-const DATE: &str = "Thu, 1 Jan 1970 00:00:00 +0000";
+/// The date when none is given: the pinned series does not depend on when it was made.
+pub(crate) const DATE: &str = "Thu, 1 Jan 1970 00:00:00 +0000";
 /// Lustre's commit messages are wrapped at 70 columns.
 const WRAP: usize = 70;
 
@@ -119,13 +119,67 @@ fn diffstat(d: &Draft) -> String {
     out
 }
 
-/// Patch `n` of `total`.
-pub(crate) fn format(n: usize, total: usize, d: &Draft) -> Patch {
+/// `Name <email>` and the RFC 2822 date of a git identity, `Name <email> SECONDS +HHMM` (what
+/// `git var GIT_AUTHOR_IDENT` prints); `None` when it is not one.
+pub fn parse_git_ident(ident: &str) -> Option<(String, String)> {
+    let ident = ident.trim();
+    let close = ident.rfind('>')?;
+    let who = ident[..=close].trim();
+    if !who.contains('<') {
+        return None;
+    }
+    let mut rest = ident[close + 1..].split_whitespace();
+    let secs: i64 = rest.next()?.parse().ok()?;
+    let tz = rest.next()?;
+    let (sign, hhmm) = match tz.as_bytes().first()? {
+        b'+' => (1i64, &tz[1..]),
+        b'-' => (-1i64, &tz[1..]),
+        _ => return None,
+    };
+    if hhmm.len() != 4 || !hhmm.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let h: i64 = hhmm[..2].parse().ok()?;
+    let m: i64 = hhmm[2..].parse().ok()?;
+    let local = secs.checked_add(sign * (h * 3600 + m * 60))?;
+    Some((who.to_string(), rfc2822(local, tz)))
+}
+
+/// `Thu, 1 Jan 1970 00:00:00 +0000` of a local time in seconds since the epoch.
+fn rfc2822(local: i64, tz: &str) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
+    // Days to a civil date (Howard Hinnant's algorithm, in eras of 400 years).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{}, {day} {} {year} {:02}:{:02}:{:02} {tz}",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// Patch `n` of `total`, by `author` on `date`.
+pub(crate) fn format(n: usize, total: usize, d: &Draft, author: &str, date: &str) -> Patch {
     let subject = format!("{TICKET} {}", d.summary);
     let mut text = format!(
         "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n\
-         From: {AUTHOR}\n\
-         Date: {DATE}\n\
+         From: {author}\n\
+         Date: {date}\n\
          Subject: [PATCH {n}/{total}] {subject}\n\n"
     );
     for p in &d.body {
@@ -135,7 +189,7 @@ pub(crate) fn format(n: usize, total: usize, d: &Draft) -> Patch {
     if let Some(t) = &d.test_parameters {
         text.push_str(&format!("Test-Parameters: {t}\n"));
     }
-    text.push_str(&format!("Signed-off-by: {AUTHOR}\n---\n"));
+    text.push_str(&format!("Signed-off-by: {author}\n---\n"));
     text.push_str(&diffstat(d));
     text.push('\n');
     for f in &d.diffs {
@@ -145,5 +199,27 @@ pub(crate) fn format(n: usize, total: usize, d: &Draft) -> Patch {
     Patch {
         file_name: file_name(n, &subject),
         text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_git_ident;
+
+    #[test]
+    fn a_git_ident_gives_the_author_and_the_mail_date() {
+        assert_eq!(
+            parse_git_ident("A U Thor <a@example.com> 1765000800 +0100"),
+            Some((
+                "A U Thor <a@example.com>".into(),
+                "Sat, 6 Dec 2025 07:00:00 +0100".into()
+            ))
+        );
+        assert_eq!(
+            parse_git_ident("X <x@y> 0 -0230"),
+            Some(("X <x@y>".into(), "Wed, 31 Dec 1969 21:30:00 -0230".into()))
+        );
+        assert_eq!(parse_git_ident("no mail 0 +0000"), None);
+        assert_eq!(parse_git_ident("X <x@y> soon +0000"), None);
     }
 }

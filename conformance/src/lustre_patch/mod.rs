@@ -11,11 +11,13 @@
 mod base;
 pub(crate) mod c;
 mod connect;
+mod excerpts;
 mod kunit;
 mod mbox;
 mod names;
 mod reqfmt;
 mod swab;
+mod table;
 pub(crate) mod uapi;
 pub(crate) mod wirecheck;
 
@@ -28,6 +30,7 @@ use std::path::{Path, PathBuf};
 pub use base::BASE_REVISION;
 use base::{FileDiff, Source};
 use layout::Layout;
+pub use mbox::parse_git_ident;
 
 /// The Lustre ticket of the prepare intent, which every patch names.
 pub const TICKET: &str = "LU-20808";
@@ -38,6 +41,11 @@ pub struct Options {
     /// A lustre-release work tree: hunks are made against its files, free values are read from
     /// it and conflicts refused. `None`: the revision [`BASE_REVISION`].
     pub tree: Option<PathBuf>,
+    /// The author and sign-off, `Name <email>`. `None`: a placeholder (the pinned series).
+    pub author: Option<String>,
+    /// The date of each patch, as mail writes it (`Sat, 6 Dec 2025 07:00:00 +0100`). `None`:
+    /// the epoch (the pinned series).
+    pub date: Option<String>,
 }
 
 /// One patch of the series: an mbox message as `git format-patch` writes it.
@@ -171,13 +179,45 @@ fn drafts(src: &Source) -> Result<Vec<Draft>, PatchError> {
     // The flag first: Lustre asks for a connect flag to be reserved by a patch of its own that
     // can land (and be ported to maintenance branches) before the feature.
     let conn = connect::draft(src)?;
-    let uapi = uapi::draft(src)?;
-    let swab = swab::draft(src)?;
-    let reqfmt = reqfmt::draft(src)?;
-    let wirecheck = wirecheck::draft(src)?;
-    let names = names::draft(src)?;
+    // Then the protocol in one patch, as Lustre lands a structure with its swabber, its
+    // request format and its wirecheck/wiretest rows together.
+    let protocol = squash(
+        "ptlrpc: add DNE prepare intent wire protocol",
+        vec![
+            uapi::draft(src)?,
+            swab::draft(src)?,
+            reqfmt::draft(src)?,
+            wirecheck::draft(src)?,
+            names::draft(src)?,
+        ],
+    );
     let tests = kunit::draft(src)?;
-    Ok(vec![conn, uapi, swab, reqfmt, wirecheck, names, tests])
+    Ok(vec![conn, protocol, tests])
+}
+
+/// One draft of `parts`: their bodies in order, their diffs in git's order (by path), and the
+/// widest test parameters any of them asks for (`trivial` only when all are trivial).
+fn squash(summary: &str, parts: Vec<Draft>) -> Draft {
+    let mut body = Vec::new();
+    let mut diffs = Vec::new();
+    let mut params: Option<String> = None;
+    for p in parts {
+        body.extend(p.body);
+        diffs.extend(p.diffs);
+        match (&params, p.test_parameters) {
+            (_, None) => {}
+            (None, Some(t)) => params = Some(t),
+            (Some(cur), Some(t)) if cur == "trivial" => params = Some(t),
+            _ => {}
+        }
+    }
+    diffs.sort_by(|a, b| a.path.cmp(&b.path));
+    Draft {
+        summary: summary.into(),
+        body,
+        test_parameters: params,
+        diffs,
+    }
 }
 
 /// The patch series, in the order `git am` applies it.
@@ -185,10 +225,12 @@ pub fn series(opts: &Options) -> Result<Vec<Patch>, PatchError> {
     let src = Source::new(opts.tree.as_deref());
     let drafts = drafts(&src)?;
     let n = drafts.len();
+    let author = opts.author.as_deref().unwrap_or(mbox::AUTHOR);
+    let date = opts.date.as_deref().unwrap_or(mbox::DATE);
     Ok(drafts
         .into_iter()
         .enumerate()
-        .map(|(i, d)| mbox::format(i + 1, n, &d))
+        .map(|(i, d)| mbox::format(i + 1, n, &d, author, date))
         .collect())
 }
 
@@ -327,8 +369,8 @@ mod tests {
         );
     }
 
-    /// The default series is made from the kept excerpts alone, and refuses a tree that holds
-    /// it already.
+    /// The default series is made from the kept excerpts alone: the flag alone first, then the
+    /// protocol, then its test.
     #[test]
     fn the_default_series_has_one_patch_per_concern() {
         let s = series(&Options::default()).expect("the default series");
@@ -336,11 +378,46 @@ mod tests {
             .iter()
             .filter_map(|p| p.text.lines().find(|l| l.starts_with("Subject: ")))
             .collect();
-        assert_eq!(subjects.len(), 7, "{subjects:?}");
+        assert_eq!(subjects.len(), 3, "{subjects:?}");
+        // The structures travel with their wirecheck and wiretest rows.
+        let protocol = s[1].paths();
+        for p in [uapi::IDL, wirecheck::WIRECHECK, "lustre/ptlrpc/layout.c"] {
+            assert!(protocol.contains(&p.to_string()), "{protocol:?}");
+        }
         assert!(subjects.iter().all(|l| l.contains("] LU-20808 ")));
+        // Only the flag is trivial: the protocol adds a format ptlrpc checks when it loads,
+        // the test runs its own sanity test.
+        let params: Vec<&str> = s
+            .iter()
+            .filter_map(|p| p.text.lines().find(|l| l.starts_with("Test-Parameters: ")))
+            .collect();
+        assert_eq!(params.len(), 3);
+        assert_eq!(params[0], "Test-Parameters: trivial");
+        assert!(!params[1].contains("trivial") && params[1].contains("testlist=sanity"));
+        assert!(params[2].contains("env=ONLY="), "{}", params[2]);
         assert!(
             s[0].paths()
                 .contains(&"lustre/obdclass/lprocfs_status.c".to_string())
         );
+    }
+
+    /// The author and date given are every patch's, sign-off included.
+    #[test]
+    fn the_author_and_date_given_are_each_patchs() {
+        let s = series(&Options {
+            author: Some("A U Thor <a@example.com>".into()),
+            date: Some("Sat, 6 Dec 2025 07:00:00 +0100".into()),
+            ..Options::default()
+        })
+        .expect("the series");
+        for p in &s {
+            assert!(p.text.contains("\nFrom: A U Thor <a@example.com>\n"));
+            assert!(p.text.contains("\nDate: Sat, 6 Dec 2025 07:00:00 +0100\n"));
+            assert!(
+                p.text
+                    .contains("\nSigned-off-by: A U Thor <a@example.com>\n")
+            );
+            assert!(!p.text.contains("Your Name"));
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! swabber, an array element by element, padding named by a `BUILD_BUG_ON` as Lustre does.
 
 use super::base::{Edit, Source};
-use super::c::{array_bound, is_padding, lines};
+use super::c::{MLI_BUF_NR, is_padding, lines, mli_array, series_bound};
 use super::layout::{FieldType, Layout};
 use super::{Draft, PatchError, new_layouts};
 
@@ -49,6 +49,11 @@ pub(crate) fn swab_fn(l: &Layout) -> Vec<String> {
         out.push("\tint i;".into());
         out.push(String::new());
     }
+    // The arrays by result have a fixed wire length: a result added to the enum must not
+    // build until the wire changes with it.
+    if mli_array(l).is_some() {
+        out.push(format!("\tBUILD_BUG_ON(MLI_BUF_MAX != {MLI_BUF_NR});"));
+    }
     for f in l.fields {
         if is_padding(f) {
             out.push(format!(
@@ -59,7 +64,7 @@ pub(crate) fn swab_fn(l: &Layout) -> Vec<String> {
         }
         match f.array {
             Some(a) => {
-                let bound = array_bound(a);
+                let bound = series_bound(a);
                 if let Some(s) = swab_stmt(f.ty, &format!("{v}->{}[i]", f.name)) {
                     out.push(format!("\tfor (i = 0; i < {bound}; i++)"));
                     out.push(format!("\t\t{s}"));
@@ -103,9 +108,11 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
              prepare intents, so that a peer of the other byte order can send \
              them. Every numeric member is swabbed; the FIDs by \
              lustre_swab_lu_fid(), the per-result arrays element by element. \
+             The MLI_BUF_NR arrays are tied to enum md_lock_intent_buf by a \
+             BUILD_BUG_ON, so that a new result cannot change the wire unseen. \
              The caller's supplementary groups, an array of __u32, are swabbed \
              element by element by lustre_swab_generic_32s() through their \
-             request field (next patch), and the xattr results of the reply are \
+             request field RMF_DNE_PREPARE_GROUPS, and the xattr results of the reply are \
              never swabbed: they are stored and sent little-endian.",
         ),
         test_parameters: Some("trivial".into()),

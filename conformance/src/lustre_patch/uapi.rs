@@ -4,7 +4,9 @@
 use lustre_dne_intent::intent::{MliBuf, Operation};
 
 use super::base::{Edit, Source};
-use super::c::{block_comment, c_constants, enum_decl, mli_array, struct_decl};
+use super::c::{
+    MLI_BUF_NR, block_comment, c_constants, enum_decl, mli_array, series_struct_decl, struct_decl,
+};
 use super::layout::Layout;
 use super::{Draft, PatchError, new_layouts};
 
@@ -76,7 +78,7 @@ pub(super) fn draft(src: &Source) -> Result<Draft, PatchError> {
          in the sender's byte order. Gated by OBD_CONNECT2_DNE_PREPARE.",
     ));
     decl.push(String::new());
-    decl.extend(declarations(req, rep));
+    decl.extend(declarations_of(req, rep, true));
     let diff = idl.diff_and_apply(&mut [
         Edit::insert_before(close, members),
         Edit::insert_after(anchor, decl),
@@ -99,8 +101,7 @@ pub(super) fn draft(src: &Source) -> Result<Draft, PatchError> {
              same RPC."
                 .into(),
             "The layouts were designed with a reference codec that decodes and \
-             checks both messages; the following patches add the swabbers, the \
-             request format and wirecheck rows for them."
+             checks both messages."
                 .into(),
         ],
         test_parameters: Some("trivial".into()),
@@ -112,6 +113,12 @@ pub(super) fn draft(src: &Source) -> Result<Draft, PatchError> {
 /// header (`crate::cheader`) also carries for a tree without them: `enum md_lock_intent_buf`,
 /// each flags member's enum, and the two structures. One renderer, so the two cannot differ.
 pub(crate) fn declarations(req: &Layout, rep: &Layout) -> Vec<String> {
+    declarations_of(req, rep, false)
+}
+
+/// [`declarations`]; in the `series`, the arrays indexed by result are `[MLI_BUF_NR]`, a
+/// fixed wire length defined after the enum, so that a new result cannot change the wire.
+fn declarations_of(req: &Layout, rep: &Layout, series: bool) -> Vec<String> {
     let mli: Vec<(String, u64, Option<String>)> = MliBuf::ALL
         .iter()
         .map(|b| {
@@ -130,6 +137,11 @@ pub(crate) fn declarations(req: &Layout, rep: &Layout) -> Vec<String> {
         &mli,
         false,
     );
+    if let (true, Some(a)) = (series, mli_array(req)) {
+        decl.push(String::new());
+        decl.push("/* wire length of the arrays by result, whatever MLI_BUF_MAX is */".into());
+        decl.push(format!("#define {MLI_BUF_NR}\t{}", a.len));
+    }
     for l in [req, rep] {
         for f in l.fields {
             if let Some(names) = c_constants(f) {
@@ -147,7 +159,11 @@ pub(crate) fn declarations(req: &Layout, rep: &Layout) -> Vec<String> {
             }
         }
         decl.push(String::new());
-        decl.extend(struct_decl(l));
+        decl.extend(if series {
+            series_struct_decl(l)
+        } else {
+            struct_decl(l)
+        });
     }
     decl
 }

@@ -37,6 +37,17 @@
 #define ENOMEM 12
 #define EINVAL 22
 #define MSG_PTLRPC_HEADER_OFF 31
+#define MSG_PTLRPC_BODY_OFF 0
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define GOTO(label, rc) do { (void)(rc); goto label; } while (0)
+#define LUSTRE_MSG_MAGIC_V2 0x0BD00BD3
+#define LUSTRE_MSG_MAGIC_V2_SWABBED 0xD30BD00B
+#define XATTR_SIZE_MAX 65536
+/* lustre_sec.h */
+#define WIRE_FLVR(wflvr) (((__u32)(wflvr)) & 0x000FFFFF)
+#define SPTLRPC_FLVR_POLICY(flavor) ((((__u32)(flavor)) >> 0) & 0xF)
+#define SPTLRPC_POLICY_NULL 0
+#define SPTLRPC_FLVR_NULL 0
 
 struct lustre_msg {
 	__u32 lm_bufcount;
@@ -66,6 +77,13 @@ struct ptlrpc_request {
 };
 
 int __lustre_unpack_msg(struct lustre_msg *m, int len);
+int ptlrpc_unpack_req_msg(struct ptlrpc_request *req, int len);
+int ptlrpc_unpack_rep_msg(struct ptlrpc_request *req, int len);
+int lustre_unpack_req_ptlrpc_body(struct ptlrpc_request *req, int offset);
+int lustre_unpack_rep_ptlrpc_body(struct ptlrpc_request *req, int offset);
+void *lustre_msg_buf(struct lustre_msg *m, __u32 n, __u32 minlen);
+__u32 lustre_msg_buflen(struct lustre_msg *m, __u32 n);
+__u32 lustre_msg_bufcount(struct lustre_msg *m);
 void req_capsule_init(struct req_capsule *pill, struct ptlrpc_request *req,
 		      enum req_location location);
 void req_capsule_set(struct req_capsule *pill, const struct req_format *fmt);

@@ -92,5 +92,6 @@ extern struct req_msg_field RMF_DLM_REQ;
 extern struct req_msg_field RMF_DLM_REP;
 extern struct req_msg_field RMF_LDLM_INTENT;
 extern struct req_msg_field RMF_NAME;
+extern struct req_msg_field RMF_MDT_BODY;
 
 #endif /* _LUSTRE_PATCH_STANDIN_H */

@@ -1,0 +1,70 @@
+//! The excerpts of the default revision the series is made from
+//! (`conformance/lustre/base/`, written by [`super::write_excerpts`]), built in.
+
+/// The kept excerpts, by path.
+pub(crate) const EXCERPTS: &[(&str, &str)] = &[
+    (
+        "include/uapi/linux/lustre/lustre_idl.h",
+        include_str!("../../lustre/base/include/uapi/linux/lustre/lustre_idl.h.excerpt"),
+    ),
+    (
+        "lustre/obdclass/lprocfs_status.c",
+        include_str!("../../lustre/base/lustre/obdclass/lprocfs_status.c.excerpt"),
+    ),
+    (
+        "lustre/utils/wirecheck.c",
+        include_str!("../../lustre/base/lustre/utils/wirecheck.c.excerpt"),
+    ),
+    (
+        "lustre/ptlrpc/wiretest.c",
+        include_str!("../../lustre/base/lustre/ptlrpc/wiretest.c.excerpt"),
+    ),
+    (
+        "lustre/utils/wiretest.c",
+        include_str!("../../lustre/base/lustre/utils/wiretest.c.excerpt"),
+    ),
+    (
+        "lustre/ptlrpc/pack_generic.c",
+        include_str!("../../lustre/base/lustre/ptlrpc/pack_generic.c.excerpt"),
+    ),
+    (
+        "lustre/include/lustre_swab.h",
+        include_str!("../../lustre/base/lustre/include/lustre_swab.h.excerpt"),
+    ),
+    (
+        "lustre/ptlrpc/layout.c",
+        include_str!("../../lustre/base/lustre/ptlrpc/layout.c.excerpt"),
+    ),
+    (
+        "lustre/include/lustre_req_layout.h",
+        include_str!("../../lustre/base/lustre/include/lustre_req_layout.h.excerpt"),
+    ),
+    (
+        "lustre/ldlm/ldlm_lock.c",
+        include_str!("../../lustre/base/lustre/ldlm/ldlm_lock.c.excerpt"),
+    ),
+    (
+        "lustre/kunit/Makefile",
+        include_str!("../../lustre/base/lustre/kunit/Makefile.excerpt"),
+    ),
+    (
+        "lustre/tests/sanity.sh",
+        include_str!("../../lustre/base/lustre/tests/sanity.sh.excerpt"),
+    ),
+    (
+        "lustre.spec.in",
+        include_str!("../../lustre/base/lustre.spec.in.excerpt"),
+    ),
+    (
+        "rpm/kmp-lustre-tests.files",
+        include_str!("../../lustre/base/rpm/kmp-lustre-tests.files.excerpt"),
+    ),
+    (
+        "debian/dkms.conf.in",
+        include_str!("../../lustre/base/debian/dkms.conf.in.excerpt"),
+    ),
+    (
+        "lustre/scripts/dkms.mkconf",
+        include_str!("../../lustre/base/lustre/scripts/dkms.mkconf.excerpt"),
+    ),
+];
