@@ -3,8 +3,10 @@
 //!
 //! checkpatch.pl is not kept here: the test takes `$LUSTRE_CHECKPATCH` (the script, with
 //! `spelling.txt` and `const_structs.checkpatch` beside it, as in `contrib/scripts/`) or
-//! `$LUSTRE_TREE/contrib/scripts/checkpatch.pl`. Without one, or without perl, it prints
-//! `SKIP:`; with `CI=true`, a missing perl fails it.
+//! `$LUSTRE_TREE/contrib/scripts/checkpatch.pl`. CI has neither (it cannot fetch Lustre), so
+//! the test is ignored by default and run by hand, where it fails without perl or the script:
+//! `LUSTRE_TREE=/path/to/lustre-release cargo test -p lustre-dne-intent-conformance --test
+//! lustre_patch_checkpatch -- --include-ignored`.
 //!
 //! Allowed, as the bot allows them:
 //! - any line of `lustre/utils/wiretest.c` and `lustre/ptlrpc/wiretest.c`: they are generated
@@ -87,21 +89,15 @@ fn findings(script: &Path, patch: &Path) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs Lustre's checkpatch.pl: LUSTRE_TREE=DIR (or LUSTRE_CHECKPATCH=FILE) and --include-ignored"]
 fn the_series_is_checkpatch_clean_but_for_what_lustre_allows() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let perl = Command::new("perl")
         .arg("-v")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !perl {
-        assert!(!ci, "perl is needed to run checkpatch.pl under CI");
-        println!("SKIP: no perl");
-        return;
-    }
-    let Some(script) = checkpatch() else {
-        println!("SKIP: neither LUSTRE_CHECKPATCH nor LUSTRE_TREE gives checkpatch.pl");
-        return;
-    };
+    assert!(perl, "perl is needed to run checkpatch.pl");
+    let script = checkpatch()
+        .expect("neither LUSTRE_CHECKPATCH nor LUSTRE_TREE gives Lustre's checkpatch.pl");
     let dir = root().join("testdata/lustre-patch");
     let mut patches: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("testdata/lustre-patch")
