@@ -367,6 +367,64 @@ pub enum ErrorKind {
         /// The mode.
         got: u32,
     },
+    /// A derived `mcpp_child_mode` that is not one of the seven file types with permission bits.
+    #[error(
+        "derived child mode {got:#o} is not a file type (REG, DIR, LNK, CHR, BLK, FIFO, SOCK) with permission bits"
+    )]
+    DerivedModeNotMode {
+        /// The mode.
+        got: u32,
+    },
+    /// A derived child of another file type than the one requested.
+    #[error("derived child mode {got:#o} is not of the requested file type ({requested:#o})")]
+    DerivedTypeNotRequested {
+        /// `mcpp_child_mode`.
+        got: u32,
+        /// `mcpr_child_mode`.
+        requested: u32,
+    },
+    /// Derived permission bits that the create rules cannot give from the request.
+    #[error(
+        "derived permission bits {got:#o} are not within {allowed:#o}, what the requested mode allows"
+    )]
+    DerivedPermsNotAllowed {
+        /// `mcpp_child_mode & 07777`.
+        got: u32,
+        /// The bits the request and the parent allow.
+        allowed: u32,
+    },
+    /// The derived group, or a directory's S_ISGID, not as the parent's S_ISGID decides.
+    #[error("derived child {what} is {got:#o}, expected {expected:#o} ({why})")]
+    GroupNotInherited {
+        /// `"gid"` or `"mode"`.
+        what: &'static str,
+        /// The value.
+        got: u32,
+        /// What the parent's PATTR and the request give.
+        expected: u32,
+        /// Why.
+        why: &'static str,
+    },
+    /// The derived project id, or a directory's PROJINHERIT, not as the parent's flags decide.
+    #[error("derived child {what} is {got:#x}, expected {expected:#x} ({why})")]
+    ProjectNotInherited {
+        /// `"projid"` or `"flags"`.
+        what: &'static str,
+        /// The value.
+        got: u32,
+        /// What the parent's PATTR gives.
+        expected: u32,
+        /// Why.
+        why: &'static str,
+    },
+    /// Derived child flags other than an inherited PROJINHERIT on a directory.
+    #[error("derived child flags {flags:#x}: {why}")]
+    DerivedFlagsNotInherited {
+        /// `mcpp_child_flags`.
+        flags: u32,
+        /// What is wrong.
+        why: &'static str,
+    },
     /// The lookup dispositions in `lock_policy_res1` contradict themselves or the prepare flags.
     #[error("dispositions {disp:#x} do not match the lookup ({why})")]
     DispositionMismatch {

@@ -7,6 +7,7 @@ mod common;
 
 mod canonical;
 mod decisions;
+mod derived;
 mod framing;
 mod framing_walk;
 mod independent;
