@@ -164,7 +164,7 @@ static int dp_rep_check_lookup(struct dp_ctx *ctx, const struct dp_rep *r)
 	return 0;
 }
 
-/* The result masks and the derived child (W6.1, W7.8, W6.2, W7.13/14/18/23). */
+/* The result masks and the derived child (W6.1, W7.8, W6.2, W7.13/14/18/19/23). */
 static int dp_rep_check_masks(struct dp_ctx *ctx, const struct dp_rep *r)
 {
 	const struct md_create_prepare_rep *b = &r->body;
@@ -190,6 +190,10 @@ static int dp_rep_check_masks(struct dp_ctx *ctx, const struct dp_rep *r)
 	/* W7.18: a file type with permission bits */
 	if ((mode & ~(S_IFMT_BITS | 07777)) || !dp_valid_file_type(mode))
 		return dp_broke(ctx, "W7.18");
+	/* W7.19: the requested file type (before the flags, as the crate) */
+	if (r->rctx && (mode & S_IFMT_BITS) !=
+	    (r->rctx->child_mode & S_IFMT_BITS))
+		return dp_broke(ctx, "W7.19");
 	/* W7.23: at most PROJINHERIT, and that on a directory only */
 	if ((b->mcpp_child_flags & ~DP_PROJINHERIT_FL) ||
 	    (b->mcpp_child_flags && (mode & S_IFMT_BITS) != DP_S_IFDIR))
@@ -233,7 +237,7 @@ static int dp_rep_check_inherited(struct dp_ctx *ctx, const struct dp_rep *r,
 	return 0;
 }
 
-/* W7.19 - W7.22: the derived child against the request it answers. */
+/* W7.20 - W7.22: the derived child's bits against the request it answers. */
 static int dp_rep_check_derived(struct dp_ctx *ctx, const struct dp_rep *r)
 {
 	const struct md_create_prepare_rep *b = &r->body;
@@ -242,8 +246,6 @@ static int dp_rep_check_derived(struct dp_ctx *ctx, const struct dp_rep *r)
 
 	if (!(b->mcpp_flags & MCPP_CHILD_DERIVED))
 		return 0;
-	if ((got & S_IFMT_BITS) != (req & S_IFMT_BITS))
-		return dp_broke(ctx, "W7.19");
 	if (dir)
 		allowed = (req & (0777 | DP_S_ISVTX)) | DP_S_ISGID;
 	else

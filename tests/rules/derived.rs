@@ -196,6 +196,30 @@ fn a_derived_child_the_request_does_not_allow_is_refused() {
     );
 }
 
+/// The type is checked before the flags: a mkdir deriving a file that carries PROJINHERIT is
+/// refused for its type when the request is known, for its flags when not.
+#[test]
+fn a_file_with_projinherit_is_refused_for_its_type() {
+    for order in [Endian::Little, Endian::Big] {
+        let mut p = RepParts::from_value(&mkdir_reply(), order);
+        body(&mut p).child_mode = 0o100_755;
+        body(&mut p).child_flags = PROJ;
+        let bytes = p.encode();
+        let req = mkdir_request().to_bytes(order).expect("valid");
+        let ctx = RequestView::parse(&req).expect("valid").reply_context();
+        let e = ReplyView::parse_for(&bytes, &ctx).expect_err("a file for a mkdir");
+        assert_eq!(
+            e.kind,
+            ErrorKind::DerivedTypeNotRequested {
+                got: 0o100_755,
+                requested: 0o040_755
+            }
+        );
+        let e = ReplyView::parse(&bytes).expect_err("PROJINHERIT on a file");
+        assert_eq!(e.rule(), "W7.23", "{e}");
+    }
+}
+
 #[test]
 fn group_and_project_follow_the_parent() {
     let sgid = |a: &mut MdtBody| a.mode = 0o042_775;

@@ -1,6 +1,6 @@
-//! The rules of WIRE.md §7 on a derived child (`MCPP_CHILD_DERIVED`): its mode and flags on
-//! their own (W7.18, W7.23), then against the request and the parent's PATTR (W7.19 to W7.22),
-//! as the create rules of MODEL.md §2, step 6, derive them.
+//! The rules of WIRE.md §7 on a derived child (`MCPP_CHILD_DERIVED`): its mode, type and flags
+//! with the body (W7.18, W7.19, W7.23), then its bits against the request and the parent's PATTR
+//! (W7.20 to W7.22), as the create rules of MODEL.md §2, step 6, derive them.
 
 use super::{Buffers, Facts, err};
 use crate::error::{DecodeError, ErrorKind};
@@ -20,18 +20,32 @@ const MODE_BITS: u32 = S_IFMT | 0o7777;
 /// The read, write and execute bits, the only ones a umask or a default ACL takes away.
 const RWX: u32 = 0o777;
 
-/// W7.18 and W7.23: a derived mode is a file type with permission bits, and the derived flags
-/// are at most PROJINHERIT, on a directory. Needs no request.
+/// W7.18, W7.19 when the request is known, and W7.23: a derived mode is a file type with
+/// permission bits, the requested type, and the derived flags are at most PROJINHERIT, on a
+/// directory. The type comes before the flags, so that a mkdir deriving a file is refused for
+/// its type, not for the PROJINHERIT it may carry.
 #[inline(always)]
 pub(super) fn check_derived(
     b: &MdCreatePrepareRepRaw<impl ByteOrder>,
     o2: usize,
+    ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     let child_mode = b.child_mode();
     if child_mode & !MODE_BITS != 0 || !mode::is_valid_type(child_mode) {
         return Err(err(
             rep::mcpp_child_mode.at(o2),
             ErrorKind::DerivedModeNotMode { got: child_mode },
+        ));
+    }
+    if let Some(requested) = ctx.map(|c| c.child_mode)
+        && child_mode & S_IFMT != requested & S_IFMT
+    {
+        return Err(err(
+            rep::mcpp_child_mode.at(o2),
+            ErrorKind::DerivedTypeNotRequested {
+                got: child_mode,
+                requested,
+            },
         ));
     }
     let flags = b.child_flags();
@@ -51,9 +65,9 @@ pub(super) fn check_derived(
     ))
 }
 
-/// W7.19 to W7.22: a derived child against the request, and against the parent's attributes
-/// when the reply carries them (a present PATTR, which `check_results` proved is one
-/// `mdt_body` in the message's byte order).
+/// W7.20 to W7.22: a derived child (of the requested type, W7.19) against the request's bits,
+/// and against the parent's attributes when the reply carries them (a present PATTR, which
+/// `check_results` proved is one `mdt_body` in the message's byte order).
 pub(super) fn check_derived_for<'x, O: ByteOrder>(
     f: &Facts<'x, impl Buffers<'x>, O>,
     b: &MdCreatePrepareRepRaw<O>,
@@ -65,12 +79,6 @@ pub(super) fn check_derived_for<'x, O: ByteOrder>(
     let o2 = f.bufs.off(2);
     let (got, requested) = (b.child_mode(), ctx.child_mode);
     let mode_at = rep::mcpp_child_mode.at(o2);
-    if got & S_IFMT != requested & S_IFMT {
-        return Err(err(
-            mode_at,
-            ErrorKind::DerivedTypeNotRequested { got, requested },
-        ));
-    }
     let dir = got & S_IFMT == S_IFDIR;
     // mkdir keeps only the permission bits and S_ISVTX of the request; an SGID parent adds
     // S_ISGID to a directory. A non-directory keeps the request's bits, S_ISGID perhaps dropped.

@@ -468,7 +468,7 @@ fn check_body(
         ));
     }
     if derived {
-        check_derived(b, o2)?;
+        check_derived(b, o2, ctx)?;
     }
     let child_mode = b.child_mode();
     if found
