@@ -393,29 +393,57 @@ pub enum ErrorKind {
         /// The bits the request and the parent allow.
         allowed: u32,
     },
-    /// The derived group, or a directory's S_ISGID, not as the parent's S_ISGID decides.
-    #[error("derived child {what} is {got:#o}, expected {expected:#o} ({why})")]
+    /// The derived group, not as the parent's S_ISGID decides.
+    #[error("derived child gid {got}, expected {expected} ({})", if *.sgid_parent {
+        "the parent has S_ISGID: its group"
+    } else {
+        "the parent has no S_ISGID: the caller's fsgid"
+    })]
     GroupNotInherited {
-        /// `"gid"` or `"mode"`.
-        what: &'static str,
-        /// The value.
+        /// `mcpp_child_gid`.
         got: u32,
-        /// What the parent's PATTR and the request give.
+        /// The parent's `mbo_gid`, or the request's `mcpr_fsgid`.
         expected: u32,
-        /// Why.
-        why: &'static str,
+        /// Whether the parent's mode has S_ISGID.
+        sgid_parent: bool,
     },
-    /// The derived project id, or a directory's PROJINHERIT, not as the parent's flags decide.
-    #[error("derived child {what} is {got:#x}, expected {expected:#x} ({why})")]
+    /// A derived directory whose S_ISGID is not the parent's.
+    #[error("derived directory mode {mode:#o} {}", if *.sgid_parent {
+        "lacks S_ISGID, which an S_ISGID parent gives"
+    } else {
+        "has S_ISGID, which mkdir drops and the parent does not give"
+    })]
+    SgidNotInherited {
+        /// `mcpp_child_mode`.
+        mode: u32,
+        /// Whether the parent's mode has S_ISGID.
+        sgid_parent: bool,
+    },
+    /// The derived project id, not as the parent's PROJINHERIT decides.
+    #[error("derived child projid {got}, expected {expected} ({})", if *.inherit {
+        "the parent has PROJINHERIT: its project"
+    } else {
+        "the parent has no PROJINHERIT"
+    })]
     ProjectNotInherited {
-        /// `"projid"` or `"flags"`.
-        what: &'static str,
-        /// The value.
+        /// `mcpp_child_projid`.
         got: u32,
-        /// What the parent's PATTR gives.
+        /// The parent's `mbo_projid`, or 0.
         expected: u32,
-        /// Why.
-        why: &'static str,
+        /// Whether the parent has LUSTRE_PROJINHERIT_FL.
+        inherit: bool,
+    },
+    /// A derived directory whose PROJINHERIT is not the parent's.
+    #[error("derived directory flags {flags:#x} {}", if *.inherit {
+        "lack PROJINHERIT, which the parent has"
+    } else {
+        "have PROJINHERIT, which the parent has not"
+    })]
+    ProjinheritNotInherited {
+        /// `mcpp_child_flags`.
+        flags: u32,
+        /// Whether the parent has LUSTRE_PROJINHERIT_FL.
+        inherit: bool,
     },
     /// Derived child flags other than an inherited PROJINHERIT on a directory.
     #[error("derived child flags {flags:#x}: {why}")]

@@ -253,6 +253,16 @@ fn group_and_project_follow_the_parent() {
         same,
         |r| child(r).child_gid = 600,
     );
+    let e = judged(Endian::Little, same, |r| {
+        set_pattr(r, sgid);
+        child(r).child_mode = 0o042_755;
+    })
+    .expect_err("the fsgid under an SGID parent");
+    assert_eq!(
+        e.to_string(),
+        "md_create_prepare_rep.mcpp_child_gid at offset 404: derived child gid 500, expected \
+         600 (the parent has S_ISGID: its group) [W7.21]"
+    );
     let (projid, flags) = ("mcpp_child_projid", "mcpp_child_flags");
     refused("no project under PROJINHERIT", "W7.22", projid, same, |r| {
         set_pattr(r, proj);
