@@ -250,7 +250,9 @@ static int dp_rep_check_derived(struct dp_ctx *ctx, const struct dp_rep *r)
 		allowed = (req & (0777 | DP_S_ISVTX)) | DP_S_ISGID;
 	else
 		allowed = req & 07777;
-	if ((b->mcpp_valid & (1U << MLI_BUF_DEF_ACL)) &&
+	/* no default ACL: the umask applies, to anything but a symlink */
+	if ((got & S_IFMT_BITS) != 0120000 &&
+	    (b->mcpp_valid & (1U << MLI_BUF_DEF_ACL)) &&
 	    r->result_len[MLI_BUF_DEF_ACL] == 0)
 		allowed &= ~(r->rctx->umask & 0777);
 	if (got & 07777 & ~allowed)

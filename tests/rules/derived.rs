@@ -115,6 +115,18 @@ fn what_the_create_rules_derive_is_accepted() {
         },
     );
     accepted(
+        "a symlink keeps what the umask would take",
+        |q| q.child_mode = 0o120_777,
+        |r| child(r).child_mode = 0o120_777,
+    );
+    refused(
+        "a FIFO keeps what the umask takes",
+        "W7.20",
+        "mcpp_child_mode",
+        |q| q.child_mode = 0o010_777,
+        |r| child(r).child_mode = 0o010_777,
+    );
+    accepted(
         "a file keeps S_ISGID",
         |q| q.child_mode = 0o102_755,
         |r| child(r).child_mode = 0o102_755,

@@ -8,7 +8,7 @@ use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{McppFlags, MliBuf};
 use crate::limits::MDT_BODY_SIZE;
-use crate::mode::{self, S_IFDIR, S_IFMT, S_ISGID, S_ISVTX};
+use crate::mode::{self, S_IFDIR, S_IFLNK, S_IFMT, S_ISGID, S_ISVTX};
 use crate::wire::MdtValid;
 use crate::wire::raw::MdtBodyRaw;
 use zerocopy::{ByteOrder, FromBytes};
@@ -110,9 +110,11 @@ pub(super) fn check_derived_for<'x, O: ByteOrder>(
     } else {
         requested & 0o7777
     };
-    // A parent known to have no default ACL: the umask applies (posix_acl_create).
+    // A parent known to have no default ACL: the umask applies (posix_acl_create), but not
+    // to a symbolic link, which keeps the requested mode.
     let valid = b.valid();
-    if valid.has(MliBuf::DefAcl) && f.bufs.result_len(MliBuf::DefAcl.index()) == 0 {
+    let symlink = got & S_IFMT == S_IFLNK;
+    if !symlink && valid.has(MliBuf::DefAcl) && f.bufs.result_len(MliBuf::DefAcl.index()) == 0 {
         allowed &= !(ctx.umask & RWX);
     }
     if got & 0o7777 & !allowed != 0 {
