@@ -59,7 +59,8 @@ pub const DECODER_RULES: &[RuleId] = rule_ids![
     "W5.12", "W5.13", "W5.14", "W5.15", "W5.16", //
     "W6.1", "W6.2", //
     "W7.1", "W7.2", "W7.3", "W7.4", "W7.5", "W7.6", "W7.7", "W7.8", "W7.9", "W7.10", "W7.11",
-    "W7.12", "W7.13", "W7.14", "W7.15", "W7.16", //
+    "W7.12", "W7.13", "W7.14", "W7.15", "W7.16", "W7.18", "W7.19", "W7.20", "W7.21", "W7.22",
+    "W7.23", //
     "W8.1", "W8.2", //
     "W9.1", "W9.2", "W9.3", "W9.4", "W9.5", "W9.6", "W9.7", "W9.8", "W9.9", "W9.10", "W9.11",
     "W9.12", "W9.13", "W9.14", "W9.15", "W9.16", "W9.17", "W9.18", "W9.19", "W9.20", "W9.21",
@@ -70,6 +71,10 @@ pub const DECODER_RULES: &[RuleId] = rule_ids![
 /// one broken in a single message, so no [`ErrorKind`](crate::ErrorKind) reports them (the canonical form, §11,
 /// and the few responder duties of §4 and §7).
 pub const NOT_DECODER_RULES: &[RuleId] = rule_ids![
-    "W4.1", "W7.17", "W11.1", "W11.2", "W11.3", "W11.4", "W11.5", "W11.6", "W11.7", "W11.8",
-    "W11.9",
+    "W4.1", "W7.17", "W11.1", "W11.2", "W11.3", "W11.4", "W11.5", "W11.7", "W11.8", "W11.9",
+    "W11.10",
 ];
+
+/// IDs that WIRE.md no longer defines and that are never given to another rule (its "Rule
+/// IDs" paragraph): W11.6 wrote a FID that counts as zero as 16 zero bytes, dropping f_ver.
+pub const RETIRED_RULES: &[RuleId] = rule_ids!["W11.6"];

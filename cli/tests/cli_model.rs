@@ -340,3 +340,39 @@ fn check_reports_reads_and_seeds() {
     assert!(out.contains("reply breaks a rule"), "{out}");
     assert!(err.contains("reply:"), "{err}");
 }
+
+/// A mkdir reply that derives a regular file is refused for its file type (W7.19), and one of
+/// no file type even without its request (W7.18); the coordinator then reads for itself.
+#[test]
+fn check_refuses_a_mkdir_reply_deriving_a_file() {
+    let mut reply = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/mkdir_reply_complete.bin"
+    ))
+    .expect("golden reply");
+    // mcpp_child_mode, at 400 in this little-endian reply (testdata/mkdir_reply_complete.md).
+    assert_eq!(reply[400..404], 0o042_755u32.to_le_bytes());
+    reply[400..404].copy_from_slice(&0o100_755u32.to_le_bytes());
+    let (code, out, err) = run(&["check", "testdata/mkdir_request.bin", "-"], &reply);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "reply breaks a rule: md_create_prepare_rep.mcpp_child_mode at offset 400: derived \
+             child mode 0o100755 is not of the requested file type (0o40755) [W7.19]"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("treats it as the empty result"), "{out}");
+    assert!(err.contains("[W7.19]"), "{err}");
+    reply[400..404].copy_from_slice(&0o176_755u32.to_le_bytes());
+    let (code, out, _) = run(&["check", "testdata/mkdir_request.bin", "-"], &reply);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("derived child mode 0o176755 is not a file type"),
+        "{out}"
+    );
+    assert!(out.contains("[W7.18]"), "{out}");
+    let (code, _, err) = run(&["decode", "-"], &reply);
+    assert_eq!(code, 1);
+    assert!(err.contains("[W7.18]"), "{err}");
+}

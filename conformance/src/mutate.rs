@@ -274,3 +274,107 @@ fn u32_le(b: &[u8], off: usize) -> Option<u32> {
     let w: [u8; 4] = b.get(off..off + 4)?.try_into().ok()?;
     Some(u32::from_le_bytes(w))
 }
+
+/// `md_create_prepare_rep` offsets the targeted changes touch.
+const REP_FLAGS: usize = 4;
+const REP_FID_VER: usize = 28;
+const REP_CHILD_MODE: usize = 32;
+const REP_CHILD_PROJID: usize = 40;
+const REP_CHILD_FLAGS: usize = 44;
+
+/// Targeted changes of one field of a reply's body, with values the one-word mutants do not
+/// reach: the derived child's file type, permission bits, S_ISGID, project and flags (WIRE.md
+/// W7.18 to W7.23), and a zero `mcpp_fid` with only f_ver set (kept, W11.10). Some are valid
+/// (fewer permission bits, the f_ver), the rest break one rule each.
+pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let Some(p) = Parts::split(bytes) else {
+        return Vec::new();
+    };
+    let Some(body) = p.bufs.get(2).filter(|b| b.len() >= 80) else {
+        return Vec::new();
+    };
+    let get = |off: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&body[off..off + 4]);
+        p.order.u32_from(w)
+    };
+    let set = |off: usize, v: u32| {
+        let mut b = body.clone();
+        b[off..off + 4].copy_from_slice(&p.order.u32_to(v));
+        p.with_buf(2, b)
+    };
+    let mut out = Vec::new();
+    let mut push = |what: String, m: Option<Vec<u8>>| out.extend(m.map(|m| (what, m)));
+    let flags = get(REP_FLAGS);
+    if flags & 0x2 == 0 {
+        push("mcpp_fid [0x0:0x0:0x1]".into(), set(REP_FID_VER, 1));
+    }
+    if flags & 0x10 == 0 {
+        return out;
+    }
+    let mode = get(REP_CHILD_MODE);
+    let perm = mode & 0o7777;
+    let mut mode_to = |what: &str, v: u32| {
+        push(
+            format!("mcpp_child_mode {v:#o} ({what}, was {mode:#o})"),
+            set(REP_CHILD_MODE, v),
+        );
+    };
+    mode_to("fewer permission bits", mode & !0o077);
+    mode_to("a regular file", 0o100_000 | perm);
+    mode_to("a FIFO", 0o010_000 | perm);
+    mode_to("no file type", 0o170_000 | perm);
+    mode_to("S_ISUID added", mode | 0o4000);
+    mode_to("S_ISGID toggled", mode ^ 0o2000);
+    let projid = get(REP_CHILD_PROJID);
+    if projid != 0 {
+        push(
+            format!("mcpp_child_projid 0 (was {projid})"),
+            set(REP_CHILD_PROJID, 0),
+        );
+    }
+    let child_flags = get(REP_CHILD_FLAGS);
+    for v in [0, 0x1, child_flags | 0x10] {
+        if v != child_flags {
+            push(
+                format!("mcpp_child_flags {v:#x} (was {child_flags:#x})"),
+                set(REP_CHILD_FLAGS, v),
+            );
+        }
+    }
+    out
+}
+
+/// `mcpr_child_mode` in `md_create_prepare_req`.
+const REQ_CHILD_MODE: usize = 40;
+
+/// Targeted changes of a create request under an unchanged reply: the requested file type
+/// made another one, so that a reply deriving the first breaks W7.19.
+pub(crate) fn request_body_fields(request: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let Some(p) = Parts::split(request) else {
+        return Vec::new();
+    };
+    let Some(body) = p.bufs.get(3).filter(|b| b.len() >= 80) else {
+        return Vec::new();
+    };
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&body[REQ_CHILD_MODE..REQ_CHILD_MODE + 4]);
+    let mode = p.order.u32_from(w);
+    if mode == 0 {
+        return Vec::new();
+    }
+    let perm = mode & 0o7777;
+    [
+        ("a regular file", 0o100_000 | perm),
+        ("a symlink", 0o120_000 | perm),
+    ]
+    .into_iter()
+    .filter(|&(_, v)| v != mode)
+    .filter_map(|(what, v)| {
+        let mut b = body.clone();
+        b[REQ_CHILD_MODE..REQ_CHILD_MODE + 4].copy_from_slice(&p.order.u32_to(v));
+        let m = p.with_buf(3, b)?;
+        Some((format!("mcpr_child_mode {v:#o} ({what}, was {mode:#o})"), m))
+    })
+    .collect()
+}

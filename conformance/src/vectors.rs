@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 
 use super::mutate::{
-    limit_offsets, reply_shapes, request_shapes, truncations, words, xattr_shapes,
+    limit_offsets, reply_body_fields, reply_shapes, request_body_fields, request_shapes,
+    truncations, words, xattr_shapes,
 };
 use super::reorder::{swab_like, swab_message};
 use super::{Case, Expect, Kind, Prng, broken_rules, judge};
@@ -44,6 +45,13 @@ pub const FLAG_NOTES: &[(&str, &str)] = &[
     (
         "FieldChanged",
         "One aligned 32-bit field of a valid input was set to another value",
+    ),
+    (
+        "Targeted",
+        "One field of a valid reply's body, or of the request it answers, set to a value a rule \
+         about it turns on: the derived child's file type, permission bits, S_ISGID, project or \
+         flags, the requested file type (W7.18 to W7.23), a zero mcpp_fid with only f_ver set \
+         (kept, W11.10)",
     ),
     (
         "ShapeChanged",
@@ -316,7 +324,7 @@ impl Candidate {
                 b
             }
             // A field of the base changed: swapped as that field.
-            "FieldChanged" | "Boundary" if self.bytes.len() == base.len() => {
+            "FieldChanged" | "Boundary" | "Targeted" if self.bytes.len() == base.len() => {
                 swab_like(kind, base, &self.bytes)
             }
             _ => swab_message(kind, &self.bytes),
@@ -421,6 +429,11 @@ fn mutants(base: &Base) -> Vec<Candidate> {
             .into_iter()
             .for_each(|(w, m)| add(w, "ShapeChanged", m, None)),
     }
+    if base.kind == Kind::Reply {
+        for (w, m) in reply_body_fields(base.bytes) {
+            add(w, "Targeted", m, req.clone());
+        }
+    }
     let limits = match base.kind {
         Kind::Request => limit_offsets(base.bytes),
         _ => 0..0,
@@ -438,6 +451,16 @@ fn mutants(base: &Base) -> Vec<Candidate> {
     }
     if let Some(r) = base.request {
         // The request changed under an unchanged reply: the rules that need the request.
+        for (w, m) in request_body_fields(r) {
+            if super::judge_request(&m).expect() == Expect::Valid {
+                add(
+                    format!("request {w}"),
+                    "Targeted",
+                    base.bytes.to_vec(),
+                    Some(m),
+                );
+            }
+        }
         let limits = limit_offsets(r);
         for (off, v, w, m) in words(r, order) {
             let flag = if limits.contains(&off) && at_a_bound(v) {
@@ -502,6 +525,7 @@ pub fn vectors(seed: u64) -> Vec<Case> {
                     c.flags.push("Boundary");
                     cases.push(c.into_case());
                 }
+                Expect::Valid if c.flags[0] == "Targeted" => cases.push(c.into_case()),
                 Expect::Valid if c.flags[0] == "Boundary" => {
                     bounds.entry(c.kind).or_default().push(c)
                 }
@@ -523,11 +547,14 @@ pub fn vectors(seed: u64) -> Vec<Case> {
     }
     let mut twins = Vec::new();
     for (_, list) in invalid {
-        // The first shape change (the targeted ones come first), then seeded picks.
+        // The first shape change (the targeted ones come first) and the first targeted field,
+        // then seeded picks.
         let mut list = list;
         let mut picks = Vec::new();
-        if let Some(i) = list.iter().position(|c| c.flags[0] == "ShapeChanged") {
-            picks.push(list.swap_remove(i));
+        for flag in ["ShapeChanged", "Targeted"] {
+            if let Some(i) = list.iter().position(|c| c.flags[0] == flag) {
+                picks.push(list.swap_remove(i));
+            }
         }
         while picks.len() < PER_RULE && !list.is_empty() {
             let i = prng.below(list.len());

@@ -81,7 +81,21 @@
 #define MLI_MASK_ALL			((1U << MLI_BUF_MAX) - 1)
 
 #define S_IFMT_BITS			0170000
+#define DP_S_IFDIR			0040000
+#define DP_S_ISGID			02000
+#define DP_S_ISVTX			01000
 #define DP_UMASK_BITS			0777
+#define DP_PROJINHERIT_FL		0x20000000U
+/* OBD_MD_* of mbo_valid, and the mdt_body fields the derived child is held to */
+#define DP_OBD_MD_FLMODE		0x80ULL
+#define DP_OBD_MD_FLGID			0x400ULL
+#define DP_OBD_MD_FLFLAGS		0x800ULL
+#define DP_OBD_MD_FLPROJID		0x100000000000000ULL
+#define MBO_VALID			40
+#define MBO_MODE			116
+#define MBO_GID				124
+#define MBO_FLAGS			128
+#define MBO_PROJID			172
 
 /* Offsets inside ptlrpc_body, ldlm_lock_desc and ldlm_reply. */
 #define PB_TYPE				8
@@ -287,6 +301,9 @@ struct dp_reply_ctx {
 	__u32			requested;	/* bit i: limits[i] != 0 */
 	struct dp_lock_desc	lock;
 	__u32			repsize;
+	__u32			child_mode;	/* mcpr_child_mode */
+	__u32			umask;		/* mcpr_umask */
+	__u32			fsgid;		/* mcpr_fsgid */
 };
 
 struct dp_rep {

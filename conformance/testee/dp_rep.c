@@ -56,6 +56,9 @@ void dp_reply_ctx_init(struct dp_reply_ctx *c, const struct dp_req *r)
 	}
 	c->lock = r->lock;
 	c->repsize = r->msg.repsize;
+	c->child_mode = r->body.mcpr_child_mode;
+	c->umask = r->body.mcpr_umask;
+	c->fsgid = r->body.mcpr_fsgid;
 }
 
 static void dp_prepare_rep_unpack(int swab, const __u8 *p,
@@ -161,7 +164,7 @@ static int dp_rep_check_lookup(struct dp_ctx *ctx, const struct dp_rep *r)
 	return 0;
 }
 
-/* The result masks and the derived child (W6.1, W7.8, W6.2, W7.13/14). */
+/* The result masks and the derived child (W6.1, W7.8, W6.2, W7.13/14/18/19/23). */
 static int dp_rep_check_masks(struct dp_ctx *ctx, const struct dp_rep *r)
 {
 	const struct md_create_prepare_rep *b = &r->body;
@@ -182,6 +185,81 @@ static int dp_rep_check_masks(struct dp_ctx *ctx, const struct dp_rep *r)
 	if (found && !derived && mode != 0 &&
 	    ((mode & ~S_IFMT_BITS) || !dp_valid_file_type(mode)))
 		return dp_broke(ctx, "W7.14");
+	if (!derived)
+		return 0;
+	/* W7.18: a file type with permission bits */
+	if ((mode & ~(S_IFMT_BITS | 07777)) || !dp_valid_file_type(mode))
+		return dp_broke(ctx, "W7.18");
+	/* W7.19: the requested file type (before the flags, as the crate) */
+	if (r->rctx && (mode & S_IFMT_BITS) !=
+	    (r->rctx->child_mode & S_IFMT_BITS))
+		return dp_broke(ctx, "W7.19");
+	/* W7.23: at most PROJINHERIT, and that on a directory only */
+	if ((b->mcpp_child_flags & ~DP_PROJINHERIT_FL) ||
+	    (b->mcpp_child_flags && (mode & S_IFMT_BITS) != DP_S_IFDIR))
+		return dp_broke(ctx, "W7.23");
+	return 0;
+}
+
+/* W7.21, W7.22: group and project as the parent's PATTR decides them. */
+static int dp_rep_check_inherited(struct dp_ctx *ctx, const struct dp_rep *r,
+				  int dir)
+{
+	const struct md_create_prepare_rep *b = &r->body;
+	const __u8 *p = r->result[MLI_BUF_PATTR];
+	int swab = r->msg.swab;
+	__u64 valid = dp_get64(swab, p + MBO_VALID);
+	__u32 pmode = dp_get32(swab, p + MBO_MODE);
+	__u32 pgid = dp_get32(swab, p + MBO_GID);
+	__u32 pflags = dp_get32(swab, p + MBO_FLAGS);
+	__u32 pprojid = dp_get32(swab, p + MBO_PROJID);
+	int sgid = !!(pmode & DP_S_ISGID);
+	int inherit = !!(pflags & DP_PROJINHERIT_FL);
+
+	if (valid & DP_OBD_MD_FLMODE) {
+		if (dir && !!(b->mcpp_child_mode & DP_S_ISGID) != sgid)
+			return dp_broke(ctx, "W7.21");
+		if (sgid && (valid & DP_OBD_MD_FLGID) &&
+		    b->mcpp_child_gid != pgid)
+			return dp_broke(ctx, "W7.21");
+		if (!sgid && b->mcpp_child_gid != r->rctx->fsgid)
+			return dp_broke(ctx, "W7.21");
+	}
+	if (!(valid & DP_OBD_MD_FLFLAGS))
+		return 0;
+	if (dir && !!(b->mcpp_child_flags & DP_PROJINHERIT_FL) != inherit)
+		return dp_broke(ctx, "W7.22");
+	if (inherit && (valid & DP_OBD_MD_FLPROJID) &&
+	    b->mcpp_child_projid != pprojid)
+		return dp_broke(ctx, "W7.22");
+	if (!inherit && b->mcpp_child_projid != 0)
+		return dp_broke(ctx, "W7.22");
+	return 0;
+}
+
+/* W7.20 - W7.22: the derived child's bits against the request it answers. */
+static int dp_rep_check_derived(struct dp_ctx *ctx, const struct dp_rep *r)
+{
+	const struct md_create_prepare_rep *b = &r->body;
+	__u32 got = b->mcpp_child_mode, req = r->rctx->child_mode, allowed;
+	int dir = (got & S_IFMT_BITS) == DP_S_IFDIR;
+
+	if (!(b->mcpp_flags & MCPP_CHILD_DERIVED))
+		return 0;
+	if (dir)
+		allowed = (req & (0777 | DP_S_ISVTX)) | DP_S_ISGID;
+	else
+		allowed = req & 07777;
+	/* no default ACL: the umask applies, to anything but a symlink */
+	if ((got & S_IFMT_BITS) != 0120000 &&
+	    (b->mcpp_valid & (1U << MLI_BUF_DEF_ACL)) &&
+	    r->result_len[MLI_BUF_DEF_ACL] == 0)
+		allowed &= ~(r->rctx->umask & 0777);
+	if (got & 07777 & ~allowed)
+		return dp_broke(ctx, "W7.20");
+	if ((b->mcpp_valid & (1U << MLI_BUF_PATTR)) &&
+	    r->result_len[MLI_BUF_PATTR] == MDT_BODY_SIZE)
+		return dp_rep_check_inherited(ctx, r, dir);
 	return 0;
 }
 
@@ -274,6 +352,11 @@ static int dp_rep_check_body(struct dp_ctx *ctx, const struct dp_rep *r)
 	}
 	for (i = 0; i < MLI_BUF_MAX; i++) {
 		rc = dp_rep_check_result(ctx, r, i);
+		if (rc)
+			return rc;
+	}
+	if (c) {
+		rc = dp_rep_check_derived(ctx, r);
 		if (rc)
 			return rc;
 	}
@@ -392,8 +475,6 @@ void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 	d = dp_put_zero(o, PREPARE_REP_SIZE);
 	dp_canon(d, b, m->swab, prepare_rep_fields,
 		 DP_NFIELDS(prepare_rep_fields));
-	if (dp_fid_is_zero(&r->body.mcpp_fid))
-		memset(d + 16, 0, sizeof(struct lu_fid));	/* W11.6 */
 	for (i = 0; i < MLI_BUF_MAX; i++) {
 		if (i == MLI_BUF_PATTR && r->result_len[i] == MDT_BODY_SIZE) {
 			/* a numeric structure in the sender's order */

@@ -188,6 +188,46 @@ fn result_state(b: MliBuf, limit: u32) -> BoxedStrategy<PrepResult<Bytes>> {
     proptest::strategy::Union::new(options).boxed()
 }
 
+/// A derived child the create rules allow (WIRE.md W7.18 to W7.23): the requested type with
+/// its read, write and execute bits less the umask, and the group and project of `child`
+/// unless the parent's PATTR decides them.
+fn derive(ctx: &ReplyContext, pattr: &PrepResult<Bytes>, child: [u32; 4]) -> [u32; 4] {
+    const PROJINHERIT: u32 = 0x2000_0000;
+    let dir = ctx.child_mode & mode::S_IFMT == mode::S_IFDIR;
+    let mut m = ctx.child_mode & (mode::S_IFMT | (0o777 & !ctx.umask));
+    let [_, mut gid, mut projid, _] = child;
+    let mut flags = 0;
+    let parent = match pattr {
+        PrepResult::Present(b) => MdtBody::decode(b, Endian::Little).ok(),
+        _ => None,
+    };
+    if let Some(p) = parent {
+        if p.valid.contains(MdtValid::FLMODE) {
+            let sgid = p.mode & mode::S_ISGID != 0;
+            if dir && sgid {
+                m |= mode::S_ISGID;
+            }
+            gid = match (sgid, p.valid.contains(MdtValid::FLGID)) {
+                (true, true) => p.gid,
+                (true, false) => gid,
+                (false, _) => ctx.fsgid,
+            };
+        }
+        if p.valid.contains(MdtValid::FLFLAGS) {
+            let inherit = p.flags & PROJINHERIT != 0;
+            if dir && inherit {
+                flags = PROJINHERIT;
+            }
+            projid = match (inherit, p.valid.contains(MdtValid::FLPROJID)) {
+                (true, true) => p.projid,
+                (true, false) => projid,
+                (false, _) => 0,
+            };
+        }
+    }
+    [m, gid, projid, flags]
+}
+
 fn reply_for(req: PrepareRequest) -> impl Strategy<Value = (PrepareRequest, PrepareReply)> {
     let ctx = req.reply_context().expect("generated requests are valid");
     let limits = ctx.limits;
@@ -246,18 +286,18 @@ fn reply_for(req: PrepareRequest) -> impl Strategy<Value = (PrepareRequest, Prep
                     if derived {
                         flags |= McppFlags::CHILD_DERIVED;
                     }
-                    let child_mode = if derived {
-                        child[0]
+                    let child = if derived {
+                        derive(&ctx, &results[MliBuf::Pattr.index()], child)
                     } else if lookup == 2 {
-                        ftype
+                        [ftype, child[1], child[2], child[3]]
                     } else {
-                        0
+                        [0, child[1], child[2], child[3]]
                     };
                     let mut o = PrepareOutcome::new(MdCreatePrepareRep {
                         status,
                         flags,
                         fid,
-                        child_mode,
+                        child_mode: child[0],
                         child_gid: child[1],
                         child_projid: child[2],
                         child_flags: child[3],

@@ -367,6 +367,92 @@ pub enum ErrorKind {
         /// The mode.
         got: u32,
     },
+    /// A derived `mcpp_child_mode` that is not one of the seven file types with permission bits.
+    #[error(
+        "derived child mode {got:#o} is not a file type (REG, DIR, LNK, CHR, BLK, FIFO, SOCK) with permission bits"
+    )]
+    DerivedModeNotMode {
+        /// The mode.
+        got: u32,
+    },
+    /// A derived child of another file type than the one requested.
+    #[error("derived child mode {got:#o} is not of the requested file type ({requested:#o})")]
+    DerivedTypeNotRequested {
+        /// `mcpp_child_mode`.
+        got: u32,
+        /// `mcpr_child_mode`.
+        requested: u32,
+    },
+    /// Derived permission bits that the create rules cannot give from the request.
+    #[error(
+        "derived permission bits {got:#o} are not within {allowed:#o}, what the requested mode allows"
+    )]
+    DerivedPermsNotAllowed {
+        /// `mcpp_child_mode & 07777`.
+        got: u32,
+        /// The bits the request and the parent allow.
+        allowed: u32,
+    },
+    /// The derived group, not as the parent's S_ISGID decides.
+    #[error("derived child gid {got}, expected {expected} ({})", if *.sgid_parent {
+        "the parent has S_ISGID: its group"
+    } else {
+        "the parent has no S_ISGID: the caller's fsgid"
+    })]
+    GroupNotInherited {
+        /// `mcpp_child_gid`.
+        got: u32,
+        /// The parent's `mbo_gid`, or the request's `mcpr_fsgid`.
+        expected: u32,
+        /// Whether the parent's mode has S_ISGID.
+        sgid_parent: bool,
+    },
+    /// A derived directory whose S_ISGID is not the parent's.
+    #[error("derived directory mode {mode:#o} {}", if *.sgid_parent {
+        "lacks S_ISGID, which an S_ISGID parent gives"
+    } else {
+        "has S_ISGID, which mkdir drops and the parent does not give"
+    })]
+    SgidNotInherited {
+        /// `mcpp_child_mode`.
+        mode: u32,
+        /// Whether the parent's mode has S_ISGID.
+        sgid_parent: bool,
+    },
+    /// The derived project id, not as the parent's PROJINHERIT decides.
+    #[error("derived child projid {got}, expected {expected} ({})", if *.inherit {
+        "the parent has PROJINHERIT: its project"
+    } else {
+        "the parent has no PROJINHERIT"
+    })]
+    ProjectNotInherited {
+        /// `mcpp_child_projid`.
+        got: u32,
+        /// The parent's `mbo_projid`, or 0.
+        expected: u32,
+        /// Whether the parent has LUSTRE_PROJINHERIT_FL.
+        inherit: bool,
+    },
+    /// A derived directory whose PROJINHERIT is not the parent's.
+    #[error("derived directory flags {flags:#x} {}", if *.inherit {
+        "lack PROJINHERIT, which the parent has"
+    } else {
+        "have PROJINHERIT, which the parent has not"
+    })]
+    ProjinheritNotInherited {
+        /// `mcpp_child_flags`.
+        flags: u32,
+        /// Whether the parent has LUSTRE_PROJINHERIT_FL.
+        inherit: bool,
+    },
+    /// Derived child flags other than an inherited PROJINHERIT on a directory.
+    #[error("derived child flags {flags:#x}: {why}")]
+    DerivedFlagsNotInherited {
+        /// `mcpp_child_flags`.
+        flags: u32,
+        /// What is wrong.
+        why: &'static str,
+    },
     /// The lookup dispositions in `lock_policy_res1` contradict themselves or the prepare flags.
     #[error("dispositions {disp:#x} do not match the lookup ({why})")]
     DispositionMismatch {

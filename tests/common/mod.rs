@@ -124,7 +124,12 @@ pub struct RepParts {
 }
 
 pub fn pattr_bytes() -> Vec<u8> {
-    let attrs = MdtBody {
+    pattr_with(|_| {})
+}
+
+/// The PATTR of [`pattr_bytes`] changed by `f`, little-endian.
+pub fn pattr_with(f: impl FnOnce(&mut MdtBody)) -> Vec<u8> {
+    let mut attrs = MdtBody {
         fid1: PARENT,
         valid: MdtValid::FLID
             | MdtValid::FLMODE
@@ -135,6 +140,7 @@ pub fn pattr_bytes() -> Vec<u8> {
         gid: 600,
         ..Default::default()
     };
+    f(&mut attrs);
     let mut v = Vec::new();
     attrs.put(Endian::Little, &mut v);
     v

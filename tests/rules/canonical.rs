@@ -22,17 +22,31 @@ fn canonical_messages_say_so() {
 
 #[test]
 fn canonical_zero_fid_and_short_forms() {
-    // mcpp_fid [0x0:0x0:0x1] is zero (fid_is_zero) and re-encodes as 16 zero bytes (W11.6).
-    let mut p = RepParts::mkdir();
-    body(&mut p).fid = LuFid::new(0, 0, 1);
-    let bytes = p.encode();
-    let v = ReplyView::parse(&bytes).expect("a FID with only f_ver set is zero");
-    assert!(!v.is_canonical());
-    assert_eq!(v.to_value().outcome.expect("body").body.fid, LuFid::ZERO);
-    assert_eq!(
-        &v.to_value().to_bytes(Endian::Little).expect("encodes")[..],
-        &RepParts::mkdir().encode()[..]
-    );
+    // mcpp_fid [0x0:0x0:0x1] is zero (fid_is_zero, so no lookup is needed for it, W7.7), and
+    // it keeps its f_ver: canonical as it is, in either byte order (W11.10).
+    let mut r = mkdir_reply();
+    r.outcome.as_mut().expect("body").body.fid = LuFid::new(0, 0, 1);
+    let le = r.to_bytes(Endian::Little).expect("valid");
+    for order in [Endian::Little, Endian::Big] {
+        let bytes = r.to_bytes(order).expect("valid");
+        let v = ReplyView::parse(&bytes).expect("a FID with only f_ver set is zero");
+        assert_eq!(v.is_canonical(), order == Endian::Little);
+        let value = v.to_value();
+        let fid = value.outcome.as_ref().expect("body").body.fid;
+        assert_eq!(fid, LuFid::new(0, 0, 1));
+        assert_eq!(fid.to_string(), "[0x0:0x0:0x1]");
+        assert_eq!(&value.to_bytes(order).expect("encodes")[..], &bytes[..]);
+        assert_eq!(
+            &value.to_bytes(Endian::Little).expect("encodes")[..],
+            &le[..]
+        );
+        // The view's own encoder keeps it too, in the order received and in the other.
+        for to in [Endian::Little, Endian::Big] {
+            let mut out = vec![0u8; bytes.len()];
+            let n = v.encode_into(to, &mut out).expect("fits");
+            assert_eq!(&out[..n], &r.to_bytes(to).expect("valid")[..]);
+        }
+    }
     // The 2-buffer empty result re-encodes with 9 buffers (W11.3).
     let mut e = RepParts::mkdir();
     e.body = None;

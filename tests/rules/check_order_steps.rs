@@ -394,6 +394,23 @@ pub fn reply_steps() -> Vec<Step<RepParts>> {
             "derived, a rename",
             vec![C(|c| c.op = Operation::Rename)],
         ),
+        s(
+            "W7.18",
+            "derived mode of no type",
+            vec![V(|p| body(p).child_mode = 0o176_755)],
+        ),
+        // A mode of no type has no requested type either: the pair is the first change.
+        s(
+            "W7.19",
+            "mkdir deriving a file",
+            vec![V(|p| body(p).child_mode = 0o100_755)],
+        )
+        .pair(vec![V(|p| body(p).child_mode = 0o176_755)]),
+        s(
+            "W7.23",
+            "derived flags",
+            vec![V(|p| body(p).child_flags = 0x1)],
+        ),
         s("W7.14", "child_mode", vec![V(positive)]).alone(),
         s("W7.9", "not requested", vec![C(|c| c.limits[5] = 0)]),
         s("W7.10", "buf_size", vec![V(|p| body(p).buf_size[0] += 8)]),
@@ -439,6 +456,34 @@ pub fn reply_steps() -> Vec<Step<RepParts>> {
             b.valid.0 &= !0x10;
             b.truncated.0 |= 0x10;
         })]),
+        // The bundled reply derives 042755 under an SGID parent of group 600 that passes on
+        // PROJINHERIT and project 1000, for a mkdir of 040755.
+        s(
+            "W7.20",
+            "derived S_ISUID",
+            vec![V(|p| body(p).child_mode = 0o046_755)],
+        ),
+        s(
+            "W7.21",
+            "no S_ISGID under an SGID parent",
+            vec![V(|p| body(p).child_mode = 0o040_755)],
+        )
+        .pair(vec![V(|p| body(p).child_mode = 0o044_755)]),
+        s(
+            "W7.21",
+            "gid not the parent's",
+            vec![V(|p| body(p).child_gid = 500)],
+        ),
+        s(
+            "W7.22",
+            "PROJINHERIT not passed on",
+            vec![V(|p| body(p).child_flags = 0)],
+        ),
+        s(
+            "W7.22",
+            "projid not the parent's",
+            vec![V(|p| body(p).child_projid = 7)],
+        ),
         s("W9.5", "ACL e_perm", vec![V(|p| p.results[1][6] = 8)]),
         s("W9.1", "LMV magic", vec![V(|p| p.results[3][0] ^= 0x5a)]),
         s("W9.1", "LOV magic", vec![V(|p| p.results[4][0] ^= 0x5a)]),

@@ -10,6 +10,7 @@ mod check_order;
 mod check_order_steps;
 mod check_order_xattr;
 mod decisions;
+mod derived;
 mod framing;
 mod framing_walk;
 mod independent;

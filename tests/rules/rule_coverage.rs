@@ -357,6 +357,42 @@ fn cases() -> Vec<Case> {
             "a lookup in object mode",
             rep_ctx(|_| {}, |c| c.flags = McprFlags::NO_LOOKUP),
         ),
+        (
+            "W7.18",
+            "a derived mode of no file type",
+            rep(|p| body(p).child_mode = 0o176_755),
+        ),
+        (
+            "W7.19",
+            "a mkdir that derives a regular file",
+            rep_ctx(|p| body(p).child_mode = 0o100_755, |_| {}),
+        ),
+        (
+            "W7.20",
+            "a derived group write bit the request does not have",
+            rep_ctx(|p| body(p).child_mode = 0o040_775, |_| {}),
+        ),
+        (
+            "W7.21",
+            "the parent's group under a parent without S_ISGID",
+            rep_ctx(|p| body(p).child_gid = 600, |_| {}),
+        ),
+        (
+            "W7.22",
+            "a project id under a parent without PROJINHERIT",
+            rep_ctx(
+                |p| {
+                    p.results[0] = pattr_with(|a| a.valid |= MdtValid::FLFLAGS);
+                    body(p).child_projid = 7;
+                },
+                |_| {},
+            ),
+        ),
+        (
+            "W7.23",
+            "a derived flag other than PROJINHERIT",
+            rep(|p| body(p).child_flags = 0x10),
+        ),
         // ---- size bounds ----
         ("W8.1", "lm_repsize 0", req(|p| p.header.repsize = 0)),
         (

@@ -110,6 +110,19 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
                 body.flags = body.flags.difference(McppFlags::CHILD_DERIVED);
             }
             let derived = body.flags.contains(McppFlags::CHILD_DERIVED);
+            if derived {
+                // A file type with permission bits (W7.18); PROJINHERIT on a directory only
+                // (W7.23).
+                body.child_mode &= mode::S_IFMT | 0o7777;
+                if !mode::is_valid_type(body.child_mode) {
+                    body.child_mode |= mode::S_IFDIR;
+                    body.child_mode &= mode::S_IFDIR | 0o7777;
+                }
+                body.child_flags &= super::rules::LUSTRE_PROJINHERIT_FL;
+                if body.child_mode & mode::S_IFMT != mode::S_IFDIR {
+                    body.child_flags = 0;
+                }
+            }
             if found && !derived && body.child_mode != 0 {
                 body.child_mode &= mode::S_IFMT;
                 if !mode::is_valid_type(body.child_mode) {

@@ -8,7 +8,6 @@ use super::rules::{Apart, Facts, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
-use crate::intent::body::md_create_prepare_rep as rep;
 #[cfg(feature = "alloc")]
 use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf};
@@ -18,7 +17,7 @@ use crate::limits::{
     REPLY_BUFCOUNT,
 };
 use crate::limits::{MDT_BODY_SIZE, MSG_ALIGN};
-use crate::wire::layout::{Layout, lu_fid};
+use crate::wire::layout::Layout;
 #[cfg(feature = "alloc")]
 use crate::wire::msg::buffer_offsets;
 use crate::wire::msg::msg_size_u32;
@@ -29,9 +28,7 @@ use crate::wire::msg::{put_header, put_padding};
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
 use crate::wire::put_struct;
-use crate::wire::{
-    LdlmReply, LuFid, MdtBody, MsgHeader, PtlrpcBody, WireStruct, copy_at, write_at,
-};
+use crate::wire::{LdlmReply, MdtBody, MsgHeader, PtlrpcBody, WireStruct, copy_at, write_at};
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// What an encoder writes, borrowed from wherever it lives.
@@ -88,12 +85,11 @@ impl Wire<'_> {
     #[cfg(feature = "alloc")]
     pub(super) fn put<W: Out + ?Sized>(&self, order: Endian, out: &mut W) {
         put_header(order, self.header, &self.lens(), out);
-        // The canonical form, WIRE.md §11: a v3 body (v2 without a job id), a zero mcpp_fid
-        // as zeros.
+        // The canonical form, WIRE.md §11: a v3 body (v2 without a job id).
         self.ptlrpc.put_buffer_to(order, out);
         put_struct(self.ldlm, order, out);
         if let Some(b) = self.body {
-            put_struct(&canonical_rep(*b), order, out);
+            put_struct(b, order, out);
             for (i, r) in self.results.iter().enumerate() {
                 match self.pattr_in(i, order) {
                     Some(body) => out.put_slice(&body),
@@ -149,7 +145,7 @@ impl Wire<'_> {
         write_at::<_, O>(self.ldlm, out, at);
         at += LDLM_REPLY_SIZE;
         let Some(b) = self.body else { return };
-        write_at::<_, O>(&canonical_rep(*b), out, at);
+        write_at::<_, O>(b, out, at);
         at += PREPARE_REP_SIZE;
         write_results_apart(&self.results, out, at);
         // PATTR is the first result: its buffer starts right here.
@@ -161,7 +157,7 @@ impl Wire<'_> {
 
 /// The raw buffers of a validated view, written in the order they were received: each fixed
 /// structure is copied as it is (at its own size, a v2 body as v2), with the bytes a native
-/// round trip would not keep (padding, a zero FID's `f_ver`) zeroed over the copy. A test compares it with
+/// round trip would not keep (padding) zeroed over the copy. A test compares it with
 /// [`Wire::write`] of the decoded structures on every vector and every one-byte change of them.
 pub(super) struct Copied<'x> {
     pub(super) header: &'x MsgHeader,
@@ -181,8 +177,6 @@ const LDLM_ZEROS: [(usize, usize); LDLM.padding_count()] = LDLM.padding();
 const LDLM: &Layout = LdlmReply::LAYOUT;
 const REP_ZEROS: [(usize, usize); REP_LAYOUT.padding_count()] = REP_LAYOUT.padding();
 const REP_LAYOUT: &Layout = MdCreatePrepareRep::LAYOUT;
-/// `mcpp_fid`, written as zeros when it is a zero FID (W11.6).
-const REP_FID: (usize, usize) = (rep::mcpp_fid.offset, LuFid::SIZE);
 
 impl Copied<'_> {
     /// Size of the encoded message.
@@ -216,11 +210,8 @@ impl Copied<'_> {
         zero_ranges(out, at, &LDLM_ZEROS);
         at += LDLM_REPLY_SIZE;
         let Some(b) = self.body else { return };
+        // mcpp_fid as it came, f_ver included, also in a FID that counts as zero (W11.10).
         copy_at(out, at, b.get(..PREPARE_REP_SIZE).unwrap_or(&[]));
-        // fid_is_zero: f_seq and f_oid (its first 12 bytes) zero, whatever f_ver (W11.6).
-        if b.get(REP_FID.0..REP_FID.0 + lu_fid::f_ver.offset) == Some(&[0; 12][..]) {
-            zero_ranges(out, at, &[REP_FID]);
-        }
         zero_ranges(out, at, &REP_ZEROS);
         at += PREPARE_REP_SIZE;
         write_results(&self.results, out, at);
@@ -275,13 +266,4 @@ fn canonical_lens(
         }
     }
     lens
-}
-
-/// `md_create_prepare_rep` as the canonical form writes it: a zero `mcpp_fid` (`fid_is_zero`,
-/// whatever its f_ver) as 16 zero bytes (WIRE.md W11.6).
-pub(super) fn canonical_rep(mut b: MdCreatePrepareRep) -> MdCreatePrepareRep {
-    if b.fid.is_zero() {
-        b.fid = LuFid::ZERO;
-    }
-    b
 }

@@ -117,7 +117,8 @@ pub(crate) const DISPOSITIONS: DispFlags = DispFlags(
 );
 
 /// What a reply must agree with when its request is known: the operation, its flags, the
-/// limits, the lock asked for and the reply space.
+/// limits, the lock asked for, the reply space, and what a derived child is checked against
+/// (the requested mode, the umask and the caller's fsgid: W7.19 to W7.21).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(
     feature = "serde",
@@ -139,6 +140,16 @@ pub struct ReplyContext {
     /// The request's `lm_repsize`.
     #[cfg_attr(feature = "serde", serde(rename = "lm_repsize"))]
     pub repsize: u32,
+    /// `mcpr_child_mode`: a derived child keeps its file type (W7.19) and at most its
+    /// permission bits (W7.20).
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_child_mode"))]
+    pub child_mode: u32,
+    /// `mcpr_umask`: what a derived mode loses when the parent has no default ACL (W7.20).
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_umask"))]
+    pub umask: u32,
+    /// `mcpr_fsgid`: a derived child's group under a parent without S_ISGID (W7.21).
+    #[cfg_attr(feature = "serde", serde(rename = "mcpr_fsgid"))]
+    pub fsgid: u32,
 }
 
 impl ReplyContext {
@@ -155,6 +166,9 @@ impl ReplyContext {
             limits: body.buf_limit,
             lock: *lock,
             repsize,
+            child_mode: body.child_mode,
+            umask: body.umask,
+            fsgid: body.fsgid,
         }
     }
 

@@ -3,7 +3,6 @@
 
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::encode::canonical_rep;
 use super::encode::{Copied, Wire};
 use super::rules::{Facts, Framed, check_after_status, check_type_and_status};
 #[cfg(feature = "alloc")]
@@ -445,8 +444,7 @@ impl<'a> ReplyView<'a> {
     }
 
     /// True when the input is this message's canonical form (WIRE.md §11): little-endian, nine
-    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding, a zero
-    /// `mcpp_fid` as 16 zero bytes. A non-canonical reply that obeys every rule is valid; its
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding. A non-canonical reply that obeys every rule is valid; its
     /// canonical bytes are `to_value().to_bytes(Endian::Little)`.
     #[cfg(feature = "alloc")]
     pub fn is_canonical(&self) -> bool {
@@ -465,7 +463,7 @@ impl<'a> ReplyView<'a> {
             ptlrpc,
             ldlm,
             outcome: body.map(|body| PrepareOutcome {
-                body: canonical_rep(body),
+                body,
                 results: MliBuf::ALL.map(|b| match self.result(b) {
                     // A value holds PATTR little-endian (PrepareOutcome::results).
                     PrepResult::Present(s) if b == MliBuf::Pattr => {

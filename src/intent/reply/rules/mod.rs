@@ -16,9 +16,13 @@ use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
+#[cfg(feature = "arbitrary")]
+pub(super) use derived::LUSTRE_PROJINHERIT_FL;
+use derived::{check_derived, check_derived_for};
 use results::{check_payloads, check_requested, check_results};
 use zerocopy::ByteOrder;
 
+mod derived;
 mod results;
 
 /// What the reply rules look at. `ldlm_reply` and the body are raw layouts: the received ones,
@@ -189,6 +193,9 @@ pub(super) fn check_after_status<'x, O: ByteOrder>(
         check_requested(b, o2, ctx)?;
     }
     check_results(f, b, ctx)?;
+    if let Some(ctx) = ctx {
+        check_derived_for(f, b, ctx)?;
+    }
     check_payloads(f, b.valid())
 }
 
@@ -405,7 +412,8 @@ fn check_flags_for(
     Ok(())
 }
 
-/// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child.
+/// `md_create_prepare_rep`: status, lookup, FID, the dispositions, the masks, the derived child
+/// on its own.
 #[inline(always)]
 fn check_body(
     b: &MdCreatePrepareRepRaw<impl ByteOrder>,
@@ -458,6 +466,9 @@ fn check_body(
                 why: "the request is not a create",
             },
         ));
+    }
+    if derived {
+        check_derived(b, o2, ctx)?;
     }
     let child_mode = b.child_mode();
     if found
