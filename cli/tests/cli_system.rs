@@ -35,6 +35,7 @@ fn list_mutations_prints_one_name_a_line() {
             "failed-prep-fails-enqueue",
             "intents-after-reconnect",
             "resend-second-lock",
+            "pattr-wrong-order",
         ]
     );
 }

@@ -212,6 +212,7 @@ impl SystemModel {
                 s.reached |= bit::REPLAY;
                 log.push("the parent MDT restarts: its locks are replayed".into());
                 for c in 0..s.coords.len() {
+                    let order = self.scope.coords[c].order;
                     let held = s.coords[c].held.clone();
                     for h in held {
                         let bytes = plain_enqueue(
@@ -222,6 +223,7 @@ impl SystemModel {
                                 old_handle: h.id,
                                 ..Default::default()
                             },
+                            order,
                         );
                         s.send(Envelope {
                             src: Node::Coord(c as u8),
@@ -247,7 +249,9 @@ impl Model for SystemModel {
         let sc = &self.scope;
         alloc::vec![SysState {
             parent: Parent::new(sc.store.clone()),
-            coords: sc.coords.iter().map(|_| Coord::new(sc.flag)).collect(),
+            coords: (0..sc.coords.len())
+                .map(|c| Coord::new(sc.flag, sc.class_of(c)))
+                .collect(),
             net: Vec::new(),
             losses: sc.losses,
             dups: sc.dups,
