@@ -15,7 +15,7 @@
 //! model's messages (a test below checks a reply that carries one).
 
 use super::cache::{Entries, OspCache};
-use super::coordinator::{Coord, Held, Pending};
+use super::coordinator::{Coord, Held, Pending, Phase};
 use super::locks::{Lock, LockTable, Owner};
 use super::net::{Envelope, LockSpec, Msg, Node, order_of};
 use super::ops::{COORD_SEQ, Decision, Update};
@@ -339,18 +339,69 @@ fn fingerprint(s: &SysState) -> u64 {
     h.finish()
 }
 
-/// The representative of `s`'s class: of its renamings, the one with the least fingerprint
-/// (the same for every member of the class).
+/// What a renaming cannot change about a coordinator: where it is in its script and what it
+/// holds, counted. Sorting a class by it picks most representatives without renaming anything.
+fn rank(c: &Coord) -> impl Ord {
+    (
+        c.pc,
+        phase_rank(c.phase),
+        c.next_xid,
+        c.held.len(),
+        c.pending.is_some(),
+        c.conn_flag,
+        c.no_intents,
+        c.decision.is_some(),
+    )
+}
+
+fn phase_rank(p: Phase) -> (u8, u8) {
+    match p {
+        Phase::PreLock => (0, 0),
+        Phase::Lock(k) => (1, k),
+        Phase::Wait(k) => (2, k),
+        Phase::Instantiate => (3, 0),
+        Phase::Decide => (4, 0),
+        Phase::Txn => (5, 0),
+        Phase::WaitTxn => (6, 0),
+        Phase::Release => (7, 0),
+        Phase::Done => (8, 0),
+    }
+}
+
+/// The representative of `s`'s class: its coordinators sorted by [`rank`] within each class,
+/// and among renamings that tie on rank, the one with the least fingerprint. The choice
+/// depends only on the class, so every member of it has the same representative.
 pub fn representative(s: &SysState) -> SysState {
     let class: Vec<u8> = s.coords.iter().map(|c| c.class).collect();
     let all = renamings(&class);
     if all.len() <= 1 {
         return s.clone();
     }
-    all.iter()
-        .map(|r| r.state(s))
-        .min_by_key(fingerprint)
-        .unwrap_or_else(|| s.clone())
+    // Keep the renamings that put the coordinators in rank order: slot `to[c]` gets `c`.
+    let ranks: Vec<_> = s.coords.iter().map(rank).collect();
+    let sorted: Vec<&Renaming> = all
+        .iter()
+        .filter(|r| {
+            let mut at: Vec<usize> = alloc::vec![0; r.to.len()];
+            for (c, &t) in r.to.iter().enumerate() {
+                at[usize::from(t)] = c;
+            }
+            (0..at.len()).all(|j| {
+                (j + 1..at.len())
+                    .all(|k| class[j] != class[k] || ranks[at[j]] <= ranks[at[k]])
+            })
+        })
+        .collect();
+    match sorted.as_slice() {
+        [] => s.clone(),
+        [one] if one.to.iter().enumerate().all(|(c, &t)| usize::from(t) == c) => s.clone(),
+        [one] => one.state(s),
+        many => many
+            .iter()
+            .map(|r| r.state(s))
+            .min_by_key(fingerprint)
+            .unwrap_or_else(|| s.clone()),
+    }
 }
 
 #[cfg(test)]
