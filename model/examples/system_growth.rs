@@ -70,6 +70,10 @@ fn main() {
     println!(
         "{desc}: {n} distinct states in {t:.1} s ({:.0}/s){}",
         n as f64 / t,
-        if t + 1.0 >= secs as f64 { " STOPPED" } else { "" }
+        if t + 1.0 >= secs as f64 {
+            " STOPPED"
+        } else {
+            ""
+        }
     );
 }

@@ -4,7 +4,9 @@
 #![cfg(feature = "system")]
 
 use lustre_dne_intent_model::system::symmetry::{Renaming, representative};
-use lustre_dne_intent_model::system::{Mutation, Scope, Strategy, SysState, SystemModel, check, scope};
+use lustre_dne_intent_model::system::{
+    Mutation, Scope, Strategy, SysState, SystemModel, check, scope,
+};
 use stateright::Model;
 
 /// Two interchangeable coordinators (MDT0002's caller of `three`) creating the same name, with
@@ -22,7 +24,10 @@ fn pair() -> Scope {
 #[test]
 fn the_interchangeable_coordinators_are_found() {
     let sc = scope("three").expect("scope three");
-    assert_eq!((0..3).map(|c| sc.class_of(c)).collect::<Vec<_>>(), [0, 1, 1]);
+    assert_eq!(
+        (0..3).map(|c| sc.class_of(c)).collect::<Vec<_>>(),
+        [0, 1, 1]
+    );
     assert!(sc.symmetric());
     assert!(!scope("small").expect("small").symmetric());
 }
@@ -30,7 +35,11 @@ fn the_interchangeable_coordinators_are_found() {
 #[test]
 fn symmetry_keeps_every_verdict_with_fewer_states() {
     let full = check(SystemModel::new(pair(), Mutation::None), Strategy::Dfs, 1);
-    let reduced = check(SystemModel::new(pair(), Mutation::None), Strategy::Symmetric, 1);
+    let reduced = check(
+        SystemModel::new(pair(), Mutation::None),
+        Strategy::Symmetric,
+        1,
+    );
     let verdicts = |o: &lustre_dne_intent_model::system::CheckOutcome| {
         o.properties
             .iter()

@@ -120,11 +120,14 @@ pub struct Coord {
     /// The first coordinator of the scope with the same caller, script and byte order: the
     /// coordinators of a class are interchangeable ([`super::symmetry`]).
     pub class: u8,
+    /// Its script creates objects, so FIDs of its sequence may exist (what a renaming must
+    /// rewrite; a class that allocates none is renamed without touching FIDs).
+    pub allocates: bool,
 }
 
 impl Coord {
     /// A coordinator of `class` before its first operation.
-    pub fn new(flag: bool, class: u8) -> Self {
+    pub fn new(flag: bool, class: u8, allocates: bool) -> Self {
         Coord {
             pc: 0,
             phase: Phase::PreLock,
@@ -140,6 +143,7 @@ impl Coord {
             decision: None,
             txn_after_release: false,
             class,
+            allocates,
         }
     }
 

@@ -250,7 +250,13 @@ impl Model for SystemModel {
         alloc::vec![SysState {
             parent: Parent::new(sc.store.clone()),
             coords: (0..sc.coords.len())
-                .map(|c| Coord::new(sc.flag, sc.class_of(c)))
+                .map(|c| {
+                    let allocates = sc.coords[c]
+                        .script
+                        .iter()
+                        .any(|op| matches!(op, SysOp::Create { .. }));
+                    Coord::new(sc.flag, sc.class_of(c), allocates)
+                })
                 .collect(),
             net: Vec::new(),
             losses: sc.losses,

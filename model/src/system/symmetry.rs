@@ -37,6 +37,8 @@ pub const MAX_PERMUTED: usize = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Renaming {
     to: Vec<u8>,
+    /// A moved coordinator allocates FIDs: they are renamed too.
+    fids: bool,
 }
 
 impl Renaming {
@@ -50,7 +52,19 @@ impl Renaming {
             }
             *slot = true;
         }
-        Some(Renaming { to })
+        Some(Renaming { to, fids: true })
+    }
+
+    /// The same renaming, told whether any coordinator it moves allocates FIDs.
+    fn for_state(&self, s: &SysState) -> Renaming {
+        let fids =
+            self.to.iter().enumerate().any(|(c, &t)| {
+                usize::from(t) != c && s.coords.get(c).is_none_or(|co| co.allocates)
+            });
+        Renaming {
+            to: self.to.clone(),
+            fids,
+        }
     }
 
     fn coord(&self, c: u8) -> u8 {
@@ -58,6 +72,9 @@ impl Renaming {
     }
 
     fn seq(&self, seq: u64) -> u64 {
+        if !self.fids {
+            return seq;
+        }
         match seq.checked_sub(COORD_SEQ) {
             Some(n) if n < self.to.len() as u64 => COORD_SEQ + u64::from(self.coord(n as u8)),
             _ => seq,
@@ -93,6 +110,9 @@ impl Renaming {
 
     /// An encoded message with the coordinators' sequences renamed (see the module's note).
     pub fn bytes(&self, b: &Bytes) -> Bytes {
+        if !self.fids {
+            return b.clone();
+        }
         let Some(order) = order_of(b) else {
             return b.clone();
         };
@@ -120,7 +140,7 @@ impl Renaming {
     fn decision(&self, d: &Decision) -> Decision {
         match d {
             Decision::Remove(f) => Decision::Remove(self.fid(*f)),
-            Decision::RenameReady(f, a) => Decision::RenameReady(self.fid(*f), a.clone()),
+            Decision::RenameReady(f, a) => Decision::RenameReady(self.fid(*f), *a),
             Decision::Change(f) => Decision::Change(self.fid(*f)),
             other => other.clone(),
         }
@@ -143,6 +163,9 @@ impl Renaming {
     }
 
     fn store(&self, s: &Store) -> Store {
+        if !self.fids {
+            return s.clone();
+        }
         let objects = s
             .objects
             .iter()
@@ -169,6 +192,9 @@ impl Renaming {
     }
 
     fn cache(&self, c: &OspCache) -> OspCache {
+        if !self.fids {
+            return c.clone();
+        }
         OspCache {
             objs: self.rekey(&c.objs, |f| self.fid(*f), Clone::clone),
             pattr: self.rekey(&c.pattr, |f| self.fid(*f), Clone::clone),
@@ -183,6 +209,9 @@ impl Renaming {
 
     fn coordinator(&self, c: &Coord) -> Coord {
         let mut c = c.clone();
+        if !self.fids {
+            return c;
+        }
         for h in &mut c.held {
             *h = Held {
                 spec: self.spec(h.spec),
@@ -269,12 +298,14 @@ impl Renaming {
 
     /// The state with every coordinator renamed.
     pub fn state(&self, s: &SysState) -> SysState {
-        let mut coords = s.coords.clone();
+        let mut coords: Vec<Option<Coord>> = alloc::vec![None; s.coords.len()];
         for (c, co) in s.coords.iter().enumerate() {
             if let Some(slot) = coords.get_mut(usize::from(self.coord(c as u8))) {
-                *slot = self.coordinator(co);
+                *slot = Some(self.coordinator(co));
             }
         }
+        // `to` is a permutation (checked by `new`): every slot is filled.
+        let coords = coords.into_iter().flatten().collect();
         let mut net: Vec<_> = s
             .net
             .iter()
@@ -294,7 +325,13 @@ impl Renaming {
                 .iter()
                 .map(|(c, i, d)| (self.coord(*c), *i, self.decision(d)))
                 .collect(),
-            ..s.clone()
+            losses: s.losses,
+            dups: s.dups,
+            reconnects: s.reconnects,
+            restarts: s.restarts,
+            reached: s.reached,
+            broken: s.broken,
+            note: s.note.clone(),
         }
     }
 }
@@ -330,6 +367,12 @@ fn permute(to: &mut [u8], k: usize, visit: &mut impl FnMut(&[u8])) {
         permute(to, k + 1, visit);
         to.swap(k, i);
     }
+}
+
+std::thread_local! {
+    /// The renamings of the last class vector seen (one scope per checker thread).
+    static RENAMINGS: core::cell::RefCell<Option<(Vec<u8>, Vec<Renaming>)>> =
+        const { core::cell::RefCell::new(None) };
 }
 
 fn fingerprint(s: &SysState) -> u64 {
@@ -373,7 +416,17 @@ fn phase_rank(p: Phase) -> (u8, u8) {
 /// depends only on the class, so every member of it has the same representative.
 pub fn representative(s: &SysState) -> SysState {
     let class: Vec<u8> = s.coords.iter().map(|c| c.class).collect();
-    let all = renamings(&class);
+    let all = RENAMINGS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        match &*cache {
+            Some((c, r)) if *c == class => r.clone(),
+            _ => {
+                let r = renamings(&class);
+                *cache = Some((class.clone(), r.clone()));
+                r
+            }
+        }
+    });
     if all.len() <= 1 {
         return s.clone();
     }
@@ -387,18 +440,24 @@ pub fn representative(s: &SysState) -> SysState {
                 at[usize::from(t)] = c;
             }
             (0..at.len()).all(|j| {
-                (j + 1..at.len())
-                    .all(|k| class[j] != class[k] || ranks[at[j]] <= ranks[at[k]])
+                (j + 1..at.len()).all(|k| class[j] != class[k] || ranks[at[j]] <= ranks[at[k]])
             })
         })
         .collect();
+    let identity = |r: &Renaming| r.to.iter().enumerate().all(|(c, &t)| usize::from(t) == c);
+    let apply = |r: &Renaming| {
+        if identity(r) {
+            s.clone()
+        } else {
+            r.for_state(s).state(s)
+        }
+    };
     match sorted.as_slice() {
         [] => s.clone(),
-        [one] if one.to.iter().enumerate().all(|(c, &t)| usize::from(t) == c) => s.clone(),
-        [one] => one.state(s),
+        [one] => apply(one),
         many => many
             .iter()
-            .map(|r| r.state(s))
+            .map(|r| apply(r))
             .min_by_key(fingerprint)
             .unwrap_or_else(|| s.clone()),
     }
@@ -421,7 +480,7 @@ mod tests {
 
     #[test]
     fn a_coordinator_sequence_is_renamed_in_either_byte_order() {
-        use super::super::net::{parse_enqueue, plain_enqueue, Sending};
+        use super::super::net::{Sending, parse_enqueue, plain_enqueue};
         use lustre_dne_intent::wire::{InodeBits, LockMode};
         let swap = Renaming::new(alloc::vec![1, 0]).expect("a permutation");
         let of = |c: u64| LuFid::new(COORD_SEQ + c, 1, 0);
