@@ -329,11 +329,15 @@ pub fn take_reply(
 }
 
 /// The reply's PATTR as the codec decodes it, in the reply's byte order; the mutant reads
-/// its bytes as little-endian whatever the reply's order.
+/// its bytes in the other order (a big-endian reply read as a little-endian host's own).
 fn pattr(view: &ReplyView<'_>, m: Mutation) -> Option<MdtBody> {
     if m == Mutation::PattrWrongOrder {
+        let wrong = match view.order() {
+            Endian::Big => Endian::Little,
+            Endian::Little => Endian::Big,
+        };
         return match view.result(MliBuf::Pattr) {
-            PrepResult::Present(v) => MdtBody::decode(v, Endian::Little).ok(),
+            PrepResult::Present(v) => MdtBody::decode(v, wrong).ok(),
             _ => None,
         };
     }

@@ -58,7 +58,8 @@ pub enum Mutation {
     IntentsAfterReconnect,
     /// The parent answers a resent enqueue by granting a second lock.
     ResendSecondLock,
-    /// The coordinator reads the reply's PATTR as little-endian, not in the reply's order.
+    /// The coordinator reads the reply's PATTR in the wrong byte order (the other one than the
+    /// reply's).
     PattrWrongOrder,
 }
 
