@@ -6,10 +6,12 @@
 //!     three ops=1 restarts=0 sym=1 threads=2 secs=600
 //! ```
 //!
-//! Keys: `coords` (keep the first N), `ops` (keep each script's first N operations), `losses`,
+//! Keys: `coords` (keep the first N), `ops` (keep each script's first N operations), `second`
+//! (give the first N coordinators a second operation), `losses`,
 //! `reconnects`, `restarts`, `sym` (1: symmetry reduction), `threads`, `secs` (stop after this
 //! long; the line then says "stopped").
 
+use lustre_dne_intent_model::system::ops::{Change, SysOp, Target};
 use lustre_dne_intent_model::system::{SystemModel, scope, symmetry};
 use stateright::{Checker, Model};
 use std::time::{Duration, Instant};
@@ -34,6 +36,23 @@ fn main() {
         match k {
             "coords" => sc.coords.truncate(n),
             "ops" => sc.coords.iter_mut().for_each(|c| c.script.truncate(n)),
+            // A second operation for the first `n` coordinators: create b on the first,
+            // chmod the parent 0770 on the others (`three` with two operations each: n=3).
+            "second" => {
+                for (i, c) in sc.coords.iter_mut().enumerate().take(n) {
+                    c.script.push(if i == 0 {
+                        SysOp::Create {
+                            name: 1,
+                            mode: lustre_dne_intent::mode::S_IFREG | 0o644,
+                        }
+                    } else {
+                        SysOp::Set {
+                            target: Target::Parent,
+                            change: Change::Mode(0o770),
+                        }
+                    });
+                }
+            }
             "losses" => sc.losses = n8,
             "reconnects" => sc.reconnects = n8,
             "restarts" => sc.restarts = n8,
