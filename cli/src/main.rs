@@ -309,13 +309,19 @@ enum Command {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
-        /// The scope: small, default, rename, recovery, wide (default: `default`, or the
-        /// mutation's own scope with --mutation).
+        /// The scope: small, default, rename, recovery, wide, three (default: `default`, or
+        /// the mutation's own scope with --mutation).
         #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_scope)]
         scope: Option<String>,
-        /// Checker threads (more than 1 walks depth first; counterexamples may be longer).
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        threads: usize,
+        /// Checker threads (default: the available cores). One thread walks breadth first
+        /// unless symmetry reduction applies; more walk depth first. Counterexamples are
+        /// searched again breadth first, so they stay shortest.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: Option<u16>,
+        /// Do not merge states that differ only by interchangeable coordinators (to measure
+        /// the reduction).
+        #[arg(long)]
+        no_symmetry: bool,
         /// Check with this deliberate bug (see --list-mutations); it must be caught.
         #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_mutation)]
         mutation: Option<lustre_dne_intent_model::system::Mutation>,
@@ -600,12 +606,16 @@ fn run(command: Command) -> Result<(), CliError> {
             json,
             scope,
             threads,
+            no_symmetry,
             mutation,
             list_mutations,
         } => system_cmds::cmd_model_check(
             json,
             scope.as_deref(),
-            threads,
+            system_cmds::Walk {
+                threads: threads.map(usize::from),
+                symmetry: !no_symmetry,
+            },
             mutation,
             list_mutations,
             &mut out,

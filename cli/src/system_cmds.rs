@@ -46,8 +46,15 @@ fn text(o: &CheckOutcome, model: &SystemModel) -> String {
     let _ = writeln!(s, "mutation: {}", o.mutation);
     let _ = writeln!(
         s,
-        "{} distinct states ({} generated, depth {}) in {:.2} s",
-        o.unique_states, o.states, o.max_depth, o.seconds
+        "{} distinct states ({} generated, depth {}) in {:.2} s ({:.0} states/s; {}, {} thread{})",
+        o.unique_states,
+        o.states,
+        o.max_depth,
+        o.seconds,
+        o.states_per_second(),
+        strategy_name(o.strategy),
+        o.threads,
+        if o.threads == 1 { "" } else { "s" }
     );
     for p in &o.properties {
         let verdict = match (p.kind, p.holds) {
@@ -78,6 +85,14 @@ fn text(o: &CheckOutcome, model: &SystemModel) -> String {
     s
 }
 
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Bfs => "breadth first",
+        Strategy::Dfs => "depth first",
+        Strategy::Symmetric => "depth first, symmetry reduced",
+    }
+}
+
 fn as_json(o: &CheckOutcome) -> String {
     let props: Vec<_> = o
         .properties
@@ -102,17 +117,52 @@ fn as_json(o: &CheckOutcome) -> String {
         "states": o.states,
         "max_depth": o.max_depth,
         "seconds": o.seconds,
+        "states_per_second": o.states_per_second(),
+        "strategy": match o.strategy {
+            Strategy::Bfs => "bfs",
+            Strategy::Dfs => "dfs",
+            Strategy::Symmetric => "dfs-symmetry",
+        },
+        "threads": o.threads,
         "all_hold": o.all_hold(),
         "properties": props,
     });
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
 
+/// How `model-check` walks the space.
+#[derive(Debug, Clone, Copy)]
+pub struct Walk {
+    /// Checker threads; `None`: the available cores.
+    pub threads: Option<usize>,
+    /// Symmetry reduction where the scope has interchangeable coordinators.
+    pub symmetry: bool,
+}
+
+impl Walk {
+    /// The threads and the strategy for `model`.
+    fn plan(self, model: &SystemModel) -> (usize, Strategy) {
+        let threads = self.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        // Stateright reduces symmetry only depth first; one thread without it walks breadth
+        // first (exact paths), more threads depth first.
+        let strategy = if self.symmetry && model.scope.symmetric() {
+            Strategy::Symmetric
+        } else if threads > 1 {
+            Strategy::Dfs
+        } else {
+            Strategy::Bfs
+        };
+        (threads, strategy)
+    }
+}
+
 /// `dne-intent model-check`.
 pub fn cmd_model_check(
     json: bool,
     scope_name: Option<&str>,
-    threads: usize,
+    walk: Walk,
     mutation: Option<Mutation>,
     list: bool,
     out: &mut Output,
@@ -126,13 +176,7 @@ pub fn cmd_model_check(
         return out.write(s.as_bytes());
     }
     let model = model_for(scope_name, mutation);
-    // One thread walks breadth first and gives shortest counterexamples; more threads walk
-    // depth first (stateright's BFS is exact for paths only single-threaded).
-    let strategy = if threads > 1 {
-        Strategy::Dfs
-    } else {
-        Strategy::Bfs
-    };
+    let (threads, strategy) = walk.plan(&model);
     let o = check(model.clone(), strategy, threads);
     let body = if json { as_json(&o) } else { text(&o, &model) };
     out.write(body.as_bytes())?;

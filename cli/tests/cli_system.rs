@@ -35,13 +35,14 @@ fn list_mutations_prints_one_name_a_line() {
             "failed-prep-fails-enqueue",
             "intents-after-reconnect",
             "resend-second-lock",
+            "pattr-wrong-order",
         ]
     );
 }
 
 #[test]
 fn the_small_scope_holds_and_exits_0() {
-    let (code, out, err) = run(&["model-check", "--scope", "small"]);
+    let (code, out, err) = run(&["model-check", "--scope", "small", "--threads", "1"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("14951 distinct states"), "{out}");
     assert!(
@@ -53,6 +54,34 @@ fn the_small_scope_holds_and_exits_0() {
         "{out}"
     );
     assert_eq!(out.matches(" holds\n").count(), 8, "{out}");
+}
+
+#[test]
+fn threads_and_symmetry_choose_the_walk() {
+    // One thread and no interchangeable coordinators: breadth first.
+    let (code, out, err) = run(&["model-check", "--scope", "small", "--threads", "1"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("states/s; breadth first, 1 thread)"), "{out}");
+    // Two threads walk depth first and find the same distinct states.
+    let (code, out, _) = run(&[
+        "model-check",
+        "--json",
+        "--scope",
+        "rename",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["strategy"], "dfs");
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["unique_states"], 12280);
+    assert!(
+        v["states_per_second"].as_f64().is_some_and(|r| r > 0.0),
+        "{v}"
+    );
+    let (code, _, err) = run(&["model-check", "--threads", "0"]);
+    assert_eq!(code, Some(2), "{err}");
 }
 
 #[test]
@@ -74,7 +103,14 @@ fn a_mutation_is_caught_with_a_message_sequence_and_exit_1() {
 
 #[test]
 fn json_output_names_every_property() {
-    let (code, out, _) = run(&["model-check", "--json", "--scope", "rename"]);
+    let (code, out, _) = run(&[
+        "model-check",
+        "--json",
+        "--scope",
+        "rename",
+        "--threads",
+        "1",
+    ]);
     assert_eq!(code, Some(0));
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["scope"], "rename");

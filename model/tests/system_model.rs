@@ -60,6 +60,7 @@ fn every_mutation_is_caught_by_the_property_it_breaks() {
         (Mutation::FailedPrepFailsEnqueue, name::FRESH),
         (Mutation::IntentsAfterReconnect, name::GATING),
         (Mutation::ResendSecondLock, name::ONE_LOCK),
+        (Mutation::PattrWrongOrder, name::FRESH),
     ];
     assert_eq!(expected.len(), Mutation::ALL.len());
     for (m, want) in expected {

@@ -117,11 +117,17 @@ pub struct Coord {
     pub decision: Option<Decision>,
     /// The transaction is still to be sent after the release (a mutant's order).
     pub txn_after_release: bool,
+    /// The first coordinator of the scope with the same caller, script and byte order: the
+    /// coordinators of a class are interchangeable ([`super::symmetry`]).
+    pub class: u8,
+    /// Its script creates objects, so FIDs of its sequence may exist (what a renaming must
+    /// rewrite; a class that allocates none is renamed without touching FIDs).
+    pub allocates: bool,
 }
 
 impl Coord {
-    /// A coordinator before its first operation.
-    pub fn new(flag: bool) -> Self {
+    /// A coordinator of `class` before its first operation.
+    pub fn new(flag: bool, class: u8, allocates: bool) -> Self {
         Coord {
             pc: 0,
             phase: Phase::PreLock,
@@ -136,6 +142,8 @@ impl Coord {
             entry: None,
             decision: None,
             txn_after_release: false,
+            class,
+            allocates,
         }
     }
 
@@ -266,9 +274,9 @@ pub fn build_request(
     ))
 }
 
-/// The intent bytes for a sending.
-pub fn intent_bytes(req: &PrepareRequest, s: &Sending) -> Bytes {
-    super::net::intent_enqueue(req, s)
+/// The intent bytes for a sending, in the coordinator's byte order.
+pub fn intent_bytes(req: &PrepareRequest, s: &Sending, order: Endian) -> Bytes {
+    super::net::intent_enqueue(req, s, order)
 }
 
 /// Decodes the reply to the intent `request` and seeds the cache with its known results
@@ -294,24 +302,18 @@ pub fn take_reply(
     c.cache.suppress(m);
     let object = ctx.lock.resource.fid();
     let seeded = Origin::Seeded(cookie);
-    for b in MliBuf::ALL {
+    if let Some(a) = pattr(&view, m) {
+        c.cache
+            .pattr
+            .insert(object, (Attrs::from_mdt_body(&a), seeded));
+    }
+    for b in MliBuf::ALL.into_iter().filter(|b| *b != MliBuf::Pattr) {
         let value = match view.result(b) {
             PrepResult::Present(v) => Some(v.to_vec()),
             PrepResult::Absent => None,
             PrepResult::Unknown(_) => continue,
         };
-        if b == MliBuf::Pattr {
-            if let Some(a) = value
-                .as_deref()
-                .and_then(|v| MdtBody::decode(v, Endian::Little).ok())
-            {
-                c.cache
-                    .pattr
-                    .insert(object, (Attrs::from_mdt_body(&a), seeded));
-            }
-        } else {
-            c.cache.xattrs.insert((object, b), (value, seeded));
-        }
+        c.cache.xattrs.insert((object, b), (value, seeded));
     }
     if let (Some(i), true) = (
         name,
@@ -324,6 +326,25 @@ pub fn take_reply(
         c.cache.lookups.insert((object, i), (e, seeded));
     }
     Some(body)
+}
+
+/// The reply's PATTR as the codec decodes it, in the reply's byte order; the mutant reads
+/// its bytes in the other order (a big-endian reply read as a little-endian host's own).
+fn pattr(view: &ReplyView<'_>, m: Mutation) -> Option<MdtBody> {
+    if m == Mutation::PattrWrongOrder {
+        let wrong = match view.order() {
+            Endian::Big => Endian::Little,
+            Endian::Little => Endian::Big,
+        };
+        return match view.result(MliBuf::Pattr) {
+            PrepResult::Present(v) => MdtBody::decode(v, wrong).ok(),
+            _ => None,
+        };
+    }
+    match view.pattr() {
+        PrepResult::Present(a) => Some(a),
+        _ => None,
+    }
 }
 
 fn usable(body: &MdCreatePrepareRep, m: Mutation) -> bool {

@@ -212,6 +212,7 @@ impl SystemModel {
                 s.reached |= bit::REPLAY;
                 log.push("the parent MDT restarts: its locks are replayed".into());
                 for c in 0..s.coords.len() {
+                    let order = self.scope.coords[c].order;
                     let held = s.coords[c].held.clone();
                     for h in held {
                         let bytes = plain_enqueue(
@@ -222,6 +223,7 @@ impl SystemModel {
                                 old_handle: h.id,
                                 ..Default::default()
                             },
+                            order,
                         );
                         s.send(Envelope {
                             src: Node::Coord(c as u8),
@@ -247,7 +249,15 @@ impl Model for SystemModel {
         let sc = &self.scope;
         alloc::vec![SysState {
             parent: Parent::new(sc.store.clone()),
-            coords: sc.coords.iter().map(|_| Coord::new(sc.flag)).collect(),
+            coords: (0..sc.coords.len())
+                .map(|c| {
+                    let allocates = sc.coords[c]
+                        .script
+                        .iter()
+                        .any(|op| matches!(op, SysOp::Create { .. }));
+                    Coord::new(sc.flag, sc.class_of(c), allocates)
+                })
+                .collect(),
             net: Vec::new(),
             losses: sc.losses,
             dups: sc.dups,

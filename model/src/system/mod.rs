@@ -28,6 +28,7 @@ pub mod report;
 pub mod scopes;
 mod state;
 mod steps;
+pub mod symmetry;
 
 pub use engine::{Action, SysState, SystemModel};
 pub use report::{CheckOutcome, PropertyResult, Strategy, check};
@@ -57,11 +58,14 @@ pub enum Mutation {
     IntentsAfterReconnect,
     /// The parent answers a resent enqueue by granting a second lock.
     ResendSecondLock,
+    /// The coordinator reads the reply's PATTR in the wrong byte order (the other one than the
+    /// reply's).
+    PattrWrongOrder,
 }
 
 impl Mutation {
     /// Every mutation (not [`Mutation::None`]).
-    pub const ALL: [Mutation; 8] = [
+    pub const ALL: [Mutation; 9] = [
         Mutation::SeedBeforeGrant,
         Mutation::KeepSeededAfterCancel,
         Mutation::ReleaseBeforeTxn,
@@ -70,6 +74,7 @@ impl Mutation {
         Mutation::FailedPrepFailsEnqueue,
         Mutation::IntentsAfterReconnect,
         Mutation::ResendSecondLock,
+        Mutation::PattrWrongOrder,
     ];
 
     /// The tool's name for it.
@@ -84,6 +89,7 @@ impl Mutation {
             Mutation::FailedPrepFailsEnqueue => "failed-prep-fails-enqueue",
             Mutation::IntentsAfterReconnect => "intents-after-reconnect",
             Mutation::ResendSecondLock => "resend-second-lock",
+            Mutation::PattrWrongOrder => "pattr-wrong-order",
         }
     }
 

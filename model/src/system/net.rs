@@ -147,10 +147,10 @@ fn msg_flags(s: &Sending) -> MsgFlags {
     f
 }
 
-fn build(ptlrpc: &PtlrpcBody, second: &[u8]) -> Bytes {
+fn build(ptlrpc: &PtlrpcBody, second: &[u8], order: Endian) -> Bytes {
     let mut p = Vec::with_capacity(ptlrpc.wire_len());
-    ptlrpc.put_buffer(Endian::Little, &mut p);
-    let mut b = MsgBuilder::new(Endian::Little, MsgHeader::default());
+    ptlrpc.put_buffer(order, &mut p);
+    let mut b = MsgBuilder::new(order, MsgHeader::default());
     // Both buffers are far below the builder's bounds; an error would be a model bug and
     // yields an empty message, which every decoder refuses.
     if b.push(&p).and_then(|b| b.push(second)).is_err() {
@@ -161,8 +161,8 @@ fn build(ptlrpc: &PtlrpcBody, second: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
-/// A plain enqueue (no intent buffer).
-pub fn plain_enqueue(spec: &LockSpec, s: &Sending) -> Bytes {
+/// A plain enqueue (no intent buffer), in the sender's byte `order`.
+pub fn plain_enqueue(spec: &LockSpec, s: &Sending, order: Endian) -> Bytes {
     let mut ptlrpc = PtlrpcBody::enqueue(PtlrpcMsgType::REQUEST);
     ptlrpc.flags = msg_flags(s);
     let req = LdlmRequest {
@@ -185,20 +185,21 @@ pub fn plain_enqueue(spec: &LockSpec, s: &Sending) -> Bytes {
         handles: handles(s),
     };
     let mut l = Vec::with_capacity(req.wire_len());
-    req.put_buffer(Endian::Little, &mut l);
-    build(&ptlrpc, &l)
+    req.put_buffer(order, &mut l);
+    build(&ptlrpc, &l, order)
 }
 
-/// An intent enqueue: `req` with this sending's cookie and flags.
-pub fn intent_enqueue(req: &PrepareRequest, s: &Sending) -> Bytes {
+/// An intent enqueue: `req` with this sending's cookie and flags, in the sender's byte `order`.
+pub fn intent_enqueue(req: &PrepareRequest, s: &Sending, order: Endian) -> Bytes {
     let mut r = *req;
     r.ldlm.handles = handles(s);
     r.ptlrpc.flags = msg_flags(s);
-    r.to_bytes(Endian::Little).unwrap_or_default()
+    r.to_bytes(order).unwrap_or_default()
 }
 
-/// A plain reply: the lock granted with `handle`, or an error status and no lock.
-pub fn plain_reply(spec: &LockSpec, handle: u16, status: i32) -> Bytes {
+/// A plain reply: the lock granted with `handle`, or an error status and no lock, in the byte
+/// `order` of the request it answers.
+pub fn plain_reply(spec: &LockSpec, handle: u16, status: i32, order: Endian) -> Bytes {
     let mut ptlrpc = PtlrpcBody::enqueue(PtlrpcMsgType::REPLY);
     ptlrpc.status = status;
     let rep = LdlmReply {
@@ -220,8 +221,8 @@ pub fn plain_reply(spec: &LockSpec, handle: u16, status: i32) -> Bytes {
         ..Default::default()
     };
     let mut l = Vec::with_capacity(LdlmReply::SIZE);
-    rep.put(Endian::Little, &mut l);
-    build(&ptlrpc, &l)
+    rep.put(order, &mut l);
+    build(&ptlrpc, &l, order)
 }
 
 /// An enqueue as the parent MDT reads it.
@@ -233,6 +234,8 @@ pub struct Incoming {
     pub sending: Sending,
     /// The message carries a prepare intent.
     pub intent: bool,
+    /// The sender's byte order: the reply is written in it (as Lustre answers).
+    pub order: Endian,
 }
 
 /// Parses an enqueue: an intent request through [`RequestView`], a plain one buffer by buffer.
@@ -264,7 +267,13 @@ pub fn parse_enqueue(bytes: &[u8]) -> Option<Incoming> {
             old_handle: h.get(1).map_or(0, |x| x.0 as u16),
         },
         intent,
+        order: msg.order(),
     })
+}
+
+/// The byte order of an encoded message (`None` when it is no `lustre_msg`).
+pub fn order_of(bytes: &[u8]) -> Option<Endian> {
+    MsgView::parse(bytes).ok().map(|m| m.order())
 }
 
 /// The RPC status and the granted handle of any enqueue reply (`ptlrpc_body` and
@@ -276,15 +285,22 @@ pub fn reply_status(bytes: &[u8]) -> Option<(i32, u16)> {
     Some((p.status, l.lock_handle.0 as u16))
 }
 
-/// Sets the RPC status of an encoded reply (the ABORTED answer of a mutant handler).
+/// Offset of `pb_status` in `ptlrpc_body`.
+const PB_STATUS: usize = 20;
+
+/// Sets the RPC status of an encoded reply (the ABORTED answer of a mutant handler), in the
+/// reply's own byte order.
 pub fn with_status(bytes: &[u8], status: i32) -> Bytes {
     let Ok(msg) = MsgView::parse(bytes) else {
         return Bytes::new();
     };
-    let off = msg.buffer_offset(0) + 20;
+    let off = msg.buffer_offset(0) + PB_STATUS;
     let mut v = bytes.to_vec();
     if let Some(s) = v.get_mut(off..off + 4) {
-        s.copy_from_slice(&status.to_le_bytes());
+        s.copy_from_slice(&match msg.order() {
+            Endian::Little => status.to_le_bytes(),
+            Endian::Big => status.to_be_bytes(),
+        });
     }
     Bytes::from(v)
 }
@@ -342,9 +358,10 @@ mod tests {
     use super::*;
     use crate::system::ops::PARENT;
 
-    /// Plain enqueues and replies go through the codec and come back as sent.
+    /// Plain enqueues and replies go through the codec in either byte order and come back as
+    /// sent; the parsed request reports the order the reply must be written in.
     #[test]
-    fn plain_enqueue_and_reply_round_trip() {
+    fn plain_enqueue_and_reply_round_trip_in_both_orders() {
         let spec = LockSpec {
             res: LdlmResId::of_fid(PARENT, 0x1234),
             mode: LockMode::CW,
@@ -356,18 +373,29 @@ mod tests {
             cookie: 7,
             old_handle: 3,
         };
-        let b = plain_enqueue(&spec, &s);
-        let i = parse_enqueue(&b).expect("parses");
-        assert!(!i.intent);
-        assert_eq!(i.spec, spec);
-        assert_eq!(i.sending, s);
-        assert_eq!(reply_status(&plain_reply(&spec, 9, 0)), Some((0, 9)));
-        assert_eq!(
-            reply_status(&plain_reply(&spec, 0, -71)).map(|r| r.0),
-            Some(-71)
+        for order in [Endian::Little, Endian::Big] {
+            let b = plain_enqueue(&spec, &s, order);
+            let i = parse_enqueue(&b).expect("parses");
+            assert!(!i.intent);
+            assert_eq!(i.spec, spec);
+            assert_eq!(i.sending, s);
+            assert_eq!(i.order, order);
+            assert_eq!(order_of(&b), Some(order));
+            let granted = plain_reply(&spec, 9, 0, order);
+            assert_eq!(order_of(&granted), Some(order));
+            assert_eq!(reply_status(&granted), Some((0, 9)));
+            assert_eq!(
+                reply_status(&plain_reply(&spec, 0, -71, order)).map(|r| r.0),
+                Some(-71)
+            );
+            let aborted = with_status(&granted, ELDLM_LOCK_ABORTED);
+            assert_eq!(reply_status(&aborted), Some((ELDLM_LOCK_ABORTED, 9)));
+            assert!(parse_enqueue(&b[..b.len() - 1]).is_none());
+        }
+        // The two orders differ on the wire.
+        assert_ne!(
+            plain_enqueue(&spec, &s, Endian::Little),
+            plain_enqueue(&spec, &s, Endian::Big)
         );
-        let aborted = with_status(&plain_reply(&spec, 9, 0), ELDLM_LOCK_ABORTED);
-        assert_eq!(reply_status(&aborted), Some((ELDLM_LOCK_ABORTED, 9)));
-        assert!(parse_enqueue(&b[..b.len() - 1]).is_none());
     }
 }

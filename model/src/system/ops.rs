@@ -264,9 +264,13 @@ macro_rules! order_by_debug {
 order_by_debug!(ChildBox);
 order_by_debug!(ChangeBox);
 
+/// The FID sequence of MDT0001; coordinator `n` allocates in `COORD_SEQ + n` (each MDT has its
+/// own sequence, which is what lets [`super::symmetry`] rename coordinators).
+pub const COORD_SEQ: u64 = 0x2_0000_0401;
+
 /// The FID the `op`-th operation of coordinator `coord` gives a new child.
 pub const fn new_fid(coord: u8, op: u8) -> LuFid {
-    LuFid::new(0x2_0000_0401 + coord as u64, op as u32 + 1, 0)
+    LuFid::new(COORD_SEQ + coord as u64, op as u32 + 1, 0)
 }
 
 /// The object a changer targets, in `store`.

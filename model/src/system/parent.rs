@@ -3,7 +3,9 @@
 
 use super::Mutation;
 use super::locks::{Lock, LockTable, Owner};
-use super::net::{ELDLM_LOCK_ABORTED, Envelope, Incoming, LockSpec, Msg, Node, plain_reply};
+use super::net::{
+    ELDLM_LOCK_ABORTED, Envelope, Incoming, LockSpec, Msg, Node, order_of, plain_reply,
+};
 use super::ops::{Update, apply};
 use crate::handler::{HandlerFaults, handle};
 use crate::store::Store;
@@ -94,6 +96,8 @@ impl Parent {
             mode: lock.mode,
             bits: lock.bits,
         };
+        // The reply goes out in the request's byte order (the handler's too).
+        let order = order_of(&q.request).unwrap_or_default();
         let bytes = if q.intent {
             match q.early.clone() {
                 Some(b) => b,
@@ -101,12 +105,12 @@ impl Parent {
                     Ok(b) => b,
                     Err(e) => {
                         self.locks.cancel(lock.id);
-                        plain_reply(&spec, 0, e)
+                        plain_reply(&spec, 0, e, order)
                     }
                 },
             }
         } else {
-            plain_reply(&spec, lock.id, 0)
+            plain_reply(&spec, lock.id, 0, order)
         };
         fx.log.push(alloc::format!(
             "parent grants lock #{} {:?} to MDT{:04}{}",
@@ -159,16 +163,16 @@ impl Parent {
         m: Mutation,
     ) -> Effects {
         let mut fx = Effects::default();
+        let Some(inc) = inc else {
+            return fx;
+        };
         let reply = |status: i32, spec: &LockSpec| Envelope {
             src: Node::Parent,
             dst: Node::Coord(c),
             msg: Msg::EnqueueReply {
                 xid,
-                bytes: plain_reply(spec, 0, status),
+                bytes: plain_reply(spec, 0, status, inc.order),
             },
-        };
-        let Some(inc) = inc else {
-            return fx;
         };
         let owner = Owner {
             coord: c,
@@ -192,7 +196,7 @@ impl Parent {
                 dst: Node::Coord(c),
                 msg: Msg::EnqueueReply {
                     xid,
-                    bytes: plain_reply(&inc.spec, id, 0),
+                    bytes: plain_reply(&inc.spec, id, 0, inc.order),
                 },
             });
             return fx;

@@ -12,6 +12,9 @@ pub enum Strategy {
     Bfs,
     /// Depth first: less memory.
     Dfs,
+    /// Depth first with symmetry reduction: one state of each class of states that differ
+    /// only by interchangeable coordinators ([`super::symmetry`]).
+    Symmetric,
 }
 
 /// One property's verdict.
@@ -46,6 +49,10 @@ pub struct CheckOutcome {
     pub max_depth: usize,
     /// Wall time in seconds.
     pub seconds: f64,
+    /// How the space was walked.
+    pub strategy: Strategy,
+    /// Checker threads.
+    pub threads: usize,
     /// Every property.
     pub properties: Vec<PropertyResult>,
 }
@@ -54,6 +61,15 @@ impl CheckOutcome {
     /// True when every property holds.
     pub fn all_hold(&self) -> bool {
         self.properties.iter().all(|p| p.holds)
+    }
+
+    /// Distinct states a second.
+    pub fn states_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.unique_states as f64 / self.seconds
+        } else {
+            0.0
+        }
     }
 
     /// The violated properties.
@@ -88,11 +104,22 @@ pub fn narrate(model: &SystemModel, path: Vec<(SysState, Option<Action>)>) -> Ve
 pub fn check(model: SystemModel, strategy: Strategy, threads: usize) -> CheckOutcome {
     let narrator = model.clone();
     let start = std::time::Instant::now();
-    let b = model.checker().threads(threads.max(1));
-    match strategy {
+    let threads = threads.max(1);
+    let b = model.checker().threads(threads);
+    let mut o = match strategy {
         Strategy::Bfs => collect(&narrator, b.spawn_bfs().join(), start),
         Strategy::Dfs => collect(&narrator, b.spawn_dfs().join(), start),
-    }
+        Strategy::Symmetric => collect(
+            &narrator,
+            b.symmetry_fn(super::symmetry::representative)
+                .spawn_dfs()
+                .join(),
+            start,
+        ),
+    };
+    o.strategy = strategy;
+    o.threads = threads;
+    o
 }
 
 /// The first safety property a breadth-first walk finds violated, with its shortest
@@ -206,6 +233,8 @@ fn collect<C: Checker<SystemModel>>(
         states: checker.state_count(),
         max_depth: checker.max_depth(),
         seconds,
+        strategy: Strategy::Bfs,
+        threads: 1,
         properties,
     }
 }

@@ -6,6 +6,7 @@ use crate::creds::{CAP_FOWNER, Creds};
 use crate::store::{Attrs, Object, Store, lov_bytes};
 use alloc::string::String;
 use alloc::vec::Vec;
+use lustre_dne_intent::Endian;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG};
 use lustre_dne_intent::wire::LuFid;
 
@@ -19,6 +20,8 @@ pub struct CoordSpec {
     pub intent_groups: usize,
     /// Its operations, in order.
     pub script: Vec<SysOp>,
+    /// The byte order it sends in (the parent answers each request in the request's order).
+    pub order: Endian,
 }
 
 /// What one check explores.
@@ -42,6 +45,31 @@ pub struct Scope {
     pub reconnects: u8,
     /// Parent restarts (locks replayed).
     pub restarts: u8,
+}
+
+impl Scope {
+    /// The class of coordinator `c`: the first coordinator with the same caller, script and
+    /// byte order.
+    pub fn class_of(&self, c: usize) -> u8 {
+        let same = |a: &CoordSpec, b: &CoordSpec| {
+            a.creds == b.creds
+                && a.intent_groups == b.intent_groups
+                && a.script == b.script
+                && a.order == b.order
+        };
+        let Some(me) = self.coords.get(c) else {
+            return c as u8;
+        };
+        self.coords
+            .iter()
+            .position(|o| same(o, me))
+            .map_or(c as u8, |i| i as u8)
+    }
+
+    /// True when two coordinators are interchangeable (symmetry reduction applies).
+    pub fn symmetric(&self) -> bool {
+        (0..self.coords.len()).any(|c| usize::from(self.class_of(c)) != c)
+    }
 }
 
 /// FID of the directory `b` some scopes start with.
@@ -92,7 +120,8 @@ fn store(with_b: bool) -> Store {
 }
 
 /// MDT0001's caller: uid 1000 in groups 100 and 200, with CAP_FOWNER; its intents carry one
-/// group, so an answer that depends on group 200 is advisory.
+/// group, so an answer that depends on group 200 is advisory. MDT0001 is big-endian, so every
+/// scope is a mixed pair: its requests and the parent's answers to them are big-endian.
 fn partial(script: Vec<SysOp>) -> CoordSpec {
     CoordSpec {
         creds: Creds {
@@ -105,6 +134,7 @@ fn partial(script: Vec<SysOp>) -> CoordSpec {
         },
         intent_groups: 1,
         script,
+        order: Endian::Big,
     }
 }
 
@@ -121,6 +151,7 @@ fn full(script: Vec<SysOp>) -> CoordSpec {
         },
         intent_groups: 16,
         script,
+        order: Endian::Little,
     }
 }
 
@@ -139,8 +170,8 @@ fn setstripe() -> SysOp {
 }
 
 /// The names of the scopes.
-pub fn scope_names() -> [&'static str; 5] {
-    ["small", "default", "rename", "recovery", "wide"]
+pub fn scope_names() -> [&'static str; 6] {
+    ["small", "default", "rename", "recovery", "wide", "three"]
 }
 
 /// A scope by name.
@@ -218,6 +249,22 @@ pub fn scope(name: &str) -> Option<Scope> {
                 }]),
             ],
         ),
+        // Two operations each does not fit in minutes (docs/model.md, "Scale"): the scripts
+        // are one operation each, and the faults all of them.
+        "three" => Scope {
+            restarts: 1,
+            ..base(
+                "three",
+                "3 coordinators (MDT0001, big-endian: create a; MDT0002 and MDT0003, \
+                 interchangeable: setstripe the parent); 1 loss, 1 reconnect, 1 parent restart",
+                store(false),
+                alloc::vec![
+                    partial(alloc::vec![create(0)]),
+                    full(alloc::vec![setstripe()]),
+                    full(alloc::vec![setstripe()]),
+                ],
+            )
+        },
         _ => return None,
     })
 }
@@ -225,7 +272,8 @@ pub fn scope(name: &str) -> Option<Scope> {
 /// The scope a mutation is checked in by default: the smallest that exhibits it.
 pub fn scope_for(m: Mutation) -> &'static str {
     match m {
-        Mutation::NoInvalidateAfterAccess => "rename",
+        // The rename's object-mode intent is where a PATTR is used: MDT0001 is big-endian.
+        Mutation::NoInvalidateAfterAccess | Mutation::PattrWrongOrder => "rename",
         Mutation::KeepSeededAfterCancel | Mutation::None => "default",
         _ => "small",
     }

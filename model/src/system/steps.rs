@@ -42,10 +42,10 @@ impl SystemModel {
         };
         let (bytes, intent) = match &req {
             Some(r) => {
-                let b = intent_bytes(r, &sending);
+                let b = intent_bytes(r, &sending, spec_c.order);
                 (b.clone(), Some(b))
             }
-            None => (plain_enqueue(&spec, &sending), None),
+            None => (plain_enqueue(&spec, &sending, spec_c.order), None),
         };
         let flag = co.conn_flag;
         co.pending = Some(Pending::Enqueue { xid, spec, intent });
@@ -357,6 +357,7 @@ impl SystemModel {
 
     pub(super) fn resend(&self, s: &mut SysState, c: u8, log: &mut Vec<String>) {
         let ci = usize::from(c);
+        let order = self.scope.coords[ci].order;
         let in_flight = self.in_flight(s, c);
         if in_flight {
             s.dups = s.dups.saturating_sub(1);
@@ -378,8 +379,8 @@ impl SystemModel {
                     .filter(|_| gate)
                     .and_then(|b| RequestView::parse(b).ok().map(|v| v.to_value()));
                 let bytes = match &req {
-                    Some(r) => intent_bytes(r, &sending),
-                    None => plain_enqueue(&spec, &sending),
+                    Some(r) => intent_bytes(r, &sending, order),
+                    None => plain_enqueue(&spec, &sending, order),
                 };
                 if req.is_some() && !flag {
                     s.violate(
