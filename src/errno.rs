@@ -1,4 +1,5 @@
-//! Linux errno numbers by name, for statuses carried on the wire (`pb_status`, `mcpp_status`).
+//! Linux errno numbers by name, for statuses carried on the wire (`pb_status`, `mcpp_status`):
+//! `errno::EEXIST` is 17, and [`ErrnoName`] prints a status as its name.
 
 use core::fmt;
 
@@ -7,40 +8,80 @@ use core::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ErrnoName(pub i32);
 
-const NAMES: &[(i32, &str)] = &[
-    (1, "EPERM"),
-    (2, "ENOENT"),
-    (5, "EIO"),
-    (7, "E2BIG"),
-    (9, "EBADF"),
-    (11, "EAGAIN"),
-    (12, "ENOMEM"),
-    (13, "EACCES"),
-    (14, "EFAULT"),
-    (16, "EBUSY"),
-    (17, "EEXIST"),
-    (18, "EXDEV"),
-    (20, "ENOTDIR"),
-    (21, "EISDIR"),
-    (22, "EINVAL"),
-    (24, "EMFILE"),
-    (27, "EFBIG"),
-    (28, "ENOSPC"),
-    (30, "EROFS"),
-    (31, "EMLINK"),
-    (34, "ERANGE"),
-    (36, "ENAMETOOLONG"),
-    (39, "ENOTEMPTY"),
-    (61, "ENODATA"),
-    (71, "EPROTO"),
-    (75, "EOVERFLOW"),
-    (95, "EOPNOTSUPP"),
-    (107, "ENOTCONN"),
-    (110, "ETIMEDOUT"),
-    (114, "EALREADY"),
-    (116, "ESTALE"),
-    (122, "EDQUOT"),
-];
+/// Declares each errno once: a constant of that name, and its row in the table of names.
+macro_rules! errnos {
+    ($($(#[$doc:meta])* $name:ident = $value:literal;)*) => {
+        $($(#[$doc])* pub const $name: i32 = $value;)*
+        const NAMES: &[(i32, &str)] = &[$(($value, stringify!($name))),*];
+    };
+}
+
+errnos! {
+    /// Operation not permitted.
+    EPERM = 1;
+    /// No such file or directory.
+    ENOENT = 2;
+    /// I/O error.
+    EIO = 5;
+    /// Argument list too long.
+    E2BIG = 7;
+    /// Bad file number.
+    EBADF = 9;
+    /// Try again.
+    EAGAIN = 11;
+    /// Out of memory.
+    ENOMEM = 12;
+    /// Permission denied.
+    EACCES = 13;
+    /// Bad address.
+    EFAULT = 14;
+    /// Device or resource busy.
+    EBUSY = 16;
+    /// File exists.
+    EEXIST = 17;
+    /// Cross-device link.
+    EXDEV = 18;
+    /// Not a directory.
+    ENOTDIR = 20;
+    /// Is a directory.
+    EISDIR = 21;
+    /// Invalid argument.
+    EINVAL = 22;
+    /// Too many open files.
+    EMFILE = 24;
+    /// File too large.
+    EFBIG = 27;
+    /// No space left on device.
+    ENOSPC = 28;
+    /// Read-only file system.
+    EROFS = 30;
+    /// Too many links.
+    EMLINK = 31;
+    /// Math result not representable.
+    ERANGE = 34;
+    /// File name too long.
+    ENAMETOOLONG = 36;
+    /// Directory not empty.
+    ENOTEMPTY = 39;
+    /// No data available.
+    ENODATA = 61;
+    /// Protocol error: what an MDT answers an unknown intent opcode with.
+    EPROTO = 71;
+    /// Value too large for defined data type.
+    EOVERFLOW = 75;
+    /// Operation not supported.
+    EOPNOTSUPP = 95;
+    /// Transport endpoint is not connected.
+    ENOTCONN = 107;
+    /// Connection timed out.
+    ETIMEDOUT = 110;
+    /// Operation already in progress.
+    EALREADY = 114;
+    /// Stale file handle.
+    ESTALE = 116;
+    /// Quota exceeded.
+    EDQUOT = 122;
+}
 
 impl ErrnoName {
     /// The name of a status: `-17` and `17` both give `EEXIST`.
@@ -69,26 +110,4 @@ impl fmt::Display for ErrnoName {
             None => write!(f, "errno {}", self.0),
         }
     }
-}
-
-/// Errno values the model and the tool name directly.
-pub mod codes {
-    /// Operation not permitted.
-    pub const EPERM: i32 = 1;
-    /// No such file or directory.
-    pub const ENOENT: i32 = 2;
-    /// Permission denied.
-    pub const EACCES: i32 = 13;
-    /// File exists.
-    pub const EEXIST: i32 = 17;
-    /// Not a directory.
-    pub const ENOTDIR: i32 = 20;
-    /// Invalid argument.
-    pub const EINVAL: i32 = 22;
-    /// File name too long.
-    pub const ENAMETOOLONG: i32 = 36;
-    /// Directory not empty.
-    pub const ENOTEMPTY: i32 = 39;
-    /// Protocol error: what an MDT answers an unknown intent opcode with.
-    pub const EPROTO: i32 = 71;
 }

@@ -12,7 +12,7 @@ use alloc::format;
 use alloc::string::String;
 use core::fmt;
 use lustre_dne_intent::Endian;
-use lustre_dne_intent::errno::codes::{EACCES, EPERM};
+use lustre_dne_intent::errno::{EACCES, EPERM};
 use lustre_dne_intent::intent::{ReplyView, RequestView};
 use lustre_dne_intent::limits::GROUPS_MAX;
 

@@ -7,7 +7,7 @@ use super::helper::{LocalSource, Lookup, prepare};
 use super::store::Store;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;
-use lustre_dne_intent::errno::codes::{EPERM, EPROTO};
+use lustre_dne_intent::errno::{EPERM, EPROTO};
 use lustre_dne_intent::intent::{
     McppFlags, MdCreatePrepareRep, MliBuf, PrepResult, PrepareOutcome, PrepareReply, RequestView,
     ResultMask, UnknownReason,
@@ -91,7 +91,7 @@ pub struct HandlerFaults {
 ///
 /// ```
 /// use lustre_dne_intent::bytes::Bytes;
-/// use lustre_dne_intent::errno::codes::{EPERM, EPROTO};
+/// use lustre_dne_intent::errno::{EPERM, EPROTO};
 /// use lustre_dne_intent::intent::{PrepareReply, RequestView};
 /// use lustre_dne_intent::wire::LustreHandle;
 /// use lustre_dne_intent_model::{Fault, HandlerFaults, IntentHandler, Store, check_with_handler};

@@ -5,9 +5,7 @@
 use super::creds::{CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FSETID, Creds};
 use super::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, PROJINHERIT_FL};
 use alloc::vec::Vec;
-use lustre_dne_intent::errno::codes::{
-    EACCES, EEXIST, EINVAL, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM,
-};
+use lustre_dne_intent::errno::{EACCES, EEXIST, EINVAL, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM};
 use lustre_dne_intent::intent::{MliBuf, Operation};
 use lustre_dne_intent::limits::NAME_MAX;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, S_ISGID, S_ISVTX, S_IXGRP};

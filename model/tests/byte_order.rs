@@ -4,7 +4,7 @@
 
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;
-use lustre_dne_intent::errno::codes::EPROTO;
+use lustre_dne_intent::errno::EPROTO;
 use lustre_dne_intent::intent::ReplyView;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG};
 use lustre_dne_intent::wire::{LuFid, LustreHandle};

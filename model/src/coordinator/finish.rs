@@ -5,7 +5,7 @@ use super::{Answer, Cache, CacheEvent, Item, Mutations, Net, Outcome, Value};
 use crate::creds::{CAP_FOWNER, Creds};
 use crate::helper::{Lookup, Prepared, derive_child, prepare};
 use crate::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Store};
-use lustre_dne_intent::errno::codes::{ENOENT, ENOTEMPTY, EPERM};
+use lustre_dne_intent::errno::{ENOENT, ENOTEMPTY, EPERM};
 use lustre_dne_intent::intent::{McppFlags, MdCreatePrepareRep, MliBuf, Operation, PrepResult};
 use lustre_dne_intent::mode::S_IFMT;
 use lustre_dne_intent::wire::LuFid;
@@ -201,7 +201,7 @@ pub(super) fn finish_unlink(store: &Store, creds: &Creds, victim: LuFid, p: &Att
         return Outcome::Error(-ENOENT);
     };
     if child.dead {
-        return Outcome::Error(-lustre_dne_intent::errno::codes::ENOENT);
+        return Outcome::Error(-lustre_dne_intent::errno::ENOENT);
     }
     let c = &child.attrs;
     if p.mode & lustre_dne_intent::mode::S_ISVTX != 0

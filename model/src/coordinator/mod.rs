@@ -255,7 +255,7 @@ fn intent_enqueue(
     };
     if matches!(fault, Fault::PeerLostFlag) {
         // An MDT without the feature fails the whole enqueue: no lock, nothing to release.
-        enq.result = Err(-lustre_dne_intent::errno::codes::EPROTO);
+        enq.result = Err(-lustre_dne_intent::errno::EPROTO);
         net.trace.enqueues.push(enq);
         // Stop sending intents to that peer.
         env.peer_flag = false;

@@ -8,7 +8,7 @@ use super::{Answer, Env, Fault, Label, Mutations, Net, Op, Outcome, Transaction,
 use crate::creds::Creds;
 use crate::helper::ParentSource;
 use alloc::vec::Vec;
-use lustre_dne_intent::errno::codes::ENOENT;
+use lustre_dne_intent::errno::ENOENT;
 use lustre_dne_intent::intent::{MliBuf, Operation};
 use lustre_dne_intent::wire::LuFid;
 

@@ -15,7 +15,7 @@ use crate::store::{Attrs, Entry, Store};
 use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;
-use lustre_dne_intent::errno::codes::ENOENT;
+use lustre_dne_intent::errno::ENOENT;
 use lustre_dne_intent::intent::{
     EntryName, GroupList, McppFlags, McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf,
     PrepResult, PrepareRequest, ReplyView, RequestView,

@@ -6,7 +6,7 @@ use crate::creds::{CAP_FOWNER, Creds};
 use crate::helper::{ChildState, LocalSource, Lookup, ObjInfo, permission, prepare};
 use crate::store::{APPEND_FL, Attrs, IMMUTABLE_FL, Object, Store};
 use alloc::vec::Vec;
-use lustre_dne_intent::errno::codes::{EACCES, ENOENT, ENOTEMPTY, EPERM};
+use lustre_dne_intent::errno::{EACCES, ENOENT, ENOTEMPTY, EPERM};
 use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFMT, S_ISVTX};
 use lustre_dne_intent::wire::LuFid;
@@ -593,9 +593,6 @@ mod tests {
         assert_eq!(end, s);
         // A second create of the same name fails as the helper says.
         let (ds, _) = serial(&s, &[(0, 0, &mkdir, &c), (1, 0, &mkdir, &c)]);
-        assert_eq!(
-            ds[1],
-            Decision::Error(-lustre_dne_intent::errno::codes::EEXIST)
-        );
+        assert_eq!(ds[1], Decision::Error(-lustre_dne_intent::errno::EEXIST));
     }
 }

@@ -11,7 +11,7 @@ use crate::handler::{HandlerFaults, handle};
 use crate::store::Store;
 use alloc::vec::Vec;
 use lustre_dne_intent::bytes::Bytes;
-use lustre_dne_intent::errno::codes::EPROTO;
+use lustre_dne_intent::errno::EPROTO;
 use lustre_dne_intent::intent::ReplyView;
 use lustre_dne_intent::wire::LustreHandle;
 
