@@ -17,6 +17,8 @@ use crate::limits::{
     REPLY_BUFCOUNT,
 };
 use crate::limits::{MDT_BODY_SIZE, MSG_ALIGN};
+#[cfg(feature = "alloc")]
+use crate::wire::WireStruct;
 use crate::wire::layout::Layout;
 #[cfg(feature = "alloc")]
 use crate::wire::msg::buffer_offsets;
@@ -28,7 +30,7 @@ use crate::wire::msg::{put_header, put_padding};
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
 use crate::wire::put_struct;
-use crate::wire::{LdlmReply, MdtBody, MsgHeader, PtlrpcBody, WireStruct, copy_at, write_at};
+use crate::wire::{LdlmReply, MdtBody, MsgHeader, PtlrpcBody, copy_at, write_at};
 use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// What an encoder writes, borrowed from wherever it lives.

@@ -2,7 +2,6 @@
 //! ([`ReplyMessage`]).
 
 use super::ReplyContext;
-#[cfg(feature = "alloc")]
 use super::encode::{Copied, Wire};
 use super::rules::{Facts, Framed, check_after_status, check_type_and_status};
 #[cfg(feature = "alloc")]
@@ -444,8 +443,9 @@ impl<'a> ReplyView<'a> {
     }
 
     /// True when the input is this message's canonical form (WIRE.md §11): little-endian, nine
-    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding. A non-canonical reply that obeys every rule is valid; its
-    /// canonical bytes are `to_value().to_bytes(Endian::Little)`.
+    /// buffers, a v3 `ptlrpc_body`, each structure at its own size, zero padding. A
+    /// non-canonical reply that obeys every rule is valid; its canonical bytes are
+    /// `to_value().to_bytes(Endian::Little)`.
     #[cfg(feature = "alloc")]
     pub fn is_canonical(&self) -> bool {
         self.to_value()
