@@ -360,7 +360,7 @@ enum Command {
         /// A lustre-release work tree to generate the series for.
         #[arg(long, value_name = "DIR")]
         tree: Option<std::path::PathBuf>,
-        /// The author and sign-off, "Name <email>". Default: git's author
+        /// The author and sign-off, `Name <email>`. Default: git's author
         /// (`git var GIT_AUTHOR_IDENT`), else a placeholder.
         #[arg(long, value_name = "NAME <EMAIL>")]
         author: Option<String>,

@@ -411,7 +411,7 @@ fn phase_rank(p: Phase) -> (u8, u8) {
     }
 }
 
-/// The representative of `s`'s class: its coordinators sorted by [`rank`] within each class,
+/// The representative of `s`'s class: its coordinators sorted by `rank` within each class,
 /// and among renamings that tie on rank, the one with the least fingerprint. The choice
 /// depends only on the class, so every member of it has the same representative.
 pub fn representative(s: &SysState) -> SysState {
