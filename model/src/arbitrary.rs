@@ -181,7 +181,14 @@ impl<'a> Arbitrary<'a> for Scenario {
         let name = u
             .choose(&[&b"a"[..], b"b", b"new", b"..", b"x/y"])?
             .to_vec();
-        let op = match u.int_in_range(0..=4u8)? {
+        // The renames onto an existing target and of a remote directory act on an object of
+        // the store (or, rarely, on one it lacks).
+        let fids: Vec<LuFid> = store.objects.keys().copied().collect();
+        let object = match u.choose(&fids) {
+            Ok(f) if !u.ratio(1, 16)? => *f,
+            _ => LuFid::new(0x2_0000_0401, 0xdead, 0),
+        };
+        let op = match u.int_in_range(0..=6u8)? {
             0..=2 => {
                 let t = *u.choose(&[S_IFDIR, S_IFREG, S_IFLNK])?;
                 Op::Create {
@@ -194,10 +201,16 @@ impl<'a> Arbitrary<'a> for Scenario {
                 parent: PARENT,
                 name,
             },
-            _ => Op::Rename {
+            4 => Op::Rename {
                 parent: PARENT,
                 name,
             },
+            5 => Op::RenameOver {
+                parent: PARENT,
+                name,
+                target: object,
+            },
+            _ => Op::RenameDir { source: object },
         };
         Ok(Scenario { store, creds, op })
     }
