@@ -394,11 +394,8 @@ impl MessageRecord {
             }
             Some(Prepare::Request(_, Err(e))) => failed(self, e),
             Some(Prepare::Reply(_, Err(e))) => {
-                let e = Err(e);
-                self.outcome = Some(ReplyKind::of(&e));
-                if let Err(e) = e {
-                    failed(self, e);
-                }
+                self.outcome = Some(ReplyKind::of_refusal(&e));
+                failed(self, e);
             }
             None => {}
         }

@@ -502,6 +502,10 @@ fn every_reply_is_classified_paired_or_not() {
     let xid = w.request(&vector("mkdir_request")).unwrap();
     w.reply(xid, &vector("mkdir_reply_complete")).unwrap();
     w.reply(xid, &vector("mkdir_reply_eexist")).unwrap();
+    // The enqueue failed: `pb_status` (buffer 0 at 72, the status 20 bytes in) is -EEXIST.
+    let mut failed = vector("mkdir_reply_complete");
+    failed[92..96].copy_from_slice(&(-17i32).to_le_bytes());
+    w.reply(xid, &failed).unwrap();
     // Never asked in this capture.
     w.reply(xid + 0x40, &vector("unlink_reply")).unwrap();
     let cap = w.finish().unwrap();
@@ -527,6 +531,18 @@ fn every_reply_is_classified_paired_or_not() {
                     q.earlier_replies
                 ));
             }
+            Some(Prepare::Reply(op, Err(e))) => {
+                assert_eq!(
+                    e.to_string(),
+                    "ptlrpc_body.pb_status at offset 92: the enqueue failed with EEXIST (status -17) [W7.1]"
+                );
+                seen.push(format!(
+                    "{} {:?} after {}",
+                    op.opc_name(),
+                    ReplyKind::of_refusal(&e),
+                    m.request.as_ref().unwrap().earlier_replies
+                ));
+            }
             Some(Prepare::UnpairedReply(v)) => {
                 assert!(m.request.is_none());
                 seen.push(format!("unpaired {:?}", v.kind()));
@@ -540,6 +556,7 @@ fn every_reply_is_classified_paired_or_not() {
             "request",
             "IT_DNE_CREATE_PREPARE Complete after 0",
             "IT_DNE_CREATE_PREPARE Status after 1",
+            "IT_DNE_CREATE_PREPARE Error after 2",
             "unpaired Partial",
         ]
     );

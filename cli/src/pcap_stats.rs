@@ -63,7 +63,7 @@ impl Stats {
             Some(Prepare::Reply(op, Err(e))) => {
                 *self
                     .replies
-                    .entry((op.opc_name(), ReplyKind::of(&Err(e))))
+                    .entry((op.opc_name(), ReplyKind::of_refusal(&e)))
                     .or_default() += 1
             }
             Some(Prepare::UnpairedReply(v)) => self.add_reply(UNPAIRED, &v, m),

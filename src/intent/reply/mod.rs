@@ -89,8 +89,16 @@ impl ReplyKind {
     pub fn of(parsed: &Result<ReplyView<'_>, crate::DecodeError>) -> ReplyKind {
         match parsed {
             Ok(v) => v.kind(),
-            Err(e) if matches!(e.kind, crate::ErrorKind::EnqueueFailed { .. }) => ReplyKind::Error,
-            Err(_) => ReplyKind::Invalid,
+            Err(e) => ReplyKind::of_refusal(e),
+        }
+    }
+
+    /// The class of a reply the decoder refused: [`Error`](Self::Error) under W7.1 (the
+    /// enqueue failed), [`Invalid`](Self::Invalid) otherwise.
+    pub fn of_refusal(e: &crate::DecodeError) -> ReplyKind {
+        match e.kind {
+            crate::ErrorKind::EnqueueFailed { .. } => ReplyKind::Error,
+            _ => ReplyKind::Invalid,
         }
     }
 
