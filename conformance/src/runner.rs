@@ -11,7 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::protocol::{Answer, FrameError, Verdict, case_message, read_frame, write_frame};
-use super::{Case, Expect, from_hex, generated_case, generated_cases, vectors};
+use super::{Case, Expect, Kind, from_hex, generated_case, generated_cases, vectors};
 
 /// Faults in a row after which the testee is not started again.
 pub const MAX_CONSECUTIVE_FAULTS: usize = 3;
@@ -485,23 +485,23 @@ impl Report {
         m
     }
 
-    /// Cases by message kind (`request`, `reply`, `xattr`, in that order): (passed, total).
+    /// Cases by message kind (`request`, `reply`, `xattr`, in that order, the kinds the session
+    /// has): (passed, total).
     pub fn per_kind(&self) -> Vec<(&'static str, (usize, usize))> {
-        let mut m: Vec<(&'static str, (usize, usize))> = Vec::new();
-        for o in &self.outcomes {
-            let i = match m.iter().position(|(k, _)| *k == o.kind) {
-                Some(i) => i,
-                None => {
-                    m.push((o.kind, (0, 0)));
-                    m.len() - 1
-                }
-            };
-            m[i].1.1 += 1;
-            m[i].1.0 += usize::from(o.status == Status::Passed);
-        }
-        let rank = |k: &str| ["request", "reply", "xattr"].iter().position(|x| *x == k);
-        m.sort_by_key(|(k, _)| rank(k).unwrap_or(usize::MAX));
-        m
+        [Kind::Request, Kind::Reply, Kind::Xattr("")]
+            .map(Kind::name)
+            .into_iter()
+            .filter_map(|k| {
+                let (passed, total) = self
+                    .outcomes
+                    .iter()
+                    .filter(|o| o.kind == k)
+                    .fold((0, 0), |(p, t), o| {
+                        (p + usize::from(o.status == Status::Passed), t + 1)
+                    });
+                (total > 0).then_some((k, (passed, total)))
+            })
+            .collect()
     }
 
     /// The full text report: failures, unexpected passes, counts per rule, the summary.
