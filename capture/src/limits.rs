@@ -11,7 +11,8 @@ pub const TCP_MAX_OOO_BYTES: usize = 4 << 20;
 pub const TCP_MAX_OOO_SEGMENTS: usize = 1024;
 /// TCP directions followed at once; segments of further flows are reported and skipped.
 pub const FLOWS_MAX: usize = 4096;
-/// Requests remembered while they wait for their reply; the oldest is forgotten first.
+/// Requests remembered for their replies (answered ones too, for a resend's reply); the oldest
+/// is forgotten first.
 pub const PENDING_RPCS_MAX: usize = 65536;
 /// Segment start positions one direction remembers to name the first frame of a message.
 pub const FRAME_MAP_MAX: usize = 1024;

@@ -236,7 +236,9 @@ impl RequestLink {
 /// request's xid as its match bits, possibly on another connection of the same peers.
 type RpcKey = (Nid, Nid, u64);
 
-/// Requests waiting for their reply, bounded by [`PENDING_RPCS_MAX`] (oldest forgotten first).
+/// Requests seen, answered or not (a resend's reply may still come), bounded by
+/// [`PENDING_RPCS_MAX`]: the oldest is forgotten first, and counted in `forgotten` when no reply
+/// had answered it.
 #[derive(Debug, Default)]
 pub(crate) struct Pairing {
     pending: HashMap<RpcKey, RequestLink>,
@@ -250,12 +252,14 @@ impl Pairing {
             let Some((k, frame)) = self.order.pop_front() else {
                 break;
             };
-            if self.pending.get(&k).is_some_and(|l| l.frame == frame) {
-                self.pending.remove(&k);
-                self.forgotten += 1;
+            if self.pending.get(&k).is_some_and(|l| l.frame == frame)
+                && let Some(l) = self.pending.remove(&k)
+            {
+                self.forgotten += u64::from(l.earlier_replies == 0);
             }
         }
-        // Entries of answered requests linger in `order`; drop them so it stays bounded too.
+        // Entries whose key a later request took over linger in `order`; drop them so it stays
+        // bounded too.
         if self.order.len() >= 2 * PENDING_RPCS_MAX {
             let pending = &self.pending;
             self.order
@@ -286,6 +290,39 @@ pub(crate) fn prepare_request(payload: &[u8]) -> Option<(ReplyContext, PrepareRe
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn link(frame: u64) -> RequestLink {
+        RequestLink {
+            frame,
+            xid: frame,
+            requester: Nid::default(),
+            server: Nid::default(),
+            opc: LDLM_ENQUEUE,
+            intent: None,
+            reply_context: None,
+            prepare: None,
+            earlier_replies: 0,
+        }
+    }
+
+    /// Past the bound the oldest request goes first, and only an unanswered one counts as
+    /// forgotten; an answered one is still paired with a later reply until then.
+    #[test]
+    fn the_oldest_request_is_forgotten_and_counted_only_unanswered() {
+        let key = |x: u64| (Nid::default(), Nid::default(), x);
+        let mut p = Pairing::default();
+        for x in 0..PENDING_RPCS_MAX as u64 {
+            p.request(key(x), link(x));
+        }
+        assert_eq!(p.reply(&key(0)).map(|l| l.earlier_replies), Some(0));
+        assert_eq!(p.reply(&key(0)).map(|l| l.earlier_replies), Some(1));
+        let n = PENDING_RPCS_MAX as u64;
+        p.request(key(n), link(n));
+        p.request(key(n + 1), link(n + 1));
+        assert_eq!((p.reply(&key(0)), p.reply(&key(1))), (None, None));
+        assert_eq!(p.forgotten, 1, "request 0 was answered, request 1 was not");
+        assert_eq!(p.reply(&key(n + 1)).map(|l| l.frame), Some(n + 1));
+    }
 
     #[test]
     fn opcode_names_follow_lustre_idl() {
