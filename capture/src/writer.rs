@@ -130,8 +130,8 @@ pub struct CaptureWriter<W: std::io::Write> {
     micros: u64,
     next_xid: u64,
     frame: Vec<u8>,
-    /// With `segment_seed`: the generator's state, and a size drawn but not yet used.
-    rng: u64,
+    /// With `segment_seed`: the generator, and a size drawn but not yet used.
+    rng: fastrand::Rng,
     drawn: Option<usize>,
 }
 
@@ -178,7 +178,7 @@ impl<W: std::io::Write> CaptureWriter<W> {
             micros: 0,
             next_xid: 0x0006_6d75_e200_0040,
             frame: Vec::new(),
-            rng: seed,
+            rng: fastrand::Rng::with_seed(seed),
             drawn: None,
         };
         if w.opts.handshake != Handshake::None {
@@ -389,7 +389,7 @@ impl<W: std::io::Write> CaptureWriter<W> {
         sizes
     }
 
-    /// The size of the next full segment: `segment_size`, or drawn from 1 to it (splitmix64).
+    /// The size of the next full segment: `segment_size`, or drawn from 1 to it.
     fn next_size(&mut self) -> usize {
         let max = self.opts.segment_size;
         if self.opts.segment_seed.is_none() {
@@ -398,13 +398,7 @@ impl<W: std::io::Write> CaptureWriter<W> {
         if let Some(n) = self.drawn {
             return n;
         }
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        // `max` is at most WRITER_MAX_SEGMENT, so the remainder fits a usize.
-        let n = 1 + (z % max as u64) as usize;
+        let n = self.rng.usize(1..=max);
         self.drawn = Some(n);
         n
     }
