@@ -692,3 +692,55 @@ fn write_to_standard_output_and_bad_option_values() {
         assert!(!out.exists(), "{opt} {value}: nothing is written");
     }
 }
+
+/// The recipe that lost replies: one request answered by several replies, over and over (a
+/// resend's reply shares its request's xid), and replies whose request is not in the capture.
+/// Every reply is classified, paired or not.
+#[test]
+fn every_reply_is_counted_paired_or_not() {
+    let dir = tmpdir("unpaired");
+    let cap = dir.0.join("r.pcap").to_string_lossy().into_owned();
+    let (q, r1, r2) = (
+        vector_path("mkdir_request"),
+        vector_path("mkdir_reply_complete"),
+        vector_path("mkdir_reply_eexist"),
+    );
+    run(&["pcap", "--write", &cap, &q, &r1, &r2, "--repeat", "50"]);
+    let stats = run(&["pcap", "--stats", &cap]);
+    assert!(
+        stats.contains("replies paired with their request: 100\n"),
+        "{stats}"
+    );
+    assert!(
+        stats.contains(
+            "IT_DNE_CREATE_PREPARE: 50 requests (0 invalid); replies: complete 50, partial \
+             (unknown results) 0, advisory 0, empty 0, status (the parent's answer) 50, error 0, \
+             invalid (breaks a rule) 0\n"
+        ),
+        "{stats}"
+    );
+    // Replies alone: nothing asked for them in this capture.
+    let alone = dir.0.join("u.pcap").to_string_lossy().into_owned();
+    run(&["pcap", "--write", &alone, &r1, &r2]);
+    let text = run(&["pcap", &alone]);
+    let replies: Vec<&str> = text.lines().filter(|l| l.contains("LNet PUT")).collect();
+    assert_eq!(replies.len(), 2, "{text}");
+    assert!(
+        replies[0].ends_with("[prepare reply, request not captured: complete]"),
+        "{}",
+        replies[0]
+    );
+    assert!(
+        replies[1].ends_with("[prepare reply, request not captured: status (the parent's answer)]"),
+        "{}",
+        replies[1]
+    );
+    let stats = run(&["pcap", "--stats", &alone]);
+    assert!(
+        stats.contains(
+            "  replies whose request was not captured (validated alone): complete 1, status \
+             (the parent's answer) 1\n"
+        ),
+        "{stats}"
+    );
+}
