@@ -7,6 +7,7 @@ use super::finish::entry_result;
 use super::{Answer, Env, Fault, Label, Mutations, Net, Op, Outcome, Transaction, intent_enqueue};
 use crate::creds::Creds;
 use crate::helper::ParentSource;
+use crate::store::Attrs;
 use alloc::vec::Vec;
 use lustre_dne_intent::errno::ENOENT;
 use lustre_dne_intent::intent::{MliBuf, Operation};
@@ -81,12 +82,25 @@ fn source_steps(
     source: LuFid,
     target: Option<LuFid>,
     locks: &mut Vec<u32>,
-) -> Option<crate::store::Attrs> {
+) -> Option<Attrs> {
     net.label = Label::BeforeLock;
     let _ = net.attrs(source);
     if let Some(t) = target {
         let _ = net.attrs(t);
     }
+    let (lock, attrs) = object_lock(net, cx, source);
+    locks.push(lock);
+    net.label = Label::AfterLockUncovered;
+    net.link_ea(source);
+    if let Some(t) = target {
+        net.link_ea(t);
+    }
+    attrs
+}
+
+/// The lock on a rename's `source` object with the object-mode intent, then its attributes
+/// (`mdd_rename`): the PATTR the reply seeded, or one read.
+fn object_lock(net: &mut Net<'_>, cx: &mut Ctx<'_>, source: LuFid) -> (u32, Option<Attrs>) {
     let (lock, _) = intent_enqueue(
         net,
         cx.env,
@@ -99,16 +113,8 @@ fn source_steps(
         0,
         0,
     );
-    locks.push(lock);
-    // The object-mode PATTR is seeded when the reply carried it; otherwise one read.
     net.label = Label::AfterLockObject;
-    let attrs = net.object_attrs(source);
-    net.label = Label::AfterLockUncovered;
-    net.link_ea(source);
-    if let Some(t) = target {
-        net.link_ea(t);
-    }
-    attrs
+    (lock, net.object_attrs(source))
 }
 
 /// A file rename after the source parent's locks: the entry-mode step, the parent's striping
@@ -166,20 +172,8 @@ pub(super) fn dir_rename(net: &mut Net<'_>, cx: &mut Ctx<'_>, source: LuFid) -> 
     net.label = Label::BeforeLock;
     net.link_ea(source);
     let _ = net.xattr(source, MliBuf::Lmv);
-    let (lock, _) = intent_enqueue(
-        net,
-        cx.env,
-        cx.fault,
-        cx.m,
-        cx.creds,
-        Operation::Rename,
-        source,
-        None,
-        0,
-        0,
-    );
-    net.label = Label::AfterLockObject;
-    let outcome = match net.object_attrs(source) {
+    let (lock, attrs) = object_lock(net, cx, source);
+    let outcome = match attrs {
         Some(attrs) => Outcome::RenameReady { source, attrs },
         None => Outcome::Error(-ENOENT),
     };

@@ -480,8 +480,8 @@ mod tests {
 
     #[test]
     fn a_coordinator_sequence_is_renamed_in_either_byte_order() {
-        use super::super::net::{Sending, parse_enqueue, plain_enqueue};
-        use lustre_dne_intent::wire::{InodeBits, LockMode};
+        use super::super::net::{Sending, parse_enqueue, plain_enqueue, plain_reply, reply_status};
+        use lustre_dne_intent::wire::{InodeBits, LdlmReply, LockMode, MsgView, WireStruct};
         let swap = Renaming::new(alloc::vec![1, 0]).expect("a permutation");
         let of = |c: u64| LuFid::new(COORD_SEQ + c, 1, 0);
         for order in [Endian::Little, Endian::Big] {
@@ -505,6 +505,16 @@ mod tests {
                 order,
             );
             assert_eq!(swap.bytes(&parent), parent);
+            // A reply that carries one (the granted lock's resource), its status and handle kept.
+            let reply = plain_reply(&spec, 3, 0, order);
+            let renamed = swap.bytes(&reply);
+            let msg = MsgView::parse(&renamed).expect("still a message");
+            assert_eq!(msg.order(), order);
+            let rep = LdlmReply::decode(msg.buffer(1).expect("ldlm_reply"), order)
+                .expect("an ldlm_reply");
+            assert_eq!(rep.lock_desc.resource.fid(), of(1));
+            assert_eq!(reply_status(&renamed), reply_status(&reply));
+            assert_eq!(swap.bytes(&renamed), reply);
         }
     }
 }
