@@ -18,7 +18,7 @@
 
 use lustre_dne_intent::intent::{ReplyContext, RequestView};
 use lustre_dne_intent::rules::RuleId;
-use lustre_dne_intent::wire::layout::{self, FieldType, Layout};
+use lustre_dne_intent::wire::layout::{self, FieldType, Layout, md_create_prepare_rep as rep};
 use lustre_dne_intent::{DecodeError, Endian, ErrorKind};
 
 use super::{Judgement, Kind, judge, message_order};
@@ -95,10 +95,11 @@ pub(crate) fn repaired(
         ErrorKind::BufferPastLast { .. } => 0,
         ErrorKind::ReservedResultBits { bits } => old & !u64::from(bits),
         ErrorKind::ValidAndTruncated { both } => {
-            // The bits leave mcpp_truncated (4 bytes after mcpp_valid, where the error points).
-            let t = read(bytes, at + 4, 4, order)?;
+            // The bits leave mcpp_truncated (after mcpp_valid, where the error points).
+            let t_at = at + rep::mcpp_truncated.offset - rep::mcpp_valid.offset;
+            let t = read(bytes, t_at, 4, order)?;
             let mut out = bytes.to_vec();
-            write(&mut out, at + 4, 4, t & !u64::from(both.0), order)?;
+            write(&mut out, t_at, 4, t & !u64::from(both.0), order)?;
             return Some(out);
         }
         ErrorKind::AclBadPerm { perm, .. } => {
