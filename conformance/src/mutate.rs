@@ -4,6 +4,10 @@
 
 use super::parts::Parts;
 use lustre_dne_intent::Endian;
+use lustre_dne_intent::intent::McppFlags;
+use lustre_dne_intent::wire::layout::{
+    lu_fid, md_create_prepare_rep as rep, md_create_prepare_req,
+};
 
 /// The values a 32-bit field `w` is tried with: boundaries, single bits, neighbours, and the
 /// byte-swapped value (a swabbed magic).
@@ -275,12 +279,18 @@ fn u32_le(b: &[u8], off: usize) -> Option<u32> {
     Some(u32::from_le_bytes(w))
 }
 
-/// `md_create_prepare_rep` offsets the targeted changes touch.
-const REP_FLAGS: usize = 4;
-const REP_FID_VER: usize = 28;
-const REP_CHILD_MODE: usize = 32;
-const REP_CHILD_PROJID: usize = 40;
-const REP_CHILD_FLAGS: usize = 44;
+/// Word `off` of buffer `i` of `p`, in the message's byte order.
+fn word(p: &Parts, i: usize, off: usize) -> Option<u32> {
+    let w: [u8; 4] = p.bufs.get(i)?.get(off..off + 4)?.try_into().ok()?;
+    Some(p.order.u32_from(w))
+}
+
+/// The message `p` with word `off` of buffer `i` set to `v`, in the message's byte order.
+fn with_word(p: &Parts, i: usize, off: usize, v: u32) -> Option<Vec<u8>> {
+    let mut b = p.bufs.get(i)?.clone();
+    b.get_mut(off..off + 4)?.copy_from_slice(&p.order.u32_to(v));
+    p.with_buf(i, b)
+}
 
 /// Targeted changes of one field of a reply's body, with values the one-word mutants do not
 /// reach: the derived child's file type, permission bits, S_ISGID, project and flags (WIRE.md
@@ -290,34 +300,27 @@ pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let Some(p) = Parts::split(bytes) else {
         return Vec::new();
     };
-    let Some(body) = p.bufs.get(2).filter(|b| b.len() >= 80) else {
+    if p.bufs.get(2).is_none_or(|b| b.len() < rep::LAYOUT.size) {
         return Vec::new();
-    };
-    let get = |off: usize| {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&body[off..off + 4]);
-        p.order.u32_from(w)
-    };
-    let set = |off: usize, v: u32| {
-        let mut b = body.clone();
-        b[off..off + 4].copy_from_slice(&p.order.u32_to(v));
-        p.with_buf(2, b)
-    };
+    }
+    let get = |off: usize| word(&p, 2, off).unwrap_or_default();
+    let set = |off: usize, v: u32| with_word(&p, 2, off, v);
     let mut out = Vec::new();
     let mut push = |what: String, m: Option<Vec<u8>>| out.extend(m.map(|m| (what, m)));
-    let flags = get(REP_FLAGS);
-    if flags & 0x2 == 0 {
-        push("mcpp_fid [0x0:0x0:0x1]".into(), set(REP_FID_VER, 1));
+    let flags = McppFlags(get(rep::mcpp_flags.offset));
+    if !flags.contains(McppFlags::LOOKUP_POS) {
+        let f_ver = rep::mcpp_fid.offset + lu_fid::f_ver.offset;
+        push("mcpp_fid [0x0:0x0:0x1]".into(), set(f_ver, 1));
     }
-    if flags & 0x10 == 0 {
+    if !flags.contains(McppFlags::CHILD_DERIVED) {
         return out;
     }
-    let mode = get(REP_CHILD_MODE);
+    let mode = get(rep::mcpp_child_mode.offset);
     let perm = mode & 0o7777;
     let mut mode_to = |what: &str, v: u32| {
         push(
             format!("mcpp_child_mode {v:#o} ({what}, was {mode:#o})"),
-            set(REP_CHILD_MODE, v),
+            set(rep::mcpp_child_mode.offset, v),
         );
     };
     mode_to("fewer permission bits", mode & !0o077);
@@ -326,27 +329,24 @@ pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     mode_to("no file type", 0o170_000 | perm);
     mode_to("S_ISUID added", mode | 0o4000);
     mode_to("S_ISGID toggled", mode ^ 0o2000);
-    let projid = get(REP_CHILD_PROJID);
+    let projid = get(rep::mcpp_child_projid.offset);
     if projid != 0 {
         push(
             format!("mcpp_child_projid 0 (was {projid})"),
-            set(REP_CHILD_PROJID, 0),
+            set(rep::mcpp_child_projid.offset, 0),
         );
     }
-    let child_flags = get(REP_CHILD_FLAGS);
+    let child_flags = get(rep::mcpp_child_flags.offset);
     for v in [0, 0x1, child_flags | 0x10] {
         if v != child_flags {
             push(
                 format!("mcpp_child_flags {v:#x} (was {child_flags:#x})"),
-                set(REP_CHILD_FLAGS, v),
+                set(rep::mcpp_child_flags.offset, v),
             );
         }
     }
     out
 }
-
-/// `mcpr_child_mode` in `md_create_prepare_req`.
-const REQ_CHILD_MODE: usize = 40;
 
 /// Targeted changes of a create request under an unchanged reply: the requested file type
 /// made another one, so that a reply deriving the first breaks W7.19.
@@ -354,12 +354,14 @@ pub(crate) fn request_body_fields(request: &[u8]) -> Vec<(String, Vec<u8>)> {
     let Some(p) = Parts::split(request) else {
         return Vec::new();
     };
-    let Some(body) = p.bufs.get(3).filter(|b| b.len() >= 80) else {
+    if p.bufs
+        .get(3)
+        .is_none_or(|b| b.len() < md_create_prepare_req::LAYOUT.size)
+    {
         return Vec::new();
-    };
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&body[REQ_CHILD_MODE..REQ_CHILD_MODE + 4]);
-    let mode = p.order.u32_from(w);
+    }
+    let at = md_create_prepare_req::mcpr_child_mode.offset;
+    let mode = word(&p, 3, at).unwrap_or_default();
     if mode == 0 {
         return Vec::new();
     }
@@ -371,9 +373,7 @@ pub(crate) fn request_body_fields(request: &[u8]) -> Vec<(String, Vec<u8>)> {
     .into_iter()
     .filter(|&(_, v)| v != mode)
     .filter_map(|(what, v)| {
-        let mut b = body.clone();
-        b[REQ_CHILD_MODE..REQ_CHILD_MODE + 4].copy_from_slice(&p.order.u32_to(v));
-        let m = p.with_buf(3, b)?;
+        let m = with_word(&p, 3, at, v)?;
         Some((format!("mcpr_child_mode {v:#o} ({what}, was {mode:#o})"), m))
     })
     .collect()

@@ -18,6 +18,7 @@
 
 use lustre_dne_intent::intent::{ReplyContext, RequestView};
 use lustre_dne_intent::rules::RuleId;
+use lustre_dne_intent::wire::layout::{self, FieldType, Layout, md_create_prepare_rep as rep};
 use lustre_dne_intent::{DecodeError, Endian, ErrorKind};
 
 use super::{Judgement, Kind, judge, message_order};
@@ -59,10 +60,8 @@ pub(crate) fn repaired(
     let order = message_order(kind, bytes);
     let field = e.at.field;
     let at = e.at.offset;
-    // The width of the field: the 64-bit ones the repairable errors can name.
-    let wide =
-        field.contains("lock_policy_res") || field.ends_with("bits") || field.contains("name[");
-    let (w, old) = read(bytes, at, if wide { 8 } else { 4 }, order)?;
+    let w = width(e.at.structure, field);
+    let old = read(bytes, at, w, order)?;
     let new = match e.kind {
         ErrorKind::WrongValue { expected, .. } => expected,
         ErrorKind::WrongMsgVersion { expected, got } => {
@@ -96,10 +95,11 @@ pub(crate) fn repaired(
         ErrorKind::BufferPastLast { .. } => 0,
         ErrorKind::ReservedResultBits { bits } => old & !u64::from(bits),
         ErrorKind::ValidAndTruncated { both } => {
-            // The bits leave mcpp_truncated (4 bytes after mcpp_valid, where the error points).
-            let (_, t) = read(bytes, at + 4, 4, order)?;
+            // The bits leave mcpp_truncated (after mcpp_valid, where the error points).
+            let t_at = at + rep::mcpp_truncated.offset - rep::mcpp_valid.offset;
+            let t = read(bytes, t_at, 4, order)?;
             let mut out = bytes.to_vec();
-            write(&mut out, at + 4, 4, t & !u64::from(both.0), order)?;
+            write(&mut out, t_at, 4, t & !u64::from(both.0), order)?;
             return Some(out);
         }
         ErrorKind::AclBadPerm { perm, .. } => {
@@ -116,8 +116,33 @@ pub(crate) fn repaired(
     Some(out)
 }
 
-/// The `width`-byte integer at `at` in byte order `order`, with its width.
-fn read(bytes: &[u8], at: usize, width: usize, order: Endian) -> Option<(usize, u64)> {
+/// The width of one element of the member `field` of `structure` (a path through embedded
+/// structures and the ones inlined, `lock_desc.l_resource.lr_name.name[2]`), as `wire::layout`
+/// declares it; 4 for a member no layout declares (an xattr payload's).
+fn width(structure: &str, field: &str) -> usize {
+    let member = || {
+        let mut l: &Layout = layout::ALL.iter().find(|l| l.name == structure)?;
+        let mut path = field.split('.').peekable();
+        loop {
+            let name = path.next()?;
+            let f = match l.field(name.split('[').next()?) {
+                Some(f) => f,
+                // A structure the layout inlines (`l_resource`): its members are `l`'s.
+                None if path.peek().is_some() => continue,
+                None => return None,
+            };
+            match (path.peek(), f.ty) {
+                (None, ty) => return Some(ty.size()),
+                (Some(_), FieldType::Struct(inner)) => l = inner,
+                (Some(_), _) => return None,
+            }
+        }
+    };
+    member().unwrap_or(4)
+}
+
+/// The `width`-byte integer at `at` in byte order `order`.
+fn read(bytes: &[u8], at: usize, width: usize, order: Endian) -> Option<u64> {
     let b = bytes.get(at..at.checked_add(width)?)?;
     let mut v = 0u64;
     for i in 0..width {
@@ -127,7 +152,7 @@ fn read(bytes: &[u8], at: usize, width: usize, order: Endian) -> Option<(usize, 
         };
         v = v << 8 | u64::from(byte);
     }
-    Some((width, v))
+    Some(v)
 }
 
 /// Writes `value` as the `width`-byte integer at `at` in byte order `order`; `None` when it
@@ -155,6 +180,24 @@ mod tests {
 
     /// Three breaches in one request, in three structures: each is found, in the decoder's
     /// order, and repairing them gives a request that decodes.
+    /// The widths come from the layout tables, through embedded and inlined structures; a
+    /// member no table declares is a word.
+    #[test]
+    fn widths_are_the_layout_s() {
+        for (structure, field, w) in [
+            ("ldlm_request", "lock_desc.l_resource.lr_name.name[2]", 8),
+            ("ldlm_request", "lock_desc.l_resource.lr_type", 4),
+            ("ldlm_request", "lock_desc.l_policy_data.bits", 8),
+            ("ldlm_reply", "lock_policy_res2", 8),
+            ("ldlm_intent", "opc", 8),
+            ("md_create_prepare_req", "mcpr_buf_limit[3]", 4),
+            ("lustre_msg_v2", "lm_bufcount", 4),
+            ("lmv_foreign_md", "lfm_length", 4),
+        ] {
+            assert_eq!(width(structure, field), w, "{structure}.{field}");
+        }
+    }
+
     #[test]
     fn each_repaired_breach_shows_the_next() {
         let req: &[u8] = include_bytes!("../testdata/mkdir_request.bin");

@@ -197,7 +197,8 @@ impl RepParts {
         Self::from_value(&mkdir_reply(), Endian::Little)
     }
 
-    pub fn encode(&self) -> Vec<u8> {
+    /// The reply's buffers: each field encoded unless `raw` replaces it, the first `bufcount`.
+    pub fn bufs(&self) -> Vec<Vec<u8>> {
         let o = self.order;
         let mut b0 = Vec::new();
         self.ptlrpc.put_buffer(o, &mut b0);
@@ -215,7 +216,12 @@ impl RepParts {
             }
         }
         bufs.truncate(self.bufcount);
-        let mut mb = MsgBuilder::new(o, self.header);
+        bufs
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let bufs = self.bufs();
+        let mut mb = MsgBuilder::new(self.order, self.header);
         for b in &bufs {
             mb.push(b).expect("push");
         }

@@ -74,19 +74,7 @@ impl Parts for ReqParts {
 
 impl Parts for RepParts {
     fn buffers(&self) -> Bufs {
-        let o = self.order;
-        let mut b0 = Vec::new();
-        self.ptlrpc.put_buffer(o, &mut b0);
-        let mut b1 = Vec::new();
-        self.ldlm.put(o, &mut b1);
-        let mut b2 = Vec::new();
-        if let Some(b) = &self.body {
-            b.put(o, &mut b2);
-        }
-        let mut bufs = vec![b0, b1, b2];
-        bufs.extend(self.results.iter().cloned());
-        bufs.truncate(self.bufcount);
-        bufs
+        self.bufs()
     }
     fn frame(&self) -> (Endian, MsgHeader) {
         (self.order, self.header)
@@ -133,7 +121,7 @@ fn error<P: Parts>(base: &P, ctx: &ReplyContext, changes: &[&M<P>], what: &str) 
 }
 
 /// The rule IDs of the list `kind` of WIRE.md, in order.
-fn documented(kind: &str) -> Vec<String> {
+pub(super) fn documented(kind: &str) -> Vec<String> {
     let wire = include_str!("../../docs/spec/WIRE.md");
     let start = format!("<!-- check order: {kind} -->");
     let from = wire.find(&start).expect("the list is in WIRE.md") + start.len();

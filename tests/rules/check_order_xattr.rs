@@ -2,6 +2,7 @@
 //! `check_order.rs` holds §5's and §7's: each step alone names its rule, each adjacent pair the
 //! earlier step's rule and field.
 
+use super::check_order::documented;
 use lustre_dne_intent::DecodeError;
 use lustre_dne_intent::xattr::{AclView, DefaultLmvView, LmvView, LovView};
 
@@ -69,24 +70,6 @@ fn start() -> Vec<Step> {
         s("W0.1", "3 bytes", |b| b.truncate(3)).alone(),
         s("W9.1", "the magic", |b| b[0] ^= 0x5a),
     ]
-}
-
-fn documented(kind: &str) -> Vec<String> {
-    let wire = include_str!("../../docs/spec/WIRE.md");
-    let start = format!("<!-- check order: {kind} -->");
-    let from = wire.find(&start).expect("the list is in WIRE.md") + start.len();
-    let to = from
-        + wire[from..]
-            .find("<!-- end check order -->")
-            .expect("its end");
-    wire[from..to]
-        .lines()
-        .filter_map(|l| {
-            let (n, rest) = l.split_once(". ")?;
-            n.parse::<u32>().ok()?;
-            Some(rest.split(':').next()?.to_owned())
-        })
-        .collect()
 }
 
 fn holds(kind: &str, base: &[u8], parse: fn(&[u8]) -> Result<(), DecodeError>, steps: &[Step]) {

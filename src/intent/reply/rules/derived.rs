@@ -153,11 +153,12 @@ fn check_inherited<O: ByteOrder>(
             let kind = ErrorKind::SgidNotInherited { mode, sgid_parent };
             return Err(err(rep::mcpp_child_mode.at(o2), kind));
         }
-        let expected = match (sgid_parent, pv.contains(MdtValid::FLGID)) {
-            (true, true) => Some(p.gid()),
-            (true, false) => None,
-            (false, _) => Some(ctx.fsgid),
-        };
+        let expected = inherited(
+            sgid_parent,
+            pv.contains(MdtValid::FLGID),
+            p.gid(),
+            ctx.fsgid,
+        );
         if let Some(expected) = expected.filter(|&e| e != gid) {
             let kind = ErrorKind::GroupNotInherited {
                 got: gid,
@@ -177,11 +178,7 @@ fn check_inherited<O: ByteOrder>(
         return Err(err(rep::mcpp_child_flags.at(o2), kind));
     }
     let projid = b.child_projid();
-    let expected = match (inherit, pv.contains(MdtValid::FLPROJID)) {
-        (true, true) => Some(p.projid()),
-        (true, false) => None,
-        (false, _) => Some(0),
-    };
+    let expected = inherited(inherit, pv.contains(MdtValid::FLPROJID), p.projid(), 0);
     if let Some(expected) = expected.filter(|&e| e != projid) {
         let kind = ErrorKind::ProjectNotInherited {
             got: projid,
@@ -191,6 +188,17 @@ fn check_inherited<O: ByteOrder>(
         return Err(err(rep::mcpp_child_projid.at(o2), kind));
     }
     Ok(())
+}
+
+/// The value a child's group or project must hold: the parent's when the parent passes it on
+/// (S_ISGID, PROJINHERIT), unknown (`None`) when it does but `mbo_valid` leaves its value out,
+/// else the child's own (the caller's fsgid, project 0).
+fn inherited(inherit: bool, parent_known: bool, parent: u32, own: u32) -> Option<u32> {
+    match (inherit, parent_known) {
+        (true, true) => Some(parent),
+        (true, false) => None,
+        (false, _) => Some(own),
+    }
 }
 
 #[cfg(test)]
