@@ -1,5 +1,13 @@
 //! POSIX file mode bits, as carried in `mcpr_child_mode`, `mcpp_child_mode` and `mbo_mode`.
 
+/// `LUSTRE_IMMUTABLE_FL`, an inode flag (`mbo_flags`, `mcpp_child_flags`).
+pub const LUSTRE_IMMUTABLE_FL: u32 = 0x10;
+/// `LUSTRE_APPEND_FL`, an inode flag.
+pub const LUSTRE_APPEND_FL: u32 = 0x20;
+/// `LUSTRE_PROJINHERIT_FL`, an inode flag: the one a new child inherits, and only a directory
+/// (`mdd_create_sanity_check`).
+pub const LUSTRE_PROJINHERIT_FL: u32 = 0x2000_0000;
+
 /// File type mask.
 pub const S_IFMT: u32 = 0o170000;
 /// Socket.

@@ -5,13 +5,11 @@
 use super::checker::Scenario;
 use super::coordinator::{Fault, Op};
 use super::creds::Creds;
-use super::store::{
-    APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Object, PROJINHERIT_FL, Store, Xattrs, dmv_bytes,
-    lov_bytes,
-};
+use super::store::{Attrs, Entry, Object, Store, Xattrs, dmv_bytes, lov_bytes};
 use alloc::vec::Vec;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use lustre_dne_intent::intent::MliBuf;
+use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL, LUSTRE_PROJINHERIT_FL};
 use lustre_dne_intent::mode::{S_IFDIR, S_IFLNK, S_IFREG};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag};
@@ -92,7 +90,13 @@ impl<'a> Arbitrary<'a> for Scenario {
         let shape: u8 = u.int_in_range(0..=15)?;
         if shape < 14 {
             let perm: u32 = u.int_in_range(0..=0o7777)?;
-            let flags = *u.choose(&[0, 0, PROJINHERIT_FL, APPEND_FL, IMMUTABLE_FL])?;
+            let flags = *u.choose(&[
+                0,
+                0,
+                LUSTRE_PROJINHERIT_FL,
+                LUSTRE_APPEND_FL,
+                LUSTRE_IMMUTABLE_FL,
+            ])?;
             let xattrs = Xattrs {
                 access_acl: opt(u, acl)?,
                 default_acl: opt(u, acl)?,
@@ -146,7 +150,7 @@ impl<'a> Arbitrary<'a> for Scenario {
                         ..Default::default()
                     };
                     if u.ratio(1, 5)? {
-                        child.attrs.flags = APPEND_FL;
+                        child.attrs.flags = LUSTRE_APPEND_FL;
                     }
                     if dir && u.ratio(1, 4)? {
                         child.entries.insert(

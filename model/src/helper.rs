@@ -3,11 +3,12 @@
 //! over its cache and remote reads. Both paths therefore cannot drift.
 
 use super::creds::{CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FSETID, Creds};
-use super::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, PROJINHERIT_FL};
+use super::store::{Attrs, Entry};
 use alloc::vec::Vec;
 use lustre_dne_intent::errno::{EACCES, EEXIST, EINVAL, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM};
 use lustre_dne_intent::intent::{MliBuf, Operation};
 use lustre_dne_intent::limits::NAME_MAX;
+use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL, LUSTRE_PROJINHERIT_FL};
 use lustre_dne_intent::mode::{S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, S_ISGID, S_ISVTX, S_IXGRP};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::acl::{MAY_EXEC, MAY_READ, MAY_WRITE};
@@ -168,7 +169,7 @@ pub struct Verdict {
 /// `__mdd_permission_internal` with capabilities: may `creds` access `obj` with `want`?
 pub fn permission(obj: &ObjInfo, creds: &Creds, want: u32) -> Verdict {
     let a = &obj.attrs;
-    if want & MAY_WRITE != 0 && a.flags & IMMUTABLE_FL != 0 {
+    if want & MAY_WRITE != 0 && a.flags & LUSTRE_IMMUTABLE_FL != 0 {
         // Lustre answers EACCES here (Linux says EPERM).
         return Verdict {
             allowed: false,
@@ -283,7 +284,7 @@ pub fn prepare(
             out.child = Some(child);
         }
         Operation::Unlink | Operation::Rename => {
-            if obj.attrs.flags & APPEND_FL != 0 {
+            if obj.attrs.flags & LUSTRE_APPEND_FL != 0 {
                 out.status = -EPERM;
             }
         }
@@ -337,8 +338,8 @@ pub fn derive_child(
     } else {
         creds.fsgid
     };
-    let (projid, flags) = if p.flags & PROJINHERIT_FL != 0 {
-        (p.projid, if dir { PROJINHERIT_FL } else { 0 })
+    let (projid, flags) = if p.flags & LUSTRE_PROJINHERIT_FL != 0 {
+        (p.projid, if dir { LUSTRE_PROJINHERIT_FL } else { 0 })
     } else {
         (0, 0)
     };

@@ -5,13 +5,6 @@ use alloc::vec::Vec;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFMT};
 use lustre_dne_intent::wire::{LuFid, MdtBody, MdtValid};
 
-/// `LUSTRE_APPEND_FL`.
-pub const APPEND_FL: u32 = 0x20;
-/// `LUSTRE_IMMUTABLE_FL`.
-pub const IMMUTABLE_FL: u32 = 0x10;
-/// `LUSTRE_PROJINHERIT_FL`.
-pub const PROJINHERIT_FL: u32 = 0x2000_0000;
-
 /// An object's attributes (the part of `lu_attr` the model uses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(

@@ -40,9 +40,10 @@
 use super::checker::Scenario;
 use super::coordinator::{Fault, Op};
 use super::creds::Creds;
-use super::store::{APPEND_FL, Attrs, IMMUTABLE_FL, Object, PROJINHERIT_FL, Store, Xattrs};
+use super::store::{Attrs, Object, Store, Xattrs};
 use alloc::vec::Vec;
 use lustre_dne_intent::intent::MliBuf;
+use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL, LUSTRE_PROJINHERIT_FL};
 use lustre_dne_intent::mode::{S_IFDIR, S_IFLNK, S_IFREG, S_IFSOCK};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag};
@@ -138,10 +139,10 @@ pub fn store() -> impl Strategy<Value = Store> {
         id(),
         prop::sample::select(vec![
             0u32,
-            PROJINHERIT_FL,
-            APPEND_FL,
-            IMMUTABLE_FL,
-            PROJINHERIT_FL | APPEND_FL,
+            LUSTRE_PROJINHERIT_FL,
+            LUSTRE_APPEND_FL,
+            LUSTRE_IMMUTABLE_FL,
+            LUSTRE_PROJINHERIT_FL | LUSTRE_APPEND_FL,
         ]),
         xattrs(),
         prop::sample::select(vec![0u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3]),
@@ -212,7 +213,7 @@ pub fn store() -> impl Strategy<Value = Store> {
                         ..Default::default()
                     };
                     if cflags {
-                        child.attrs.flags = APPEND_FL;
+                        child.attrs.flags = LUSTRE_APPEND_FL;
                     }
                     if dir && nonempty {
                         child.entries.insert(

@@ -3,9 +3,10 @@
 //! (owner, group member, other), operation and fault — complete and partial groups among the
 //! faults — and every invariant of MODEL.md §4 on each.
 
+use lustre_dne_intent::mode::LUSTRE_PROJINHERIT_FL;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG, S_ISGID};
 use lustre_dne_intent::wire::LuFid;
-use lustre_dne_intent_model::store::{PROJINHERIT_FL, dmv_bytes, lov_bytes};
+use lustre_dne_intent_model::store::{dmv_bytes, lov_bytes};
 use lustre_dne_intent_model::*;
 
 /// The remote parent (the one the strategies of the `proptest` feature use; this test runs
@@ -78,7 +79,7 @@ fn every_small_scenario_under_every_fault() {
     let (mut runs, mut created, mut denied, mut advisory) = (0usize, 0usize, 0usize, 0usize);
     for perm in [0o755u32, 0o775, 0o707, 0o1777, 0o700] {
         for sgid in [0, S_ISGID] {
-            for proj in [0, PROJINHERIT_FL] {
+            for proj in [0, LUSTRE_PROJINHERIT_FL] {
                 for def in &default_acls {
                     let mut store = Store::default();
                     store.insert(

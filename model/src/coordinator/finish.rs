@@ -4,10 +4,11 @@
 use super::{Answer, Cache, CacheEvent, Item, Mutations, Net, Outcome, Value};
 use crate::creds::{CAP_FOWNER, Creds};
 use crate::helper::{Lookup, Prepared, derive_child, prepare};
-use crate::store::{APPEND_FL, Attrs, Entry, IMMUTABLE_FL, Store};
+use crate::store::{Attrs, Entry, Store};
 use lustre_dne_intent::errno::{ENOENT, ENOTEMPTY, EPERM};
 use lustre_dne_intent::intent::{McppFlags, MdCreatePrepareRep, MliBuf, Operation, PrepResult};
 use lustre_dne_intent::mode::S_IFMT;
+use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL};
 use lustre_dne_intent::wire::LuFid;
 
 /// Seeds the cache with the reply's known results (present values and negative entries) and
@@ -211,7 +212,7 @@ pub(super) fn finish_unlink(store: &Store, creds: &Creds, victim: LuFid, p: &Att
     {
         return Outcome::Error(-EPERM);
     }
-    if c.flags & (APPEND_FL | IMMUTABLE_FL) != 0 {
+    if c.flags & (LUSTRE_APPEND_FL | LUSTRE_IMMUTABLE_FL) != 0 {
         return Outcome::Error(-EPERM);
     }
     if c.is_dir() && !child.entries.is_empty() {

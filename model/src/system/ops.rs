@@ -4,10 +4,11 @@
 
 use crate::creds::{CAP_FOWNER, Creds};
 use crate::helper::{ChildState, LocalSource, Lookup, ObjInfo, permission, prepare};
-use crate::store::{APPEND_FL, Attrs, IMMUTABLE_FL, Object, Store};
+use crate::store::{Attrs, Object, Store};
 use alloc::vec::Vec;
 use lustre_dne_intent::errno::{EACCES, ENOENT, ENOTEMPTY, EPERM};
 use lustre_dne_intent::intent::Operation;
+use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL};
 use lustre_dne_intent::mode::{S_IFDIR, S_IFMT, S_ISVTX};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::acl::MAY_WRITE;
@@ -296,7 +297,7 @@ pub fn unlink_checks(creds: &Creds, parent: &Attrs, child: Option<&Object>) -> R
     {
         return Err(-EPERM);
     }
-    if c.flags & (APPEND_FL | IMMUTABLE_FL) != 0 {
+    if c.flags & (LUSTRE_APPEND_FL | LUSTRE_IMMUTABLE_FL) != 0 {
         return Err(-EPERM);
     }
     if c.is_dir() && !child.entries.is_empty() {

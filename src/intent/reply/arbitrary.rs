@@ -118,7 +118,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PrepareReply {
                     body.child_mode |= mode::S_IFDIR;
                     body.child_mode &= mode::S_IFDIR | 0o7777;
                 }
-                body.child_flags &= super::rules::LUSTRE_PROJINHERIT_FL;
+                body.child_flags &= crate::mode::LUSTRE_PROJINHERIT_FL;
                 if body.child_mode & mode::S_IFMT != mode::S_IFDIR {
                     body.child_flags = 0;
                 }

@@ -8,13 +8,11 @@ use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{McppFlags, MliBuf};
 use crate::limits::MDT_BODY_SIZE;
-use crate::mode::{self, S_IFDIR, S_IFLNK, S_IFMT, S_ISGID, S_ISVTX};
+use crate::mode::{self, LUSTRE_PROJINHERIT_FL, S_IFDIR, S_IFLNK, S_IFMT, S_ISGID, S_ISVTX};
 use crate::wire::MdtValid;
 use crate::wire::raw::MdtBodyRaw;
 use zerocopy::{ByteOrder, FromBytes};
 
-/// `LUSTRE_PROJINHERIT_FL`: the one inode flag a child inherits (`mdd_create_sanity_check`).
-pub(crate) const LUSTRE_PROJINHERIT_FL: u32 = 0x2000_0000;
 /// The bits of a mode: its file type and the permission bits (07777).
 const MODE_BITS: u32 = S_IFMT | 0o7777;
 /// Bit `t` set for each file type `t << 12` of [`mode::is_valid_type`] (a test holds them equal).

@@ -17,7 +17,6 @@ use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION}
 use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
 #[cfg(feature = "arbitrary")]
-pub(super) use derived::LUSTRE_PROJINHERIT_FL;
 use derived::{check_derived, check_derived_for};
 use results::{check_payloads, check_requested, check_results};
 use zerocopy::ByteOrder;
