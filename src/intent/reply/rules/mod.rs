@@ -16,7 +16,6 @@ use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
-#[cfg(feature = "arbitrary")]
 use derived::{check_derived, check_derived_for};
 use results::{check_payloads, check_requested, check_results};
 use zerocopy::ByteOrder;
