@@ -6,7 +6,6 @@ use crate::endian::Endian;
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::{McppFlags, MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
 use crate::limits::MLI_BUF_MAX;
-use crate::wire::msg::{encode_into_slice, msg_size_u32};
 use crate::wire::{DispFlags, LdlmReply, MsgHeader, PtlrpcBody, PtlrpcMsgType};
 use bytes::Bytes;
 
@@ -182,10 +181,7 @@ impl PrepareReply {
     /// encode one reply more than once, validate it once with [`PrepareReply::validated`].
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
         // Not through `validated`: building the proof costs this path about 90 instructions.
-        let w = self.wire();
-        w.validate(None)?;
-        let lens = w.lens();
-        encode_into_slice(msg_size_u32(&lens), out, |o| w.write_lens(order, &lens, o))
+        self.wire().encode_checked(order, out)
     }
 
     /// The message as a new buffer, after validating it.

@@ -10,6 +10,8 @@ use crate::intent::enqueue::{
 };
 use crate::intent::{McppFlags, McprFlags, MliBuf, Operation, ResultMask};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
+#[cfg(feature = "alloc")]
+use crate::limits::{msg_header_len, round8};
 use crate::mode;
 use crate::wire::layout::{ldlm_reply, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
@@ -74,22 +76,31 @@ impl<'x> Buffers<'x> for Framed<'x> {
     }
 }
 
-/// The buffers of a value to encode: results where they live, offsets of the canonical layout.
+/// The buffers of a value to encode: results where they live, borrowed, and the lengths of the
+/// canonical layout, from which an offset is summed only when a rule asks for one (an error's
+/// place, mostly). Copying the results and storing nine offsets up front cost the validating
+/// encode of the complete mkdir reply 54 instructions (callgrind: 1,314 → 1,260).
 #[cfg(feature = "alloc")]
 #[derive(Clone, Copy)]
 pub(super) struct Apart<'x> {
-    pub(super) results: [&'x [u8]; MLI_BUF_MAX],
-    pub(super) off: [usize; REPLY_BUFCOUNT],
+    pub(super) results: &'x [&'x [u8]; MLI_BUF_MAX],
+    pub(super) lens: &'x [u32; REPLY_BUFCOUNT],
 }
 
 #[cfg(feature = "alloc")]
 impl<'x> Buffers<'x> for Apart<'x> {
+    #[inline(always)]
     fn off(&self, i: usize) -> usize {
-        self.off[i]
+        let before = self.lens.iter().take(i);
+        before.fold(msg_header_len(REPLY_BUFCOUNT), |at, &l| {
+            at + round8(l as usize)
+        })
     }
+    #[inline(always)]
     fn result_len(&self, i: usize) -> usize {
         self.results[i].len()
     }
+    #[inline(always)]
     fn result(&self, i: usize) -> &'x [u8] {
         self.results[i]
     }
@@ -148,7 +159,11 @@ impl Disp {
 
 /// Every rule of WIRE.md §7 and §8 (the responder's side); those that need the request only
 /// when `ctx` is given. The order of the checks is the order of the reported errors.
+///
+/// Always inlined, as [`check_after_status`] is, into the encoder's one caller
+/// (`Wire::check_raw`): the facts are then not stored for a call and read back.
 #[cfg(feature = "alloc")]
+#[inline(always)]
 pub(super) fn check<'x, O: ByteOrder>(
     f: &Facts<'x, impl Buffers<'x>, O>,
     ctx: Option<&ReplyContext>,
