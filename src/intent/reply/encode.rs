@@ -70,7 +70,13 @@ impl Wire<'_> {
 
     /// The rules on `ldlm_reply` and the body converted to byte order `O` already, with the
     /// lengths [`Wire::lens`] and the size they make.
+    ///
+    /// Always inlined, with the rules: the encoder's parts then stay where its caller has them,
+    /// instead of being stored for a call (callgrind, the complete mkdir reply's validating
+    /// encode: 1,223 → 1,159 instructions). The price is code: one copy of the rules in
+    /// [`Wire::validate`] and one per byte order in [`Wire::encode_checked`]'s caller.
     #[cfg(feature = "alloc")]
+    #[inline(always)]
     fn check_raw<O: ByteOrder>(
         &self,
         ctx: Option<&ReplyContext>,
