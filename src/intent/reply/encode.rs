@@ -104,8 +104,9 @@ impl Wire<'_> {
 
     /// Validates, then writes the message in `order` at the start of `out`; returns its size.
     /// `ldlm_reply` and the body are converted to `order` once: the rules read those raw
-    /// layouts, as a decoder reads the received ones, and the same bytes are copied out
-    /// (converting them again to write them cost about 30 instructions).
+    /// layouts, as a decoder reads the received ones, and the same bytes are copied out.
+    /// Inlined into its caller with all it calls but the result loop: the complete mkdir reply
+    /// 1,260 → 1,223 instructions (out of line, writing through a closure: 1,299).
     #[cfg(feature = "alloc")]
     #[inline(always)]
     pub(super) fn encode_checked(
