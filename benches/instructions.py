@@ -19,8 +19,9 @@ Needs valgrind (apt-get install valgrind).
 
 With --check, only the cases of the budget file run, and the script fails when the own part of
 one of them takes more than its budget plus the slack (3 % by default): an exact count, so CI can
-hold the decoders and encoders to the figures of docs/performance.md without timing anything. With --update as well, the file's figures
-are rewritten to the counts (rounded up): review the diff, and say why in the commit when one rises.
+hold the decoders and encoders to the figures of docs/performance.md without timing anything.
+With --update as well, the file's figures are rewritten to the own counts (rounded up): review
+the diff, and say why in the commit when one rises.
 """
 
 import argparse
