@@ -11,7 +11,9 @@ The own part leaves out the instructions run inside glibc's memcpy, memmove, mem
 memchr: glibc picks their variant for the CPU when the program loads (AVX2, EVEX, ERMS), so
 their counts differ between machines while the crate's compiled code does not. The calls to
 them (arguments, call, PLT jump) stay counted. The budget holds the own part, so an encoder,
-which copies its results with memcpy, is held to the same figure on every x86-64 CPU.
+which copies its results with memcpy, is held to the same figure on every x86-64 CPU. To see
+another CPU's variants on this one: GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX_Fast_Unaligned_Load
+(the totals move, the own parts do not; docs/performance.md, "Noise").
 
 Usage: python3 benches/instructions.py [--iters N] [--json FILE] [--only SUBSTRING]
        python3 benches/instructions.py --check benches/budget.json [--slack 0.03] [--update]
