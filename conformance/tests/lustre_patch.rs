@@ -78,7 +78,7 @@ fn series_from_tree_matches_default_and_excerpts_are_fresh() {
     let tree = std::env::var_os("LUSTRE_TREE")
         .filter(|t| !t.is_empty())
         .map(PathBuf::from)
-        .expect("LUSTRE_TREE names a lustre-release tree at the default revision");
+        .expect("LUSTRE_TREE is not set: give it a lustre-release tree at the default revision");
     if env_set("UPDATE_EXCERPTS") {
         write_excerpts(&tree, &root().join(EXCERPTS)).expect("write the excerpts");
     }
