@@ -34,9 +34,12 @@ fn dump(tool: &str, args: &[&str], path: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// One dump by a real tool: what made it, the file's bytes, the dump's form, its text.
+type Dump = (String, Vec<u8>, HexForm, String);
+
 /// Each file's dumps by the real tools, with their forms: `xxd -p`, `xxd`, `hexdump -C`;
 /// `None` when a tool is missing (see `require`).
-fn dumps() -> Option<Vec<(String, Vec<u8>, HexForm, String)>> {
+fn dumps() -> Option<Vec<Dump>> {
     if !crate::require::tools(&[("xxd", "xxd"), ("hexdump", "bsdextrautils")]) {
         return None;
     }
