@@ -4,8 +4,8 @@
 //! at random sizes, in both socklnd byte orders and header forms.
 //!
 //! Each capture holds one connection per segmentation, each from its own client address, so
-//! one tshark run checks them all. Without tshark the tests print `SKIP`, unless `CI=true`
-//! (`.ci/run` installs tshark), where they fail.
+//! one tshark run checks them all. Without tshark the tests fail under CI (`.ci/run` installs
+//! it) and print `SKIP …` elsewhere (`require`).
 
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{ReplyView, RequestView};
@@ -15,6 +15,8 @@ use lustre_dne_intent_capture::{
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod require;
 
 /// Requests and the reply answering each: every reply outcome the dissector names, a
 /// big-endian Lustre message and the three intents.
@@ -101,18 +103,10 @@ impl Drop for TempDir {
     }
 }
 
-/// A scratch directory holding the generated dissector; `None` (after saying SKIP) when tshark
-/// is not installed, a failure under `CI=true`.
+/// A scratch directory holding the generated dissector; `None` when tshark is not installed
+/// (see `require`).
 fn dissector_dir(test: &str) -> Option<TempDir> {
-    if Command::new("tshark").arg("-v").output().is_err() {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "tshark is not installed, and CI=true: .ci/run installs it"
-        );
-        println!(
-            "SKIP: tshark is not installed (apt-get install tshark); the dissector was not run"
-        );
+    if !require::tool("tshark", "tshark") {
         return None;
     }
     let d = std::env::temp_dir().join(format!("dne-intent-tshark-{}-{test}", std::process::id()));

@@ -1,12 +1,14 @@
 //! `dne-intent pcap` (text, JSON Lines, --stats, --write) and `dne-intent wireshark-lua`
 //! checked with tshark: the generated dissector must show the values the codec decodes.
 //!
-//! The tshark test prints `SKIP: …` and returns when tshark is not installed, and fails under
-//! `CI=true` (`.ci/run` installs it); it prints `checked N frames against tshark` when it ran.
+//! Without tshark the tshark tests fail under CI (`.ci/run` installs it) and print `SKIP …`
+//! elsewhere (`require`); they print `checked N field values … against tshark` when they ran.
 
 use lustre_dne_intent::intent::{MliBuf, PrepResult, ReplyView, RequestView};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod require;
 
 const BIN: &str = env!("CARGO_BIN_EXE_dne-intent");
 
@@ -211,17 +213,9 @@ fn expected() -> Vec<(usize, &'static str, String)> {
 }
 
 /// A scratch directory holding the generated dissector, and tshark's `lua_script:` option for
-/// it; `None` (after saying SKIP) when tshark is not installed.
+/// it; `None` when tshark is not installed (see `require`).
 fn dissector_for_tshark(name: &str) -> Option<(TempDir, String)> {
-    if Command::new("tshark").arg("-v").output().is_err() {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "tshark is not installed, and CI=true: .ci/run installs it"
-        );
-        println!(
-            "SKIP: tshark is not installed (apt-get install tshark); the dissector was not run"
-        );
+    if !require::tool("tshark", "tshark") {
         return None;
     }
     let dir = tmpdir(name);

@@ -11,12 +11,16 @@
 //! - A layout change reaches the series.
 //! - With `LUSTRE_TREE` set to a lustre-release tree at the default revision, the series made
 //!   from the tree equals the default one and the kept excerpts are fresh
-//!   (`UPDATE_EXCERPTS=1` rewrites them).
+//!   (`UPDATE_EXCERPTS=1` rewrites them). CI has no tree: that test is `#[ignore]`d, and run
+//!   with `LUSTRE_TREE=DIR cargo test -p lustre-dne-intent-conformance --test lustre_patch --
+//!   --ignored`.
 //!
-//! Without a C compiler (`cc`, or `$CC`) the C tests print `SKIP:`.
+//! Without a C compiler (`$CC`, or `cc`) the C tests fail under CI and print `SKIP …` elsewhere
+//! (`require`).
 #![forbid(unsafe_code)]
 
 mod lustre_patch_util;
+mod require;
 
 use lustre_dne_intent_conformance::lustre_patch::{
     Options, Patch, PatchError, series, write_excerpts,
@@ -64,12 +68,17 @@ fn series_matches_golden() {
 
 /// With `LUSTRE_TREE` (a lustre-release tree at the default revision): the series made from
 /// the tree is the default one, and the excerpts kept are what the generator reads from it.
+///
+/// CI has no Lustre tree (it cannot fetch one), so the test is ignored there and run by hand:
+/// `LUSTRE_TREE=/path/to/lustre-release cargo test -p lustre-dne-intent-conformance --test
+/// lustre_patch -- --ignored series_from_tree`. Run so, it fails without `LUSTRE_TREE`.
 #[test]
+#[ignore = "needs a lustre-release tree: LUSTRE_TREE=DIR cargo test -p lustre-dne-intent-conformance --test lustre_patch -- --ignored"]
 fn series_from_tree_matches_default_and_excerpts_are_fresh() {
-    let Some(tree) = std::env::var_os("LUSTRE_TREE").map(PathBuf::from) else {
-        println!("SKIP: LUSTRE_TREE not set");
-        return;
-    };
+    let tree = std::env::var_os("LUSTRE_TREE")
+        .filter(|t| !t.is_empty())
+        .map(PathBuf::from)
+        .expect("LUSTRE_TREE is not set: give it a lustre-release tree at the default revision");
     if env_set("UPDATE_EXCERPTS") {
         write_excerpts(&tree, &root().join(EXCERPTS)).expect("write the excerpts");
     }
@@ -279,7 +288,6 @@ fn build_series_c() -> Option<PathBuf> {
 #[test]
 fn series_c_compiles_and_wiretest_rows_pass() {
     let Some(exe) = build_series_c() else {
-        println!("SKIP: no C compiler (cc or $CC)");
         return;
     };
     assert_eq!(run(&exe, "wiretest", ""), "wire constants OK\n");
@@ -296,7 +304,6 @@ fn series_c_compiles_and_wiretest_rows_pass() {
 #[test]
 fn the_size_helper_clamps_and_validates() {
     let Some(exe) = build_series_c() else {
-        println!("SKIP: no C compiler (cc or $CC)");
         return;
     };
     let input = "0 0 0 0 0 0\n1 10 0 0 0 0\n215 0 0 0 0 0\n216 1 2 3 4 5\n\
@@ -313,7 +320,6 @@ fn the_size_helper_clamps_and_validates() {
 #[test]
 fn wirecheck_rows_print_the_wiretest_blocks() {
     let Some(exe) = build_series_c() else {
-        println!("SKIP: no C compiler (cc or $CC)");
         return;
     };
     let patches = default_series();
@@ -387,7 +393,6 @@ fn swabbers_turn_big_endian_vectors_into_their_little_endian_twins() {
         Expect, Kind, VECTOR_SEED, from_hex, judge, message_order, to_hex,
     };
     let Some(exe) = build_series_c() else {
-        println!("SKIP: no C compiler (cc or $CC)");
         return;
     };
     /// One buffer for the swabbers: of case `case`, its input or (`request`) its request.

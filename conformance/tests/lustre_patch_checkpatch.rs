@@ -89,7 +89,7 @@ fn findings(script: &Path, patch: &Path) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "needs Lustre's checkpatch.pl: LUSTRE_TREE=DIR (or LUSTRE_CHECKPATCH=FILE) and --include-ignored"]
+#[ignore = "needs Lustre's checkpatch.pl: LUSTRE_TREE=DIR (or LUSTRE_CHECKPATCH=FILE) cargo test -p lustre-dne-intent-conformance --test lustre_patch_checkpatch -- --ignored"]
 fn the_series_is_checkpatch_clean_but_for_what_lustre_allows() {
     let perl = Command::new("perl")
         .arg("-v")

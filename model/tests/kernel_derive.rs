@@ -10,7 +10,9 @@
 //! - An immutable parent (Lustre EACCES, Linux EPERM) and PROJINHERIT (needs project quota) are
 //!   not generated.
 //!
-//! Runs as root with setpriv, setfacl and getfattr; otherwise it prints why it skips.
+//! Runs as root with setpriv, setfacl, getfattr and perl, in a temporary directory that takes
+//! ACLs; without them it fails under CI (which runs as root and installs them) and prints
+//! `SKIP …` elsewhere (`require`).
 
 use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG};
@@ -22,6 +24,8 @@ use lustre_dne_intent_model::store::{Attrs, Entry, Object, Store, Xattrs};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::Command;
+
+mod require;
 
 struct Rng(u64);
 impl Rng {
@@ -37,13 +41,6 @@ impl Rng {
     fn chance(&mut self, n: u64) -> bool {
         self.next().is_multiple_of(n)
     }
-}
-
-fn tool(name: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {name}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 fn run(cmd: &mut Command) -> String {
@@ -81,32 +78,30 @@ const GIDS: [u32; 3] = [42001, 42002, 42003];
 
 #[test]
 fn the_kernel_agrees_with_the_shared_helper() {
-    let uid = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    if uid.ok().as_deref() != Some("0") {
-        println!("SKIP: the kernel-oracle derive test needs root (to create files as other users)");
+    if !require::root("to create files as other users") {
         return;
     }
-    for t in ["setpriv", "setfacl", "getfattr", "perl"] {
-        if !tool(t) {
-            println!("SKIP: {t} is not installed (apt-get install -y util-linux acl attr perl)");
-            return;
-        }
+    let needed = [
+        ("setpriv", "util-linux"),
+        ("setfacl", "acl"),
+        ("getfattr", "attr"),
+        ("perl", "perl"),
+    ];
+    if !require::tools(&needed) {
+        return;
     }
     let base = std::env::temp_dir().join(format!("dne-derive-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).expect("scratch dir");
     run(Command::new("chmod").arg("755").arg(&base));
-    // The filesystem must support ACLs, or the test says so and skips.
+    // The filesystem must support ACLs (see `require`).
     if !Command::new("setfacl")
         .args(["-m", "u:41001:r"])
         .arg(&base)
         .status()
         .is_ok_and(|s| s.success())
     {
-        println!("SKIP: {} has no POSIX ACL support", base.display());
+        require::unmet(&format!("{} has no POSIX ACL support", base.display()));
         return;
     }
     run(Command::new("setfacl").arg("-b").arg(&base));

@@ -23,23 +23,26 @@ fn testdata(name: &str) -> (String, Vec<u8>) {
     (path.to_str().unwrap().to_owned(), bytes)
 }
 
-/// `tool args... path`'s standard output, or `None` (and a SKIP line) when the tool is absent.
-fn dump(tool: &str, args: &[&str], path: &str) -> Option<String> {
-    match Command::new(tool).args(args).arg(path).output() {
-        Ok(out) => {
-            assert!(out.status.success(), "{tool} {args:?} {path}: {out:?}");
-            Some(String::from_utf8(out.stdout).unwrap())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!("SKIP: {tool} is not on PATH (CI installs it)");
-            None
-        }
-        Err(e) => panic!("{tool}: {e}"),
-    }
+/// `tool args... path`'s standard output.
+fn dump(tool: &str, args: &[&str], path: &str) -> String {
+    let out = Command::new(tool)
+        .args(args)
+        .arg(path)
+        .output()
+        .unwrap_or_else(|e| panic!("{tool}: {e}"));
+    assert!(out.status.success(), "{tool} {args:?} {path}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
 }
 
-/// Each file's dumps by the real tools, with their forms: `xxd -p`, `xxd`, `hexdump -C`.
-fn dumps() -> Vec<(String, Vec<u8>, HexForm, String)> {
+/// One dump by a real tool: what made it, the file's bytes, the dump's form, its text.
+type Dump = (String, Vec<u8>, HexForm, String);
+
+/// Each file's dumps by the real tools, with their forms: `xxd -p`, `xxd`, `hexdump -C`;
+/// `None` when a tool is missing (see `require`).
+fn dumps() -> Option<Vec<Dump>> {
+    if !crate::require::tools(&[("xxd", "xxd"), ("hexdump", "bsdextrautils")]) {
+        return None;
+    }
     let mut all = Vec::new();
     for name in FILES {
         let (path, bytes) = testdata(name);
@@ -48,18 +51,19 @@ fn dumps() -> Vec<(String, Vec<u8>, HexForm, String)> {
             ("xxd", &[][..], HexForm::Xxd),
             ("hexdump", &["-C"][..], HexForm::HexdumpC),
         ] {
-            if let Some(text) = dump(tool, args, &path) {
-                let what = format!("{tool} {} {name}", args.join(" "));
-                all.push((what, bytes.clone(), form, text));
-            }
+            let text = dump(tool, args, &path);
+            let what = format!("{tool} {} {name}", args.join(" "));
+            all.push((what, bytes.clone(), form, text));
         }
     }
-    all
+    Some(all)
 }
 
 #[test]
 fn hex_real_dumps_decode_to_the_files_bytes() {
-    let all = dumps();
+    let Some(all) = dumps() else {
+        return;
+    };
     for (what, bytes, form, text) in &all {
         assert_eq!(hex::form(text), Some(*form), "{what}");
         assert_eq!(hex::decode(text).as_ref(), Ok(bytes), "{what}");
@@ -74,14 +78,14 @@ fn hex_real_dumps_decode_to_the_files_bytes() {
             assert!(text.lines().any(|l| l == "*"), "{what}: no `*` line");
         }
     }
-    if all.is_empty() {
-        println!("SKIP: neither xxd nor hexdump is on PATH");
-    }
 }
 
 #[test]
 fn hex_truncated_dumps_never_panic() {
-    for (what, bytes, _, text) in dumps() {
+    let Some(all) = dumps() else {
+        return;
+    };
+    for (what, bytes, _, text) in all {
         for cut in 0..=text.len() {
             let part = &text.as_bytes()[..cut];
             // Any result but a panic; what decodes is never longer than the file.

@@ -9,6 +9,9 @@ mod common;
 mod ergonomics;
 mod hex;
 mod message;
+#[path = "../require/mod.rs"]
+mod require;
+mod require_check;
 mod text_forms;
 mod validated_value;
 mod validated_view;

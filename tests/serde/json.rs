@@ -501,18 +501,21 @@ fn reply_results_are_keyed_by_mli_buf_name() {
 }
 
 /// `jq .` between serialize and deserialize changes nothing, for every message vector (jq 1.6
-/// turns numbers above 2^53 into doubles; the schema writes none). Skipped when jq is absent.
+/// turns numbers above 2^53 into doubles; the schema writes none). Needs jq (see `require`).
 #[test]
 fn every_message_vector_survives_jq() {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let jq = |input: &str| -> Option<String> {
+    if !crate::require::tool("jq", "jq") {
+        return;
+    }
+    let jq = |input: &str| -> String {
         let mut child = Command::new("jq")
             .arg(".")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .ok()?;
+            .expect("jq runs");
         child
             .stdin
             .take()
@@ -521,17 +524,14 @@ fn every_message_vector_survives_jq() {
             .unwrap();
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success());
-        Some(String::from_utf8(out.stdout).unwrap())
+        String::from_utf8(out.stdout).unwrap()
     };
-    let Some(probe) = jq("18446744073709551615") else {
-        eprintln!("jq not installed: skipped");
-        return;
-    };
+    let probe = jq("18446744073709551615");
     // The hazard is real: jq does round a plain number this large.
     assert_ne!(probe.trim(), "18446744073709551615");
     for (name, bytes) in message_vectors() {
         let (value, order) = decode(&bytes);
-        let through = jq(&serde_json::to_string(&value).unwrap()).unwrap();
+        let through = jq(&serde_json::to_string(&value).unwrap());
         let back: Message =
             serde_json::from_str(&through).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(

@@ -6,4 +6,6 @@ mod arbitrary_values;
 #[path = "../common/mod.rs"]
 mod common;
 mod json;
+#[path = "../require/mod.rs"]
+mod require;
 mod xattr_doc;

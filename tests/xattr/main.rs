@@ -24,6 +24,8 @@ mod lfs_text;
 mod lov_forms;
 mod lov_overlap;
 mod rejections;
+#[path = "../require/mod.rs"]
+mod require;
 mod roundtrip;
 
 fn vector(name: &str) -> Vec<u8> {

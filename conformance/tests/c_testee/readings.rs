@@ -179,7 +179,10 @@ pub(crate) fn lfs_readings_agree_with_the_crate() {
         };
         assert_eq!(expect(case), want, "{what}: the crate");
     }
-    let mut t = Testee::start(&build_testee());
+    let Some(testee) = build_testee() else {
+        return;
+    };
+    let mut t = Testee::start(&testee);
     Tally::run(&mut t, &cases).assert_clean();
     t.finish();
 }

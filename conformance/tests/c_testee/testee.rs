@@ -22,26 +22,29 @@ pub(crate) fn testee_sources() -> Vec<PathBuf> {
 
 /// Builds the testee once for all the tests of this file (they run in parallel, and a second
 /// `cc` writing the binary while a test starts it would race). `DNE_C_TESTEE=PATH` runs a testee
-/// built elsewhere instead (for example with `-fsanitize=address,undefined`).
-pub(crate) fn build_testee() -> PathBuf {
+/// built elsewhere instead (for example with `-fsanitize=address,undefined`). `None` without a
+/// C compiler (see `require`).
+pub(crate) fn build_testee() -> Option<PathBuf> {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
+    if let Some(path) = std::env::var_os("DNE_C_TESTEE") {
+        return Some(PathBuf::from(path));
+    }
+    // Asked by every test, so that each one that cannot run says so.
+    let cc = crate::require::c_compiler()?;
+    let built = BUILT
         .get_or_init(|| {
-            if let Some(path) = std::env::var_os("DNE_C_TESTEE") {
-                return PathBuf::from(path);
-            }
             // Built under a name of this process's own, then renamed into place: test runners
             // that start a process per test (nextest) build it several times at once, and one
             // of them could otherwise start the program while another was writing it.
             let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testee");
             let building = out.with_file_name(format!("testee.{}", std::process::id()));
-            let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+            let status = Command::new(&cc)
                 .args(["-O2", "-Wall", "-Werror", "-Wextra", "-Iinclude", "-o"])
                 .arg(&building)
                 .args(testee_sources())
                 .current_dir(ROOT)
                 .status()
-                .expect("cc runs (a C compiler is needed for this test)");
+                .unwrap_or_else(|e| panic!("{cc}: {e}"));
             assert!(
                 status.success(),
                 "conformance/testee/ does not build cleanly"
@@ -50,7 +53,8 @@ pub(crate) fn build_testee() -> PathBuf {
                 .unwrap_or_else(|e| panic!("{} to {}: {e}", building.display(), out.display()));
             out
         })
-        .clone()
+        .clone();
+    Some(built)
 }
 
 pub(crate) struct Testee {

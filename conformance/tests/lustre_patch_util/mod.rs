@@ -31,13 +31,9 @@ pub fn temp_dir(tag: &str) -> PathBuf {
 
 pub const STANDIN: &str = "tests/c/lustre_standin";
 
-/// The C compiler, or `None` (the caller prints SKIP) when there is none.
+/// The C compiler, or `None` when there is none (see `require`).
 pub fn compiler() -> Option<String> {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    match std::process::Command::new(&cc).arg("--version").output() {
-        Ok(o) if o.status.success() => Some(cc),
-        _ => None,
-    }
+    crate::require::c_compiler()
 }
 
 /// The lines each hunk of `path` adds, over the whole series, hunk by hunk.
