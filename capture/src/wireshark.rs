@@ -26,7 +26,7 @@ use lustre_dne_intent::limits::{
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V2_SIZE,
 };
 use lustre_dne_intent::wire::layout::{
-    self, FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
+    self, FieldAt, FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
     md_create_prepare_rep, md_create_prepare_req, ptlrpc_body,
 };
 use lustre_dne_intent::wire::{LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, PtlrpcMsgType};
@@ -255,6 +255,33 @@ fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
     );
 }
 
+/// A `Struct.unpack` format, without its byte-order mark, that reads the members `at` of `l`
+/// (in offset order) in one call: pad bytes up to each, then the member.
+///
+/// # Panics
+/// When the members are not in offset order or one is not an integer: the lists are this
+/// module's, and a test generates the dissector.
+fn unpack_format(l: &'static Layout, at: &[FieldAt]) -> String {
+    let mut fmt = String::new();
+    let mut end = 0;
+    for a in at {
+        let (offset, f) = member(l, a.name, Kind::U32);
+        assert!(offset >= end, "wireshark: {} out of offset order", a.name);
+        let code = match f.ty {
+            FieldType::U16 => "I2",
+            FieldType::U32 => "I4",
+            FieldType::S32 => "i4",
+            FieldType::U64 => "I8",
+            FieldType::S64 => "i8",
+            _ => panic!("wireshark: {} is not an integer", a.name),
+        };
+        fmt.push_str(&"x".repeat(offset - end));
+        fmt.push_str(code);
+        end = offset + f.ty.size();
+    }
+    fmt
+}
+
 /// The Lua table of a structure: `{ {name, offset, size, kind, count}, ... }`.
 fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
     let _ = writeln!(s, "local {lua} = {{");
@@ -415,6 +442,18 @@ pub fn dissector_with(t: &Tables) -> String {
         MliBuf::ALL.map(|b| format!("\"{}\"", b.name())).join(", ")
     );
     let tables = declare_fields(&mut s, t);
+    let msg = [lustre_msg_v2::lm_bufcount, lustre_msg_v2::lm_magic];
+    let pb = [
+        ptlrpc_body::pb_type,
+        ptlrpc_body::pb_opc,
+        ptlrpc_body::pb_status,
+    ];
+    let rep = [
+        md_create_prepare_rep::mcpp_status,
+        md_create_prepare_rep::mcpp_flags,
+        md_create_prepare_rep::mcpp_valid,
+        md_create_prepare_rep::mcpp_truncated,
+    ];
     for (lua, fields) in &tables {
         struct_table(&mut s, lua, fields);
     }
@@ -471,6 +510,13 @@ pub fn dissector_with(t: &Tables) -> String {
                     .0
                     .to_string()
             )
+            .replace("@MSG_FMT@", &unpack_format(t.lustre_msg_v2, &msg))
+            .replace("@PB_FMT@", &unpack_format(t.ptlrpc_body, &pb))
+            .replace("@REP_FMT@", &unpack_format(t.md_create_prepare_rep, &rep))
+            .replace(
+                "@IT_FMT@",
+                &unpack_format(t.ldlm_intent, &[ldlm_intent::opc])
+            )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
     s.push_str(&framing::lua());
@@ -483,6 +529,8 @@ const LUA_BODY: &str = r##"
 -- a reply with its request, from the LNet header of the PUT being dissected (the match bits
 -- and the client's NID), or nil. No field extractor: one makes tshark build every tree.
 local sock_init, xid_key
+-- Defined below: the columns of a message where no tree is built; the framing calls it.
+local summarize
 -- Intent of each request not yet answered, by xid and client address, for its reply.
 local pending = {}
 -- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
@@ -509,15 +557,6 @@ local function r32(s, o, le)
   local a, b, c, d = byte(s, o + 1, o + 4)
   if le then return a + b * 256 + c * 65536 + d * 16777216 end
   return d + c * 256 + b * 65536 + a * 16777216
-end
-local function s32(s, o, le)
-  local v = r32(s, o, le)
-  if v >= 2147483648 then v = v - 4294967296 end
-  return v
-end
-local function r64(s, o, le)
-  if le then return r32(s, o, true) + r32(s, o + 4, true) * 4294967296 end
-  return r32(s, o, false) * 4294967296 + r32(s, o + 4, false)
 end
 local function hex32(v) return string.format("0x%x", v) end
 local function fid(s, o, le)
@@ -603,11 +642,27 @@ end
 -- The buffers of the message being dissected: offsets and lengths (reused, not reallocated).
 local boff, blen = {}, {}
 
-local function dissect_request(tvb, s, tree, le, count, key)
+-- Several members read in one call into C (a call costs about as much as a dozen Lua
+-- operations): each format skips to its members with pad bytes, in offset order.
+local unpack = Struct.unpack
+local MSG_FMT = { [true] = "<@MSG_FMT@", [false] = ">@MSG_FMT@" }
+local PB_FMT = { [true] = "<@PB_FMT@", [false] = ">@PB_FMT@" }
+local REP_FMT = { [true] = "<@REP_FMT@", [false] = ">@REP_FMT@" }
+local IT_FMT = { [true] = "<@IT_FMT@", [false] = ">@IT_FMT@" }
+local ALL_RESULTS = 2 ^ @NRES@
+
+-- The intent of a request (buffer 3's opcode), if it is a prepare intent.
+local function intent_of(s, le, count)
   if count < 3 or blen[3] < 8 then return nil end
-  local it = r64(s, boff[3], le)
+  local it = unpack(IT_FMT[le], s, boff[3] + 1)
   if it ~= 0x10000 and it ~= 0x20000 and it ~= 0x40000 then return nil end
-  local name = IT_OPC[it]
+  return IT_OPC[it]
+end
+
+
+local function dissect_request(tvb, s, tree, le, count, key)
+  local name = intent_of(s, le, count)
+  if name == nil then return nil end
   if key then pending[key] = name end
   if blen[2] >= @LDLM_REQ_MIN@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REQUEST, le, "ldlm_request") end
   local it_item = add(tree, "opc", tvb, boff[3], 8, le)
@@ -633,29 +688,57 @@ local function add_generated(tree, name, value)
 end
 
 -- The reply's outcome from its body: the crate's ReplyView is the authority on these rules.
+-- ReplyKind's order: error, empty, then advisory, the parent's answer (a status), partial (a
+-- result truncated, or not known to be present or absent).
+local function outcome_of(s, le, count, status, pb_type)
+  if status ~= 0 or pb_type == @ERR@ then return "error" end
+  if count < 3 or blen[3] == 0 then return "empty" end
+  if blen[3] < @REP_SIZE@ then return "malformed" end
+  local st, flags, valid, trunc = unpack(REP_FMT[le], s, boff[3] + 1)
+  if (flags % (2 * @ADVISORY@)) >= @ADVISORY@ then return "advisory" end
+  if st ~= 0 then return "status" end
+  if trunc % ALL_RESULTS ~= 0 or valid % ALL_RESULTS ~= ALL_RESULTS - 1 then return "partial" end
+  return "complete"
+end
+
+-- The intent of the request a reply answers: on the first pass its entry is taken, so the
+-- table holds only unanswered requests; dissected again (the GUI), a reply is known by its
+-- shape, its operation no longer known.
+local function answered(pinfo, count)
+  if not pinfo.visited then
+    local key = xid_key(false)
+    if key == nil then return nil end
+    local name = pending[key]
+    pending[key] = nil
+    return name
+  end
+  if count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then
+    return "IT_DNE_*_PREPARE"
+  end
+  return nil
+end
+
 local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
   if count >= 2 and blen[2] >= @LDLM_REP@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REPLY, le, "ldlm_reply") end
   add_generated(tree, "opc_name", name)
-  if status ~= 0 or pb_type == @ERR@ then add_generated(tree, "outcome", "error"); return "error" end
-  if count < 3 or blen[3] == 0 then add_generated(tree, "outcome", "empty"); return "empty" end
+  local outcome = outcome_of(s, le, count, status, pb_type)
+  if outcome == "error" or outcome == "empty" then add_generated(tree, "outcome", outcome); return outcome end
+  if outcome == "malformed" then return outcome end
   local o, l = boff[3], blen[3]
-  if l < @REP_SIZE@ then return "malformed" end
   add_struct(tree, tvb, s, o, l, MD_CREATE_PREPARE_REP, le, "md_create_prepare_rep")
-  local flags, valid, trunc = r32(s, o + @MCPP_FLAGS@, le), r32(s, o + @MCPP_VALID@, le), r32(s, o + @MCPP_TRUNCATED@, le)
-  local partial = false
-  local show = want("result") or want("result_state")
-  local bit = 1
-  for i = 0, @NRES@ - 1 do
-    local k = 4 + i
-    local rlen = k <= count and blen[k] or 0
-    local state
-    -- A truncated result was left out (an unknown result, so the reply is partial); a known
-    -- one is present (bytes) or absent (empty); the rest are unknown.
-    if bit_set(trunc, bit) then state = "truncated"; partial = true
-    elseif bit_set(valid, bit) then
-      if rlen > 0 then state = "present" else state = "absent" end
-    else state = "unknown"; partial = true end
-    if show then
+  if want("result") or want("result_state") then
+    local _, _, valid, trunc = unpack(REP_FMT[le], s, o + 1)
+    local bit = 1
+    for i = 0, @NRES@ - 1 do
+      local k = 4 + i
+      local rlen = k <= count and blen[k] or 0
+      -- A truncated result was left out; a known one is present (bytes) or absent (empty);
+      -- the rest are unknown.
+      local state
+      if bit_set(trunc, bit) then state = "truncated"
+      elseif bit_set(valid, bit) then
+        if rlen > 0 then state = "present" else state = "absent" end
+      else state = "unknown" end
       local label = MLI[i + 1] .. ": " .. state
       if rlen > 0 then
         local t = tree:add(F.result, tvb(boff[k], rlen))
@@ -667,16 +750,29 @@ local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
       else
         add_generated(tree, "result_state", label)
       end
+      bit = bit * 2
     end
-    bit = bit * 2
   end
-  -- ReplyKind's order: advisory, then the parent's answer (a status), then partial.
-  local outcome = "complete"
-  if bit_set(flags, @ADVISORY@) then outcome = "advisory"
-  elseif s32(s, o + @MCPP_STATUS@, le) ~= 0 then outcome = "status"
-  elseif partial then outcome = "partial" end
   add_generated(tree, "outcome", outcome)
   return outcome
+end
+
+-- The Info column where no tree is built (tshark's summary): no field can be shown or
+-- filtered on, so only the pairing and the outcome are worked out.
+local function summary(s, le, count, pinfo)
+  local pb_type, opc, status = unpack(PB_FMT[le], s, boff[1] + 1)
+  local info = (OPC[opc] or ("opc " .. opc)) .. (pb_type == @REQUEST@ and " request" or " reply")
+  if opc ~= @ENQUEUE@ then return info end
+  if pb_type == @REQUEST@ then
+    local name = intent_of(s, le, count)
+    if name == nil then return info end
+    local key = xid_key(true)
+    if key then pending[key] = name end
+    return info .. " [" .. name .. "]"
+  end
+  local name = answered(pinfo, count)
+  if name == nil then return info end
+  return info .. " [" .. name .. " " .. outcome_of(s, le, count, status, pb_type) .. "]"
 end
 
 -- The formats that read `lm_buflens` in one call, by byte order and count.
@@ -685,28 +781,11 @@ for n = 1, @MAXBUF@ do
   BUFLENS[true][n] = "<" .. string.rep("I4", n)
   BUFLENS[false][n] = ">" .. string.rep("I4", n)
 end
-local unpack_struct = Struct.unpack
 local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
 local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
 
-function p.dissector(tvb, pinfo, tree)
-  local len = tvb:len()
-  if len < @HDR@ then return 0 end
-  local s = tvb:raw(0, len)
-  local le
-  if r32(s, 8, true) == @MAGIC@ then le = true elseif r32(s, 8, false) == @MAGIC@ then le = false else return 0 end
-  local count = r32(s, 0, le)
-  if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return 0 end
-  local off = @HDR@ + 4 * count
-  off = off + (8 - off % 8) % 8
-  local lens = { unpack_struct(BUFLENS[le][count], s, @HDR@ + 1) }
-  for i = 1, count do
-    local l = lens[i]
-    if off + l > len then return 0 end
-    boff[i], blen[i] = off, l
-    off = off + l
-    off = off + (8 - off % 8) % 8
-  end
+-- The message with its tree: every field, or those referenced (see `want`).
+local function dissect_tree(tvb, s, le, count, len, pinfo, tree)
   full = tree.visible or pinfo.visited
   local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
   add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
@@ -717,36 +796,79 @@ function p.dissector(tvb, pinfo, tree)
     end
   end
   local pb = boff[1]
-  if blen[1] < @PB_MIN@ then return len end
   add_struct(tree_msg, tvb, s, pb, blen[1], PTLRPC_BODY, le, "ptlrpc_body")
-  local opc = r32(s, pb + @PB_OPC@, le)
-  local pb_type = r32(s, pb + @PB_TYPE@, le)
-  local status = s32(s, pb + @PB_STATUS@, le)
+  local pb_type, opc, status = unpack(PB_FMT[le], s, pb + 1)
   local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
   if opc == @ENQUEUE@ then
     if pb_type == @REQUEST@ then
       local name = dissect_request(tvb, s, tree_msg, le, count, xid_key(true))
       if name then info = info .. " [" .. name .. "]" end
     else
-      local name
-      if not pinfo.visited then
-        -- First pass: take the request's entry, so the table holds only unanswered requests.
-        local key = xid_key(false)
-        name = key and pending[key]
-        if key then pending[key] = nil end
-      elseif count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then
-        -- Dissected again (the GUI): known by its shape, the operation no longer known.
-        name = "IT_DNE_*_PREPARE"
-      end
+      local name = answered(pinfo, count)
       if name then
         local outcome = dissect_reply(tvb, s, tree_msg, le, count, name, status, pb_type)
         info = info .. " [" .. name .. " " .. outcome .. "]"
       end
     end
   end
+  return info
+end
+
+-- Reads the lustre_msg_v2 at `base` of `s` (`len` bytes): its byte order and buffer count,
+-- and each buffer's offset in `s` and length (boff, blen); nil when it is not one.
+local function frame_msg(s, base, len)
+  if len < @HDR@ then return nil end
+  local le = true
+  local count, magic = unpack(MSG_FMT[true], s, base + 1)
+  if magic ~= @MAGIC@ then
+    le = false
+    count, magic = unpack(MSG_FMT[false], s, base + 1)
+    if magic ~= @MAGIC@ then return nil end
+  end
+  if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return nil end
+  -- Offsets from the start of `s`; each buffer padded to 8 bytes, the last one to fit whole.
+  local off = @HDR@ + 4 * count
+  off = base + off + (-off) % 8
+  local lens = { unpack(BUFLENS[le][count], s, base + @HDR@ + 1) }
+  local l
+  for i = 1, count do
+    l = lens[i]
+    boff[i] = off
+    blen[i] = l
+    off = off + l + (-l) % 8
+  end
+  if boff[count] + l > base + len then return nil end
+  return le, count
+end
+
+-- Where no tree is built (tshark's summary): sets the columns for the message at `base` of
+-- `s`, or returns false when it is no lustre_msg_v2 with a body.
+summarize = function(s, base, len, pinfo)
+  local le, count = frame_msg(s, base, len)
+  if le == nil or blen[1] < @PB_MIN@ then return false end
   local cols = pinfo.cols
   cols.protocol = "DNE"
-  cols.info = info
+  cols.info = summary(s, le, count, pinfo)
+  return true
+end
+
+function p.dissector(tvb, pinfo, tree)
+  local s = tvb:raw()
+  local len = #s
+  -- No tree (tshark's summary): no field can be shown or filtered on.
+  if tree.text == nil then return summarize(s, 0, len, pinfo) and len or 0 end
+  local le, count = frame_msg(s, 0, len)
+  if le == nil then return 0 end
+  if blen[1] < @PB_MIN@ then
+    -- Too short for the body: the header alone is shown.
+    full = tree.visible or pinfo.visited
+    local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
+    add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
+    return len
+  end
+  local cols = pinfo.cols
+  cols.protocol = "DNE"
+  cols.info = dissect_tree(tvb, s, le, count, len, pinfo, tree)
   return len
 end
 

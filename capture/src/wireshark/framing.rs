@@ -41,6 +41,19 @@ pub(crate) const fn lnet_hdr_offsets(large: bool) -> [usize; 4] {
     [ty, ty + 4, msg + 16, msg + 32]
 }
 
+/// The `Struct.unpack` format (without its byte-order mark) of a NID4 `KSOCK_MSG_LNET`'s
+/// `ksm_type`, then its LNet header's `type`, `payload_length` and `ptl_index`.
+fn lnet4_format() -> String {
+    let [ty, len, _, ptl] = lnet_hdr_offsets(false);
+    assert_eq!(len, ty + 4, "payload_length follows type");
+    let pad = |n: usize| "x".repeat(n);
+    format!(
+        "I4{}I4I4{}I4",
+        pad(KSOCK_MSG_HDR_SIZE + ty - 4),
+        pad(ptl - len - 4)
+    )
+}
+
 /// `kshm_nips` of a V2/V3 hello: after the magic, the version, two NID4s, two pids, two
 /// incarnations and `kshm_ctype`.
 const HELLO_NIPS_AT: usize = 8 + 2 * NID4_SIZE + 8 + 16 + 4;
@@ -80,7 +93,9 @@ pub(super) fn lua() -> String {
         ("@V3@", KSOCK_PROTO_V3.to_string()),
         ("@V4@", KSOCK_PROTO_V4.to_string()),
     ];
-    let mut s = FRAMING.replace("@PORT@", &SOCKLND_PORT.to_string());
+    let mut s = FRAMING
+        .replace("@PORT@", &SOCKLND_PORT.to_string())
+        .replace("@LNET4_FMT@", &lnet4_format());
     for (m, v) in &marks {
         s = s.replace(m, v);
     }
@@ -186,27 +201,27 @@ local function resync(s, o, n, large)
   return nil
 end
 
--- A message the LNet dissector cannot frame, at `o` of `tvb` (its header's bytes in `hs`): a
+-- A message the LNet dissector cannot frame, at `o` of `tvb` and of its bytes `s`: a
 -- summary, and a PUT's payload to its portal.
-local function own_message(tvb, hs, o, len, le, large, pinfo, tree)
-  local h = @KSOCK_HDR@
+local function own_message(tvb, s, o, len, le, large, pinfo, tree)
+  local h = o + @KSOCK_HDR@
   local hdr = @KSOCK_HDR@ + (large and @HDR16@ or @HDR4@)
-  local t = r32(hs, h + (large and @TYPE16@ or @TYPE4@), true)
-  local ptl = r32(hs, h + (large and @PTL16@ or @PTL4@), true)
+  local t = r32(s, h + (large and @TYPE16@ or @TYPE4@), true)
+  local ptl = r32(s, h + (large and @PTL16@ or @PTL4@), true)
   tree:add(sock, tvb(o, hdr), string.format("socklnd message (%s socklnd, %s): LNet type %d, portal %d",
     le and "little-endian" or "big-endian", large and "large NIDs" or "NID4", t, ptl))
   if t == @PUT@ and len > hdr and PORTAL_SET[ptl] then
-    cur_s, cur_h, cur_large = hs, h, large
+    cur_s, cur_h, cur_large = s, h, large
     p.dissector(tvb(o + hdr, len - hdr):tvb(), pinfo, tree)
     cur_s = nil
   end
 end
 
--- A connection request or hello: shown, and a V4 hello's large NIDs remembered.
-local function handshake(tvb, hs, o, len, kind, le, pinfo, tree)
+-- A connection request or hello at `o`: shown, and a V4 hello's large NIDs remembered.
+local function handshake(tvb, s, o, len, kind, le, pinfo, tree)
   local what = kind
   if kind == "hello" then
-    local v = r32(hs, 4, le)
+    local v = r32(s, o + 4, le)
     what = "hello V" .. v
     if v == @V4@ then
       any_large = true
@@ -219,22 +234,31 @@ local function handshake(tvb, hs, o, len, kind, le, pinfo, tree)
   pinfo.cols.info = "socklnd " .. what
 end
 
--- The most bytes an item's kind and length are read from: a large-NID message header.
-local PEEK = @KSOCK_HDR@ + @HDR16@
-local min = math.min
+-- The common message, read in one call: a little-endian NID4 `KSOCK_MSG_LNET`'s `ksm_type`,
+-- LNet `type`, `payload_length` and (for a PUT) `ptl_index`.
+local LNET4_FMT = "<@LNET4_FMT@"
+local LNET4 = @KSOCK_HDR@ + @HDR4@
 
 -- Dissects the whole items of `tvb` and asks TCP for the bytes the last one still lacks.
--- Only each item's first bytes are copied into Lua: each copy is garbage to collect.
+-- Where no tree is built (tshark's summary), a PUT to a portal of the DNE dissector is
+-- summarized here, without the LNet dissector: it would add nothing that shows.
 function sock.dissector(tvb, pinfo, tree)
-  local n = tvb:len()
+  local s = tvb:raw()
+  local n = #s
+  local bare = tree.text == nil
   local large = any_large and large_of[dir_key(pinfo, true)] or false
   local o = 0
   while o < n do
-    local hs = tvb:raw(o, min(n - o, PEEK))
-    local kind, len, le = item_at(hs, 0, n - o, large)
+    local k, t, pl, ptl
+    if not large and n - o >= LNET4 then k, t, pl, ptl = unpack(LNET4_FMT, s, o + 1) end
+    local kind, len, le
+    if k == @KSOCK_LNET@ and t <= @TYPE_MAX@ and pl <= @MAX_PAYLOAD@ then
+      kind, len, le = "lnet", LNET4 + pl, true
+    else
+      kind, len, le = item_at(s, o, n, large)
+    end
     if kind == nil then
-      local nxt = resync(tvb:raw(o, n - o), 1, n - o, large)
-      if nxt then nxt = o + nxt end
+      local nxt = resync(s, o + 1, n, large)
       tree:add(sock, tvb(o, (nxt or n) - o), "socklnd: bytes outside any message")
       if nxt == nil then return n end
       o = nxt
@@ -245,19 +269,22 @@ function sock.dissector(tvb, pinfo, tree)
     else
       if kind == "lnet" then
         if le and not large and lnet then
-          cur_s, cur_h, cur_large = hs, @KSOCK_HDR@, false
-          -- A whole tvb goes as it is: a subset costs two more objects.
-          lnet:call(len == n and tvb or tvb(o, len):tvb(), pinfo, tree)
+          cur_s, cur_h, cur_large = s, o + @KSOCK_HDR@, false
+          if not (bare and k == @KSOCK_LNET@ and t == @PUT@ and PORTAL_SET[ptl]
+              and summarize(s, o + LNET4, len - LNET4, pinfo)) then
+            -- A whole tvb goes as it is: a subset costs two more objects.
+            lnet:call(len == n and tvb or tvb(o, len):tvb(), pinfo, tree)
+          end
           cur_s = nil
         else
-          own_message(tvb, hs, o, len, le, large, pinfo, tree)
+          own_message(tvb, s, o, len, le, large, pinfo, tree)
         end
       elseif kind == "noop" and le and lnet then
         lnet:call(tvb(o, len):tvb(), pinfo, tree)
       elseif kind == "noop" then
         tree:add(sock, tvb(o, len), "socklnd NOOP (big-endian)")
       else
-        handshake(tvb, hs, o, len, kind, le, pinfo, tree)
+        handshake(tvb, s, o, len, kind, le, pinfo, tree)
         large = any_large and large_of[dir_key(pinfo, true)] or false
       end
       o = o + len
