@@ -474,42 +474,6 @@ pub fn dissector_with(t: &Tables) -> String {
             .replace("@REP_SIZE@", &PREPARE_REP_SIZE.to_string())
             .replace("@NRES@", &MLI_BUF_MAX.to_string())
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
-            .replace(
-                "@PB_OPC@",
-                &member(t.ptlrpc_body, "pb_opc", Kind::U32).0.to_string()
-            )
-            .replace(
-                "@PB_TYPE@",
-                &member(t.ptlrpc_body, "pb_type", Kind::U32).0.to_string()
-            )
-            .replace(
-                "@PB_STATUS@",
-                &member(t.ptlrpc_body, "pb_status", Kind::U32).0.to_string()
-            )
-            .replace(
-                "@MCPP_FLAGS@",
-                &member(t.md_create_prepare_rep, "mcpp_flags", Kind::U32)
-                    .0
-                    .to_string()
-            )
-            .replace(
-                "@MCPP_STATUS@",
-                &member(t.md_create_prepare_rep, "mcpp_status", Kind::U32)
-                    .0
-                    .to_string()
-            )
-            .replace(
-                "@MCPP_VALID@",
-                &member(t.md_create_prepare_rep, "mcpp_valid", Kind::U32)
-                    .0
-                    .to_string()
-            )
-            .replace(
-                "@MCPP_TRUNCATED@",
-                &member(t.md_create_prepare_rep, "mcpp_truncated", Kind::U32)
-                    .0
-                    .to_string()
-            )
             .replace("@MSG_FMT@", &unpack_format(t.lustre_msg_v2, &msg))
             .replace("@PB_FMT@", &unpack_format(t.ptlrpc_body, &pb))
             .replace("@REP_FMT@", &unpack_format(t.md_create_prepare_rep, &rep))
