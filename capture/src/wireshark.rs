@@ -26,7 +26,7 @@ use lustre_dne_intent::limits::{
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V2_SIZE,
 };
 use lustre_dne_intent::wire::layout::{
-    self, FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
+    self, FieldAt, FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
     md_create_prepare_rep, md_create_prepare_req, ptlrpc_body,
 };
 use lustre_dne_intent::wire::{LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, PtlrpcMsgType};
@@ -255,6 +255,33 @@ fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
     );
 }
 
+/// A `Struct.unpack` format, without its byte-order mark, that reads the members `at` of `l`
+/// (in offset order) in one call: pad bytes up to each, then the member.
+///
+/// # Panics
+/// When the members are not in offset order or one is not an integer: the lists are this
+/// module's, and a test generates the dissector.
+fn unpack_format(l: &'static Layout, at: &[FieldAt]) -> String {
+    let mut fmt = String::new();
+    let mut end = 0;
+    for a in at {
+        let (offset, f) = member(l, a.name, Kind::U32);
+        assert!(offset >= end, "wireshark: {} out of offset order", a.name);
+        let code = match f.ty {
+            FieldType::U16 => "I2",
+            FieldType::U32 => "I4",
+            FieldType::S32 => "i4",
+            FieldType::U64 => "I8",
+            FieldType::S64 => "i8",
+            _ => panic!("wireshark: {} is not an integer", a.name),
+        };
+        fmt.push_str(&"x".repeat(offset - end));
+        fmt.push_str(code);
+        end = offset + f.ty.size();
+    }
+    fmt
+}
+
 /// The Lua table of a structure: `{ {name, offset, size, kind, count}, ... }`.
 fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
     let _ = writeln!(s, "local {lua} = {{");
@@ -415,6 +442,18 @@ pub fn dissector_with(t: &Tables) -> String {
         MliBuf::ALL.map(|b| format!("\"{}\"", b.name())).join(", ")
     );
     let tables = declare_fields(&mut s, t);
+    let msg = [lustre_msg_v2::lm_bufcount, lustre_msg_v2::lm_magic];
+    let pb = [
+        ptlrpc_body::pb_type,
+        ptlrpc_body::pb_opc,
+        ptlrpc_body::pb_status,
+    ];
+    let rep = [
+        md_create_prepare_rep::mcpp_status,
+        md_create_prepare_rep::mcpp_flags,
+        md_create_prepare_rep::mcpp_valid,
+        md_create_prepare_rep::mcpp_truncated,
+    ];
     for (lua, fields) in &tables {
         struct_table(&mut s, lua, fields);
     }
@@ -435,41 +474,12 @@ pub fn dissector_with(t: &Tables) -> String {
             .replace("@REP_SIZE@", &PREPARE_REP_SIZE.to_string())
             .replace("@NRES@", &MLI_BUF_MAX.to_string())
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
+            .replace("@MSG_FMT@", &unpack_format(t.lustre_msg_v2, &msg))
+            .replace("@PB_FMT@", &unpack_format(t.ptlrpc_body, &pb))
+            .replace("@REP_FMT@", &unpack_format(t.md_create_prepare_rep, &rep))
             .replace(
-                "@PB_OPC@",
-                &member(t.ptlrpc_body, "pb_opc", Kind::U32).0.to_string()
-            )
-            .replace(
-                "@PB_TYPE@",
-                &member(t.ptlrpc_body, "pb_type", Kind::U32).0.to_string()
-            )
-            .replace(
-                "@PB_STATUS@",
-                &member(t.ptlrpc_body, "pb_status", Kind::U32).0.to_string()
-            )
-            .replace(
-                "@MCPP_FLAGS@",
-                &member(t.md_create_prepare_rep, "mcpp_flags", Kind::U32)
-                    .0
-                    .to_string()
-            )
-            .replace(
-                "@MCPP_STATUS@",
-                &member(t.md_create_prepare_rep, "mcpp_status", Kind::U32)
-                    .0
-                    .to_string()
-            )
-            .replace(
-                "@MCPP_VALID@",
-                &member(t.md_create_prepare_rep, "mcpp_valid", Kind::U32)
-                    .0
-                    .to_string()
-            )
-            .replace(
-                "@MCPP_TRUNCATED@",
-                &member(t.md_create_prepare_rep, "mcpp_truncated", Kind::U32)
-                    .0
-                    .to_string()
+                "@IT_FMT@",
+                &unpack_format(t.ldlm_intent, &[ldlm_intent::opc])
             )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
@@ -478,285 +488,7 @@ pub fn dissector_with(t: &Tables) -> String {
 }
 
 /// The dissector's logic; the `@NAME@` markers are filled from the crate's constants.
-const LUA_BODY: &str = r##"
--- Defined with the framing, below: forgets its state at each new file; and the key pairing
--- a reply with its request, from the LNet header of the PUT being dissected (the match bits
--- and the client's NID), or nil. No field extractor: one makes tshark build every tree.
-local sock_init, xid_key
--- Intent of each request not yet answered, by xid and client address, for its reply.
-local pending = {}
--- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
--- from its first add: Wireshark hands back the parent for a field nobody references. Adding
--- only those fields keeps the dissector cheap where the tree is not shown (tshark's summary).
-local wanted = {}
--- Every field of this message: the tree is shown, or this is a later pass (the GUI).
-local full = false
-
--- Per structure, the fields to add while the tree is hidden, once every one is learnt.
-local wanted_of = {}
-
-function p.init()
-  sock_init()
-  pending = {}
-  wanted = {}
-  wanted_of = {}
-end
-
-local byte = string.byte
-
--- Values read from the message as a Lua string (one copy, no range object per read).
-local function r32(s, o, le)
-  local a, b, c, d = byte(s, o + 1, o + 4)
-  if le then return a + b * 256 + c * 65536 + d * 16777216 end
-  return d + c * 256 + b * 65536 + a * 16777216
-end
-local function s32(s, o, le)
-  local v = r32(s, o, le)
-  if v >= 2147483648 then v = v - 4294967296 end
-  return v
-end
-local function r64(s, o, le)
-  if le then return r32(s, o, true) + r32(s, o + 4, true) * 4294967296 end
-  return r32(s, o, false) * 4294967296 + r32(s, o + 4, false)
-end
-local function hex32(v) return string.format("0x%x", v) end
-local function fid(s, o, le)
-  local hi, lo
-  if le then lo, hi = r32(s, o, true), r32(s, o + 4, true) else hi, lo = r32(s, o, false), r32(s, o + 4, false) end
-  local seq = hi == 0 and string.format("0x%x", lo) or string.format("0x%x%08x", hi, lo)
-  return "[" .. seq .. ":" .. hex32(r32(s, o + 8, le)) .. ":" .. hex32(r32(s, o + 12, le)) .. "]"
-end
-
-local function bit_set(v, bit) return (v % (2 * bit)) >= bit end
-
-local function flag_names(v, names)
-  local out = {}
-  for bit, n in pairs(names) do
-    if bit ~= 0 and bit_set(v, bit) then out[#out + 1] = n end
-  end
-  table.sort(out)
-  return table.concat(out, "|")
-end
-
-local function want(name)
-  if full then return true end
-  local w = wanted[name]
-  return w == nil or w
-end
-
-local function learn(name, item)
-  if not full and wanted[name] == nil then
-    local t = item.text
-    local label = LABEL[name]
-    wanted[name] = t ~= nil and t:sub(1, #label + 1) == label .. ":"
-  end
-end
-
--- Adds field `name` over `len` bytes at `off` (a value given for strings and FIDs).
-local function add(tree, name, tvb, off, len, le, value)
-  if not want(name) then return nil end
-  local item
-  if value ~= nil then item = tree:add(F[name], tvb(off, len), value)
-  elseif le then item = tree:add_le(F[name], tvb(off, len))
-  else item = tree:add(F[name], tvb(off, len)) end
-  learn(name, item)
-  return item
-end
-
--- The fields of a structure to add: all of them, or those wanted while the tree is hidden.
-local function fields_of(layout)
-  if full then return layout end
-  local cached = wanted_of[layout]
-  if cached then return cached end
-  local out, known = {}, true
-  for _, f in ipairs(layout) do
-    if wanted[f[1]] == nil then known = false end
-    if want(f[1]) then out[#out + 1] = f end
-  end
-  if known then wanted_of[layout] = out end
-  return out
-end
-
--- Adds the fields of a structure laid out by `layout` at `off`, under a subtree `label`.
-local function add_struct(tree, tvb, s, off, len, layout, le, label)
-  local fields = fields_of(layout)
-  if #fields == 0 then return end
-  local sub = tree:add(p, tvb(off, len), label)
-  for _, f in ipairs(fields) do
-    local name, foff, size, kind, count = f[1], f[2], f[3], f[4], f[5]
-    do
-      for i = 0, count - 1 do
-        local o = foff + i * size
-        if o + size <= len then
-          local item = add(sub, name, tvb, off + o, size, le, kind == "fid" and fid(s, off + o, le) or nil)
-          if full and item then
-            if count > 1 then item:prepend_text("[" .. i .. "] ") end
-            if name == "mcpr_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPR_FLAGS)) end
-            if name == "mcpp_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPP_FLAGS)) end
-          end
-        end
-      end
-    end
-  end
-end
-
--- The buffers of the message being dissected: offsets and lengths (reused, not reallocated).
-local boff, blen = {}, {}
-
-local function dissect_request(tvb, s, tree, le, count, key)
-  if count < 3 or blen[3] < 8 then return nil end
-  local it = r64(s, boff[3], le)
-  if it ~= 0x10000 and it ~= 0x20000 and it ~= 0x40000 then return nil end
-  local name = IT_OPC[it]
-  if key then pending[key] = name end
-  if blen[2] >= @LDLM_REQ_MIN@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REQUEST, le, "ldlm_request") end
-  local it_item = add(tree, "opc", tvb, boff[3], 8, le)
-  if full and it_item then it_item:append_text(" (" .. name .. ")") end
-  add(tree, "opc_name", tvb, boff[3], 8, le, name)
-  if count >= 4 and blen[4] >= @REQ_SIZE@ then
-    add_struct(tree, tvb, s, boff[4], blen[4], MD_CREATE_PREPARE_REQ, le, "md_create_prepare_req")
-  end
-  if count >= 5 and blen[5] > 0 and want("name") then
-    add(tree, "name", tvb, boff[5], blen[5], le, tvb(boff[5], blen[5]):stringz())
-  end
-  if count >= 6 and want("groups") then
-    for o = 0, blen[6] - 4, 4 do add(tree, "groups", tvb, boff[6] + o, 4, le) end
-  end
-  return name
-end
-
--- Adds a field with no bytes of its own (a generated value).
-local function add_generated(tree, name, value)
-  if not want(name) then return end
-  local item = tree:add(F[name], value)
-  learn(name, item)
-end
-
--- The reply's outcome from its body: the crate's ReplyView is the authority on these rules.
-local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
-  if count >= 2 and blen[2] >= @LDLM_REP@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REPLY, le, "ldlm_reply") end
-  add_generated(tree, "opc_name", name)
-  if status ~= 0 or pb_type == @ERR@ then add_generated(tree, "outcome", "error"); return "error" end
-  if count < 3 or blen[3] == 0 then add_generated(tree, "outcome", "empty"); return "empty" end
-  local o, l = boff[3], blen[3]
-  if l < @REP_SIZE@ then return "malformed" end
-  add_struct(tree, tvb, s, o, l, MD_CREATE_PREPARE_REP, le, "md_create_prepare_rep")
-  local flags, valid, trunc = r32(s, o + @MCPP_FLAGS@, le), r32(s, o + @MCPP_VALID@, le), r32(s, o + @MCPP_TRUNCATED@, le)
-  local partial = false
-  local show = want("result") or want("result_state")
-  local bit = 1
-  for i = 0, @NRES@ - 1 do
-    local k = 4 + i
-    local rlen = k <= count and blen[k] or 0
-    local state
-    -- A truncated result was left out (an unknown result, so the reply is partial); a known
-    -- one is present (bytes) or absent (empty); the rest are unknown.
-    if bit_set(trunc, bit) then state = "truncated"; partial = true
-    elseif bit_set(valid, bit) then
-      if rlen > 0 then state = "present" else state = "absent" end
-    else state = "unknown"; partial = true end
-    if show then
-      local label = MLI[i + 1] .. ": " .. state
-      if rlen > 0 then
-        local t = tree:add(F.result, tvb(boff[k], rlen))
-        learn("result", t)
-        if full then t:prepend_text(MLI[i + 1] .. " ") end
-        if want("result_state") then
-          learn("result_state", t:add(F.result_state, tvb(boff[k], rlen), label))
-        end
-      else
-        add_generated(tree, "result_state", label)
-      end
-    end
-    bit = bit * 2
-  end
-  -- ReplyKind's order: advisory, then the parent's answer (a status), then partial.
-  local outcome = "complete"
-  if bit_set(flags, @ADVISORY@) then outcome = "advisory"
-  elseif s32(s, o + @MCPP_STATUS@, le) ~= 0 then outcome = "status"
-  elseif partial then outcome = "partial" end
-  add_generated(tree, "outcome", outcome)
-  return outcome
-end
-
--- The formats that read `lm_buflens` in one call, by byte order and count.
-local BUFLENS = { [true] = {}, [false] = {} }
-for n = 1, @MAXBUF@ do
-  BUFLENS[true][n] = "<" .. string.rep("I4", n)
-  BUFLENS[false][n] = ">" .. string.rep("I4", n)
-end
-local unpack_struct = Struct.unpack
-local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
-local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
-
-function p.dissector(tvb, pinfo, tree)
-  local len = tvb:len()
-  if len < @HDR@ then return 0 end
-  local s = tvb:raw(0, len)
-  local le
-  if r32(s, 8, true) == @MAGIC@ then le = true elseif r32(s, 8, false) == @MAGIC@ then le = false else return 0 end
-  local count = r32(s, 0, le)
-  if count < 1 or count > @MAXBUF@ or @HDR@ + 4 * count > len then return 0 end
-  local off = @HDR@ + 4 * count
-  off = off + (8 - off % 8) % 8
-  local lens = { unpack_struct(BUFLENS[le][count], s, @HDR@ + 1) }
-  for i = 1, count do
-    local l = lens[i]
-    if off + l > len then return 0 end
-    boff[i], blen[i] = off, l
-    off = off + l
-    off = off + (8 - off % 8) % 8
-  end
-  full = tree.visible or pinfo.visited
-  local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
-  add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
-  if want("lm_buflens") then
-    for i = 1, count do
-      local item = add(tree_msg, "lm_buflens", tvb, @HDR@ + 4 * (i - 1), 4, le)
-      if full and item then item:prepend_text("[" .. (i - 1) .. "] ") end
-    end
-  end
-  local pb = boff[1]
-  if blen[1] < @PB_MIN@ then return len end
-  add_struct(tree_msg, tvb, s, pb, blen[1], PTLRPC_BODY, le, "ptlrpc_body")
-  local opc = r32(s, pb + @PB_OPC@, le)
-  local pb_type = r32(s, pb + @PB_TYPE@, le)
-  local status = s32(s, pb + @PB_STATUS@, le)
-  local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
-  if opc == @ENQUEUE@ then
-    if pb_type == @REQUEST@ then
-      local name = dissect_request(tvb, s, tree_msg, le, count, xid_key(true))
-      if name then info = info .. " [" .. name .. "]" end
-    else
-      local name
-      if not pinfo.visited then
-        -- First pass: take the request's entry, so the table holds only unanswered requests.
-        local key = xid_key(false)
-        name = key and pending[key]
-        if key then pending[key] = nil end
-      elseif count == 3 + @NRES@ and blen[2] >= @LDLM_REP@ and blen[3] >= @REP_SIZE@ then
-        -- Dissected again (the GUI): known by its shape, the operation no longer known.
-        name = "IT_DNE_*_PREPARE"
-      end
-      if name then
-        local outcome = dissect_reply(tvb, s, tree_msg, le, count, name, status, pb_type)
-        info = info .. " [" .. name .. " " .. outcome .. "]"
-      end
-    end
-  end
-  local cols = pinfo.cols
-  cols.protocol = "DNE"
-  cols.info = info
-  return len
-end
-
-local ptl = DissectorTable.get("lnet.ptl_index")
-local PORTAL_SET = {}
-for _, portal in ipairs({ @PORTALS@ }) do
-  ptl:add(portal, p)
-  PORTAL_SET[portal] = true
-end
-"##;
+const LUA_BODY: &str = include_str!("wireshark/portal.lua");
 
 #[cfg(test)]
 mod tests {

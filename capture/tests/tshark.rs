@@ -283,3 +283,79 @@ fn random_segment_sizes_lose_no_message() {
     }
     every_message_shows("random", &conns);
 }
+
+/// What tshark's one-line summary (no tree built: the dissector's cheapest path) shows on each
+/// connection: the Info column of each frame that completes a message.
+fn summary_shown(dir: &TempDir, cap: &[u8]) -> BTreeMap<String, Shown> {
+    let path = dir.0.join("summary.pcap");
+    std::fs::write(&path, cap).unwrap();
+    let script = format!("lua_script:{}", dir.0.join("dne_prepare.lua").display());
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(&path)
+        .args(["-X", &script, "-o", "tcp.desegment_tcp_streams:TRUE"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success() && !text.contains("Lua Error"),
+        "{text}"
+    );
+    let mut by_conn: BTreeMap<String, Shown> = BTreeMap::new();
+    for line in text.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let (Some(open), Some(&"DNE")) = (line.rfind(" ["), cols.get(5)) else {
+            continue;
+        };
+        let client = if cols[2].starts_with("10.") {
+            cols[2]
+        } else {
+            cols[4]
+        };
+        let s = by_conn.entry(client.to_string()).or_default();
+        let shown: Vec<&str> = line[open + 2..line.len() - 1].split(' ').collect();
+        s.intents.push(shown[0].to_string());
+        match shown[..] {
+            [_] => s.requests += 1,
+            [_, outcome] => s.outcomes.push(outcome.to_string()),
+            _ => panic!("{line}"),
+        }
+    }
+    by_conn
+}
+
+#[test]
+fn the_summary_line_names_every_message() {
+    // Segments of at most 130 bytes: no frame completes two messages, so each message has the
+    // summary line of the frame that completes it.
+    let mut conns = sweep("socklnd V3", WriterOptions::default());
+    for (name, base) in [
+        ("big-endian socklnd", Endian::Big, Handshake::Socklnd(3)),
+        ("socklnd V4", Endian::Little, Handshake::Socklnd(4)),
+    ]
+    .map(|(n, order, handshake)| {
+        (
+            n,
+            WriterOptions {
+                order,
+                handshake,
+                ..WriterOptions::default()
+            },
+        )
+    }) {
+        conns.extend(sweep(name, base).into_iter().step_by(7));
+    }
+    conns.push(("1448-byte segments".into(), WriterOptions::default()));
+    let Some(dir) = dissector_dir("summary") else {
+        return;
+    };
+    let opts: Vec<WriterOptions> = conns.iter().map(|c| c.1.clone()).collect();
+    let got = summary_shown(&dir, &capture(&opts));
+    let want = expected();
+    let empty = Shown::default();
+    for (k, (what, _)) in conns.iter().enumerate() {
+        let a = client_addr(k);
+        let client = format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
+        assert_eq!(got.get(&client).unwrap_or(&empty), &want, "{what}");
+    }
+}

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use lustre_dne_intent_conformance::{Case, cvectors, json, runner, testee, vectors};
 
-use crate::CliError;
+use crate::common::CliError;
 use crate::input::Output;
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), CliError> {

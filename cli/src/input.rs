@@ -2,7 +2,7 @@
 //! where they go (standard output, quietly ending on a closed pipe, never binary to a terminal
 //! unless forced).
 
-use crate::CliError;
+use crate::common::CliError;
 use lustre_dne_intent::hex::{self, HexError};
 use std::fmt::Display;
 use std::io::{IsTerminal, Read, Write};

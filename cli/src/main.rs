@@ -7,6 +7,7 @@
 //! (malformed bytes, bad JSON, a protocol rule broken, an unreadable file), 2 usage error.
 #![forbid(unsafe_code)]
 
+mod common;
 mod conform_cmds;
 mod input;
 mod model_cmds;
@@ -18,28 +19,11 @@ mod text;
 mod xattr;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use common::{CliError, from_json, note_if_reencodes_otherwise};
 use input::{Input, Output};
 use lustre_dne_intent::intent::{MessageView, WireMessage};
 use lustre_dne_intent::wire::MsgView;
 use std::process::ExitCode;
-
-/// Why a subcommand failed; decides the exit status.
-#[derive(Debug)]
-pub enum CliError {
-    /// Arguments that parse but do not make sense together: exit status 2.
-    Usage(String),
-    /// Input that is malformed, breaks a rule, or cannot be read: exit status 1.
-    Invalid(String),
-    /// Standard output was closed by its reader (`| head`): end quietly, exit status 0.
-    BrokenPipe,
-}
-
-impl CliError {
-    /// An invalid-input error from anything printable.
-    pub fn invalid(msg: impl std::fmt::Display) -> Self {
-        CliError::Invalid(msg.to_string())
-    }
-}
 
 /// A count of at least one, for `pcap --repeat`.
 fn parse_repeat(s: &str) -> Result<usize, String> {
@@ -708,24 +692,6 @@ fn note_if_not_canonical(input: &Input, bytes: &[u8], value: &WireMessage) {
     }
 }
 
-/// The note of [`note_if_not_canonical`], for any input whose JSON encodes to `again`; `at`
-/// names the command and the input (`decode: FILE`).
-pub fn note_if_reencodes_otherwise(at: &str, bytes: &[u8], again: &[u8]) {
-    if again != bytes {
-        let first = again
-            .iter()
-            .zip(bytes)
-            .position(|(a, b)| a != b)
-            .unwrap_or(again.len().min(bytes.len()));
-        eprintln!(
-            "dne-intent {at}: note: this JSON re-encodes to the canonical form ({} bytes), not \
-             to these {} bytes (they differ from offset {first}; docs/spec/WIRE.md)",
-            again.len(),
-            bytes.len()
-        );
-    }
-}
-
 /// True when a JSON object is an xattr document (`xattr --json`) rather than a message: it
 /// has an `"xattr"` key or a payload `"kind"`.
 fn is_payload(v: &serde_json::Value) -> bool {
@@ -737,21 +703,6 @@ fn is_payload(v: &serde_json::Value) -> bool {
             .get("kind")
             .and_then(serde_json::Value::as_str)
             .is_some_and(|k| lustre_dne_intent::xattr::XATTR_KINDS.contains(&k))
-}
-
-/// Reads JSON in the library's serde form, naming the JSON path of what is wrong.
-pub(crate) fn from_json<T: serde::de::DeserializeOwned>(raw: &[u8]) -> Result<T, String> {
-    let mut de = serde_json::Deserializer::from_slice(raw);
-    let msg: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            e.into_inner().to_string()
-        } else {
-            format!("{path}: {}", e.into_inner())
-        }
-    })?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(msg)
 }
 
 fn cmd_encode(input: &Input, hex: bool, force: bool, out: &mut Output) -> Result<(), CliError> {

@@ -1,7 +1,7 @@
 //! The model's subcommands: `simulate` (RPC accounting against the design's survey), `derive`
 //! (the shared helper for one create) and `check` (a reply through the coordinator's rules).
 
-use crate::CliError;
+use crate::common::CliError;
 use crate::input::{Input, Output};
 use lustre_dne_intent::errno::ErrnoName;
 use lustre_dne_intent::hex::encode as to_hex;
@@ -142,7 +142,7 @@ struct SimulateLine {
 /// `op` is a create, through the shared helper; `--json` prints its `helper::Prepared`.
 pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), CliError> {
     let raw = input.read()?;
-    let sc: Scenario = crate::from_json(&raw).map_err(|e| input.error(e))?;
+    let sc: Scenario = crate::common::from_json(&raw).map_err(|e| input.error(e))?;
     let Op::Create { parent, name, mode } = &sc.op else {
         return Err(input.error(
             "op: derive runs the helper for a create: give {\"create\": {\"parent\", \"name\", \"mode\"}}",

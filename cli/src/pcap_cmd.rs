@@ -1,7 +1,7 @@
 //! `dne-intent pcap`: packet captures of socklnd traffic, read to the prepare intents (one line
 //! or one JSON object per message, or a summary), or written from message files.
 
-use crate::CliError;
+use crate::common::CliError;
 use crate::input::{Input, Output};
 use crate::pcap_stats::{Stats, rpc_kind};
 use lustre_dne_intent::Endian;

@@ -1,7 +1,7 @@
 //! The concurrent model's subcommands: `model-check` (an exhaustive check of a scope, with or
 //! without a mutation) and `explore` (stateright's explorer on 127.0.0.1).
 
-use crate::CliError;
+use crate::common::CliError;
 use crate::input::Output;
 use lustre_dne_intent_model::system::{
     CheckOutcome, Mutation, Strategy, SystemModel, check, scope, scope_names, scopes,

@@ -7,11 +7,15 @@ use lustre_dne_intent::intent::{
     MliBuf, PrepResult, ReplyView, RequestView, ResultMask, UnknownReason,
 };
 use lustre_dne_intent::mode;
-use lustre_dne_intent::wire::layout::{md_create_prepare_rep as rep, md_create_prepare_req as req};
+use lustre_dne_intent::wire::layout::{
+    Field, FieldAt, FieldType, Layout, md_create_prepare_rep as rep, md_create_prepare_req as req,
+    ptlrpc_body as pb,
+};
 use lustre_dne_intent::wire::{
     LUSTRE_MSG_MAGIC_V2, LdlmLockDesc, LockHandles, LuFid, MdtBody, MsgView, PtlrpcBody, WireStruct,
 };
 use lustre_dne_intent::xattr::LayoutOf;
+use lustre_dne_intent_capture::opcode_name;
 use std::fmt::{Display, Write};
 
 /// Column where values start.
@@ -148,48 +152,159 @@ fn header(o: &mut Out, msg: &MsgView<'_>) {
     o.field(1, "lm_buflens", format_args!("[{}]", lens.join(", ")));
 }
 
-fn ptlrpc(o: &mut Out, p: &PtlrpcBody) {
-    o.field(1, "pb_handle", format_args!("{:#x}", p.handle.0));
-    o.field(1, "pb_type", named(p.msg_type, p.msg_type.0.into()));
-    o.field(1, "pb_version", format_args!("{:#x}", p.version));
-    let opc = if p.opc == 101 {
-        "101 (LDLM_ENQUEUE)".to_string()
+/// How a member's value is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Show {
+    Dec,
+    Hex,
+    /// One of the member's named values: `PTL_RPC_MSG_REQUEST (4711)`.
+    Enum,
+    /// Named bits: `MSG_PACK_UID_GID (0x200)`.
+    Flags,
+    /// 0 or a negative errno: `-17 (EEXIST)`.
+    Errno,
+    /// A Lustre opcode: `101 (LDLM_ENQUEUE)`.
+    Opcode,
+    /// NUL-padded text.
+    Text,
+}
+
+/// How member `f` of structure `l` is shown. This is where the declaration's display hint
+/// plugs in once `Field` carries one; until then the C type and the named values decide, and
+/// the members listed here (by their `FieldAt`, not by a spelling) are the exceptions.
+fn display(l: &Layout, f: &Field) -> Show {
+    let is = |at: FieldAt| at.structure == l.name && at.name == f.name;
+    if is(pb::pb_status) {
+        Show::Errno
+    } else if is(pb::pb_opc) {
+        Show::Opcode
+    } else if is(pb::pb_type) {
+        Show::Enum
+    } else if [
+        pb::pb_handle,
+        pb::pb_version,
+        pb::pb_op_flags,
+        pb::pb_pre_versions,
+        pb::pb_mbits,
+    ]
+    .into_iter()
+    .any(is)
+    {
+        Show::Hex
     } else {
-        p.opc.to_string()
-    };
-    o.field(1, "pb_opc", opc);
-    o.field(1, "pb_status", status(p.status));
-    o.field(1, "pb_last_xid", p.last_xid);
-    o.field(1, "pb_tag", p.tag);
-    o.field(1, "pb_projid", p.projid);
-    o.field(1, "pb_last_committed", p.last_committed);
-    o.field(1, "pb_transno", p.transno);
-    o.field(1, "pb_flags", flags(p.flags, p.flags.0.into()));
-    o.field(1, "pb_op_flags", format_args!("{:#x}", p.op_flags));
-    o.field(1, "pb_conn_cnt", p.conn_cnt);
-    o.field(1, "pb_timeout", p.timeout);
-    o.field(1, "pb_service_time", p.service_time);
-    o.field(1, "pb_limit", p.limit);
-    o.field(1, "pb_slv", p.slv);
-    for (k, v) in p.pre_versions.iter().enumerate() {
-        o.field(1, &format!("pb_pre_versions[{k}]"), format_args!("{v:#x}"));
+        match (f.ty, f.names) {
+            (FieldType::U8, _) => Show::Text,
+            (_, Some(_)) => Show::Flags,
+            _ => Show::Dec,
+        }
     }
-    o.field(1, "pb_mbits", format_args!("{:#x}", p.mbits));
-    o.field(1, "pb_uid", p.uid);
-    o.field(1, "pb_gid", p.gid);
-    match &p.jobid {
-        None => o.field(1, "pb_jobid", "(none: ptlrpc_body_v2)"),
-        Some(j) => {
-            let end = j.iter().position(|&b| b == 0).unwrap_or(j.len());
-            let (text, pad) = j.split_at(end);
-            if pad.iter().all(|&b| b == 0) {
-                o.field(1, "pb_jobid", quoted(text));
-            } else {
-                o.field(
-                    1,
-                    "pb_jobid",
-                    format_args!("{} (bytes after the NUL: {})", quoted(text), quoted(pad)),
-                );
+}
+
+/// An integer of `size` bytes at `at` of `bytes` in `order`.
+fn read_int(bytes: &[u8], at: usize, size: usize, order: Endian) -> u64 {
+    let mut word = [0u8; 8];
+    let src = &bytes[at..at + size];
+    match order {
+        Endian::Little => {
+            word[..size].copy_from_slice(src);
+            u64::from_le_bytes(word)
+        }
+        Endian::Big => {
+            word[8 - size..].copy_from_slice(src);
+            u64::from_be_bytes(word)
+        }
+    }
+}
+
+/// The names of the bits set in `raw`, and any bit without a name in hex: `A|B|0x40`.
+fn bit_names(names: &[(&str, u64)], raw: u64) -> String {
+    let mut rest = raw;
+    let mut out: Vec<String> = Vec::new();
+    for &(n, v) in names {
+        if v != 0 && raw & v == v {
+            out.push(n.to_string());
+            rest &= !v;
+        }
+    }
+    if rest != 0 {
+        out.push(format!("{rest:#x}"));
+    }
+    out.join("|")
+}
+
+/// One element's value, as [`display`] says.
+fn value(show: Show, f: &Field, raw: u64) -> String {
+    let names = f.names.unwrap_or(&[]);
+    match show {
+        Show::Dec if matches!(f.ty, FieldType::S32) => (raw as u32 as i32).to_string(),
+        Show::Dec | Show::Text => raw.to_string(),
+        Show::Hex => format!("{raw:#x}"),
+        Show::Enum => match names.iter().find(|(_, v)| *v == raw) {
+            Some((n, _)) => named(n, raw),
+            None => raw.to_string(),
+        },
+        Show::Flags => flags(bit_names(names, raw), raw),
+        Show::Errno => status(raw as u32 as i32),
+        Show::Opcode => match u32::try_from(raw).ok().and_then(opcode_name) {
+            Some(n) => format!("{raw} ({n})"),
+            None => raw.to_string(),
+        },
+    }
+}
+
+/// A NUL-padded text member: `"mkdir.500"`, and what follows the NUL when it is not zeros.
+fn text_value(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    let (text, pad) = bytes.split_at(end);
+    if pad.iter().all(|&b| b == 0) {
+        quoted(text)
+    } else {
+        format!("{} (bytes after the NUL: {})", quoted(text), quoted(pad))
+    }
+}
+
+/// Every member of structure `l` that `bytes` hold (padding and reserved ones left out), one
+/// line each, as [`display`] says: the layout is the list, so a new member is printed too. A
+/// member past the end of `bytes` (a shorter version of the structure) is said to be absent.
+fn structure(o: &mut Out, level: usize, l: &Layout, bytes: &[u8], order: Endian) {
+    for f in l.fields {
+        if f.rust.is_none() {
+            continue;
+        }
+        if f.offset + f.size > bytes.len() {
+            o.field(
+                level,
+                f.name,
+                format_args!("(none: {} bytes end before it)", bytes.len()),
+            );
+            continue;
+        }
+        let show = display(l, f);
+        let (at, count) = (f.offset, f.array.map_or(1, |a| a.len));
+        match f.ty {
+            FieldType::U8 if show == Show::Text => {
+                o.field(level, f.name, text_value(&bytes[at..at + f.size]))
+            }
+            FieldType::Struct(inner) if inner.fields.len() == 1 && count == 1 => {
+                // A structure of one word (lustre_handle's cookie) stands for that word, which
+                // is opaque: never byte-swapped, read as the codec reads it (little-endian).
+                let w = &inner.fields[0];
+                let raw = read_int(bytes, at + w.offset, w.ty.size(), Endian::Little);
+                o.field(level, f.name, value(show, w, raw));
+            }
+            FieldType::Struct(inner) => {
+                o.line(format_args!("{:pad$}{}:", "", f.name, pad = 2 * level));
+                structure(o, level + 1, inner, &bytes[at..at + f.size], order);
+            }
+            ty if f.array.is_some() => {
+                for k in 0..count {
+                    let raw = read_int(bytes, at + k * ty.size(), ty.size(), order);
+                    o.field(level, &format!("{}[{k}]", f.name), value(show, f, raw));
+                }
+            }
+            ty => {
+                let raw = read_int(bytes, at, ty.size(), order);
+                o.field(level, f.name, value(show, f, raw));
             }
         }
     }
@@ -242,7 +357,13 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
     o.line(format_args!("byte order: {}", byte_order(v.order())));
     header(&mut o, msg);
     o.buffer(msg, 0, "ptlrpc_body");
-    ptlrpc(&mut o, &v.ptlrpc());
+    structure(
+        &mut o,
+        1,
+        PtlrpcBody::LAYOUT,
+        msg.buffer_or_empty(0),
+        msg.order(),
+    );
     o.buffer(msg, 1, "ldlm_request");
     let l = v.ldlm();
     o.field(1, "lock_flags", flags(l.lock_flags, l.lock_flags.0.into()));
@@ -422,7 +543,13 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
     o.line(format_args!("byte order: {}", byte_order(v.order())));
     header(&mut o, msg);
     o.buffer(msg, 0, "ptlrpc_body");
-    ptlrpc(&mut o, &v.ptlrpc());
+    structure(
+        &mut o,
+        1,
+        PtlrpcBody::LAYOUT,
+        msg.buffer_or_empty(0),
+        msg.order(),
+    );
     o.buffer(msg, 1, "ldlm_reply");
     let l = v.ldlm();
     o.field(1, "lock_flags", flags(l.lock_flags, l.lock_flags.0.into()));

@@ -2,7 +2,7 @@
 //! and print it as text or (`--json`) as the library's serde form of
 //! `lustre_dne_intent::xattr::XattrDoc`.
 
-use crate::CliError;
+use crate::common::CliError;
 use crate::input::{Input, Output};
 use lustre_dne_intent::hex::{self, HexForm};
 use lustre_dne_intent::wire::LuFid;
@@ -265,7 +265,7 @@ fn doc(
             Some(f) => format!("xattr: {input}: {f}: {name}"),
             None => format!("xattr: {input}: {name}"),
         };
-        crate::note_if_reencodes_otherwise(&at, bytes, &again);
+        crate::common::note_if_reencodes_otherwise(&at, bytes, &again);
     }
     Ok(doc)
 }

@@ -9,7 +9,10 @@
 use core::fmt::Write;
 
 use super::{Case, Expect, Kind};
+use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{MdCreatePrepareRep, MdCreatePrepareReq, ReplyView, RequestView};
+use lustre_dne_intent::wire::WireStruct;
+use lustre_dne_intent::wire::layout::{Field, FieldType, Layout};
 
 /// The header's file name.
 pub const FILE_NAME: &str = "lustre_dne_prepare_vectors.h";
@@ -56,37 +59,10 @@ enum ldpv_result {
 	LDPV_ACCEPTABLE	= 2,
 };
 
-/* md_create_prepare_req as decoded */
-struct ldpv_req_fields {
-	LDPV_U64	fid_seq;
-	LDPV_U32	fid_oid;
-	LDPV_U32	fid_ver;
-	LDPV_U32	flags;
-	LDPV_U32	fsuid;
-	LDPV_U32	fsgid;
-	LDPV_U32	umask;
-	LDPV_U64	cap;
-	LDPV_U32	child_mode;
-	LDPV_U32	buf_limit[6];
-};
+"#;
 
-/* md_create_prepare_rep as decoded */
-struct ldpv_rep_fields {
-	LDPV_S32	status;
-	LDPV_U32	flags;
-	LDPV_U32	valid;
-	LDPV_U32	truncated;
-	LDPV_U64	fid_seq;
-	LDPV_U32	fid_oid;
-	LDPV_U32	fid_ver;
-	LDPV_U32	child_mode;
-	LDPV_U32	child_gid;
-	LDPV_U32	child_projid;
-	LDPV_U32	child_flags;
-	LDPV_U32	buf_size[6];
-};
-
-struct ldpv_case {
+/// The rest of the prologue, after the body structures.
+const CASE_STRUCT: &str = r#"struct ldpv_case {
 	const char		*name;		/* "tc<tcId>" */
 	unsigned int		 tc_id;
 	enum ldpv_kind		 kind;
@@ -143,45 +119,96 @@ fn array(out: &mut String, name: &str, bytes: &[u8]) {
     out.push_str("};\n");
 }
 
-fn list<T: core::fmt::Display>(v: &[T]) -> String {
-    v.iter()
-        .map(|x| format!("{x}u"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The members of structure `l` that a decoded value holds (padding and reserved ones left
+/// out), each with its offset in `l`, C member name for `struct ldpv_*_fields` and field: an
+/// embedded structure's members flattened as `<member>_<inner member>` (`fid_seq`). The names
+/// are the Rust value's (`Field::rust`), as the header has always had them.
+fn members(l: &'static Layout) -> Vec<(usize, String, &'static Field)> {
+    let mut out = Vec::new();
+    for f in l.fields {
+        let Some(name) = f.rust else { continue };
+        match (f.ty, f.array) {
+            (FieldType::Struct(inner), None) => {
+                for (at, inner_name, g) in members(inner) {
+                    out.push((f.offset + at, format!("{name}_{inner_name}"), g));
+                }
+            }
+            _ => out.push((f.offset, name.to_string(), f)),
+        }
+    }
+    out
 }
 
-fn req_fields(b: &MdCreatePrepareReq) -> String {
-    format!(
-        ".req = {{ 0x{:x}ull, 0x{:x}u, 0x{:x}u, 0x{:x}u, {}u, {}u, 0{:o}u, 0x{:x}ull, 0{:o}u, {{ {} }} }}",
-        b.fid.seq,
-        b.fid.oid,
-        b.fid.ver,
-        b.flags.0,
-        b.fsuid,
-        b.fsgid,
-        b.umask,
-        b.cap,
-        b.child_mode,
-        list(&b.buf_limit)
-    )
+/// The C type of one element of an integer member.
+///
+/// # Panics
+/// On a member of another type (an array of structures, a byte): neither body has one, and a
+/// test writes the header.
+fn c_type(f: &Field) -> &'static str {
+    match f.ty {
+        FieldType::U32 => "LDPV_U32",
+        FieldType::S32 => "LDPV_S32",
+        FieldType::U64 => "LDPV_U64",
+        ty => panic!(
+            "cvectors: {} of type {} has no C field type",
+            f.name,
+            ty.c_type()
+        ),
+    }
 }
 
-fn rep_fields(b: &MdCreatePrepareRep) -> String {
-    format!(
-        ".rep = {{ {}, 0x{:x}u, 0x{:x}u, 0x{:x}u, 0x{:x}ull, 0x{:x}u, 0x{:x}u, 0{:o}u, {}u, {}u, 0x{:x}u, {{ {} }} }}",
-        b.status,
-        b.flags.0,
-        b.valid.0,
-        b.truncated.0,
-        b.fid.seq,
-        b.fid.oid,
-        b.fid.ver,
-        b.child_mode,
-        b.child_gid,
-        b.child_projid,
-        b.child_flags,
-        list(&b.buf_size)
-    )
+/// `struct ldpv_<what>_fields`, generated from the body's layout: a new member follows.
+fn c_struct(out: &mut String, what: &str, l: &'static Layout) {
+    let _ = writeln!(
+        out,
+        "/* {} as decoded */\nstruct ldpv_{what}_fields {{",
+        l.name
+    );
+    for (_, name, f) in members(l) {
+        let dim = f.array.map_or(String::new(), |a| format!("[{}]", a.len));
+        let _ = writeln!(out, "\t{}\t{name}{dim};", c_type(f));
+    }
+    out.push_str("};\n\n");
+}
+
+/// One element's value as C writes it. Where a member will carry a display hint (its
+/// declaration's), this is the one place to read it; until then flags (named bits) and 64-bit
+/// words are written in hex, the rest in decimal.
+fn c_value(f: &Field, raw: u64) -> String {
+    match f.ty {
+        FieldType::S32 => (raw as u32 as i32).to_string(),
+        FieldType::U64 => format!("0x{raw:x}ull"),
+        _ if f.names.is_some() => format!("0x{raw:x}u"),
+        _ => format!("{raw}u"),
+    }
+}
+
+/// `.<what> = { .<member> = value, ... }` for the value `v`: its little-endian encoding read
+/// member by member through its layout, so the initializer cannot drift from the struct.
+fn initializer<T: WireStruct>(what: &str, v: &T) -> String {
+    let mut bytes = Vec::with_capacity(T::SIZE);
+    v.put(Endian::Little, &mut bytes);
+    let read = |at: usize, size: usize| {
+        let mut word = [0u8; 8];
+        word[..size].copy_from_slice(&bytes[at..at + size]);
+        u64::from_le_bytes(word)
+    };
+    let parts: Vec<String> = members(T::LAYOUT)
+        .into_iter()
+        .map(|(at, name, f)| {
+            let size = f.ty.size();
+            match f.array {
+                Some(a) => {
+                    let cells: Vec<String> = (0..a.len)
+                        .map(|i| c_value(f, read(at + i * size, size)))
+                        .collect();
+                    format!(".{name} = {{ {} }}", cells.join(", "))
+                }
+                None => format!(".{name} = {}", c_value(f, read(at, size))),
+            }
+        })
+        .collect();
+    format!(".{what} = {{ {} }}", parts.join(", "))
 }
 
 /// The decoded body fields of a valid case, as a designated initializer.
@@ -192,12 +219,12 @@ fn fields(c: &Case) -> Option<String> {
     match c.kind {
         Kind::Request => RequestView::parse(&c.bytes)
             .ok()
-            .map(|v| req_fields(&v.body())),
+            .map(|v| initializer("req", &v.body())),
         Kind::Reply => ReplyView::parse(&c.bytes)
             .ok()?
             .body()
             .as_ref()
-            .map(rep_fields),
+            .map(|b| initializer("rep", b)),
         Kind::Xattr(_) => None,
     }
 }
@@ -258,6 +285,9 @@ fn entry(c: &Case, requests: &RequestNames) -> String {
 /// The header text for `cases`.
 pub fn c_vectors(seed: u64, cases: &[Case]) -> String {
     let mut out = String::from(PROLOGUE);
+    c_struct(&mut out, "req", MdCreatePrepareReq::LAYOUT);
+    c_struct(&mut out, "rep", MdCreatePrepareRep::LAYOUT);
+    out.push_str(CASE_STRUCT);
     let _ = writeln!(out, "#define LDPV_SEED {seed}ull");
     let _ = writeln!(out, "#define LDPV_NCASES {}\n", cases.len());
     let mut requests = RequestNames::new();
