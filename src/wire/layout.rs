@@ -19,7 +19,7 @@
 //! `LAYOUT` and, for each member, a [`FieldAt`]: where the member lies, as the crate's errors
 //! name it (`lustre_handle`, one opaque word, is written by hand: `LustreHandle::LAYOUT`).
 
-pub use super::table::{ArrayLen, Field, FieldAt, FieldType, Layout};
+pub use super::table::{ArrayLen, Display, Field, FieldAt, FieldType, Layout};
 
 use super::LustreHandle;
 

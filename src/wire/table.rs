@@ -55,6 +55,7 @@
 //! error about `mcpp_flags` points, given where the structure starts.
 
 use super::out::{Out, encode_into_slice};
+pub(crate) use lustre_dne_intent_derive::c_struct;
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use zerocopy::{
@@ -97,6 +98,34 @@ pub struct Field {
     pub names: Option<&'static [(&'static str, u64)]>,
     /// One-line description (C comment, Lua field description).
     pub doc: &'static str,
+    /// How a reader of the member wants it shown: the dissector and the text printer choose
+    /// their rendering from it.
+    pub display: Display,
+}
+
+/// How a member is shown to a person (the declaration's display hint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    /// A count, size, id or time: decimal.
+    Decimal,
+    /// An opaque word (handle, cookie, xid, match bits, padding): hexadecimal.
+    Hex,
+    /// A file mode or permission bits: octal.
+    Octal,
+    /// A set of named bits ([`Field::names`]).
+    Flags,
+    /// One of named values ([`Field::names`]).
+    Enum,
+    /// 0 or a negative errno.
+    Errno,
+    /// A `struct lu_fid`, as `[seq:oid:ver]`.
+    Fid,
+    /// Raw bytes.
+    Bytes,
+    /// NUL-padded text (a name, a job id).
+    Text,
+    /// An embedded structure, shown member by member.
+    Struct,
 }
 
 /// The length of an array member.
@@ -729,6 +758,7 @@ macro_rules! wire_struct {
                         array: $crate::wire::table::wire_struct!(@array $($len)?),
                         names: $crate::wire::table::wire_struct!(@names $kind $target),
                         doc: $doc,
+                        display: $crate::wire::table::Display::Decimal,
                     },
                 )*],
             };

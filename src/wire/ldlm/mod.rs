@@ -11,7 +11,7 @@ pub use enqueue::{
 };
 
 use super::fid::LuFid;
-use super::table::{Field, FieldType, Layout, WireStruct, wire_struct};
+use super::table::{Display, Field, FieldType, Layout, WireStruct, wire_struct};
 use crate::limits::RES_NAME_SIZE;
 use core::fmt;
 use zerocopy::ByteOrder;
@@ -65,6 +65,7 @@ impl LustreHandle {
             array: None,
             names: None,
             doc: "the handle, read as little-endian whatever the message's order",
+            display: Display::Hex,
         }],
     };
 }
