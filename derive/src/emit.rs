@@ -5,7 +5,11 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 pub fn all(d: &Decl) -> TokenStream {
-    let value = if d.remote { TokenStream::new() } else { value_struct(d) };
+    let value = if d.remote {
+        TokenStream::new()
+    } else {
+        value_struct(d)
+    };
     let raw = raw_struct(d);
     let module = c_module(d);
     let convert = convert(d);
@@ -40,7 +44,9 @@ fn len_tokens(l: &Len) -> TokenStream {
 /// The zerocopy type of one element, in byte order `O`.
 fn elem_ty(m: &Member) -> TokenStream {
     match &m.ctype {
-        CType::Int { zerocopy: Some(z), .. } => {
+        CType::Int {
+            zerocopy: Some(z), ..
+        } => {
             let z = Ident::new(z, Span::call_site());
             quote!(zerocopy::byteorder::#z<O>)
         }
@@ -78,7 +84,13 @@ fn is_u8(m: &Member) -> bool {
 
 /// An integer array read element by element (a `__u8` array is one value: bytes).
 fn is_ints(m: &Member) -> bool {
-    matches!(m.ctype, CType::Int { zerocopy: Some(_), .. }) && m.len.is_some()
+    matches!(
+        m.ctype,
+        CType::Int {
+            zerocopy: Some(_),
+            ..
+        }
+    ) && m.len.is_some()
 }
 
 /// The doc of a raw member and of its `FieldAt`: `` `path`: doc ``.
@@ -164,7 +176,11 @@ fn raw_struct(d: &Decl) -> TokenStream {
 
 /// The raw integer `x` (an element) as a `u64`.
 fn get(m: &Member, x: TokenStream) -> TokenStream {
-    if is_u8(m) { quote!((#x as u64)) } else { quote!((#x.get() as u64)) }
+    if is_u8(m) {
+        quote!((#x as u64))
+    } else {
+        quote!((#x.get() as u64))
+    }
 }
 
 /// A raw element from the `u64` `v`.
@@ -366,7 +382,9 @@ fn put(m: &Member) -> TokenStream {
     };
     match (&m.ctype, &m.len) {
         (CType::Struct(_), Some(_)) => {
-            quote!(compile_error!("an array of structures is converted by hand (convert = none)"))
+            quote!(compile_error!(
+                "an array of structures is converted by hand (convert = none)"
+            ))
         }
         (CType::Struct(_), None) => {
             quote!(<#ty as crate::wire::table::WireStruct>::to_raw::<O>(&self.#rust))

@@ -80,18 +80,30 @@ pub fn declaration(args: TokenStream, item: TokenStream) -> syn::Result<Decl> {
     }
     item.attrs = kept;
     let Data::Struct(data) = &mut item.data else {
-        return Err(Error::new(item.ident.span(), "#[c_struct] declares a struct"));
+        return Err(Error::new(
+            item.ident.span(),
+            "#[c_struct] declares a struct",
+        ));
     };
     let Fields::Named(fields) = &mut data.fields else {
-        return Err(Error::new(item.ident.span(), "#[c_struct] needs named fields"));
+        return Err(Error::new(
+            item.ident.span(),
+            "#[c_struct] needs named fields",
+        ));
     };
     for field in fields.named.iter_mut() {
         let Some(ident) = field.ident.clone() else {
-            return Err(Error::new(field.ty.span(), "#[c_struct] needs named fields"));
+            return Err(Error::new(
+                field.ty.span(),
+                "#[c_struct] needs named fields",
+            ));
         };
         let pos = field.attrs.iter().position(|a| a.path().is_ident("c"));
         let Some(pos) = pos else {
-            return Err(Error::new(ident.span(), "every field needs #[c(OFFSET, CTYPE NAME)]"));
+            return Err(Error::new(
+                ident.span(),
+                "every field needs #[c(OFFSET, CTYPE NAME)]",
+            ));
         };
         let attr = field.attrs.remove(pos);
         let rust = Some((ident, field.ty.clone()));
@@ -148,6 +160,11 @@ fn struct_args(args: TokenStream, item: &DeriveInput) -> syn::Result<Decl> {
                     let path: Path = s.parse()?;
                     decl.value = quote::quote!(#path);
                     decl.remote = true;
+                    if let Some(last) = path.segments.last() {
+                        if decl.raw == quote::format_ident!("{}Raw", item.ident) {
+                            decl.raw = quote::format_ident!("{}Raw", last.ident);
+                        }
+                    }
                 }
                 _ => return Err(Error::new(key.span(), "unknown #[c_struct] argument")),
             }
@@ -156,7 +173,10 @@ fn struct_args(args: TokenStream, item: &DeriveInput) -> syn::Result<Decl> {
     };
     parser.parse2(args)?;
     if !size || !doc {
-        return Err(Error::new(item.ident.span(), "#[c_struct] needs size = … and doc = \"…\""));
+        return Err(Error::new(
+            item.ident.span(),
+            "#[c_struct] needs size = … and doc = \"…\"",
+        ));
     }
     Ok(decl)
 }
@@ -180,7 +200,10 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
             "__s64" => (Some("I64"), "S64"),
             _ => return Err(Error::new(c.span(), "a C type: __u8 … __s64 or struct T")),
         };
-        CType::Int { zerocopy, field_type }
+        CType::Int {
+            zerocopy,
+            field_type,
+        }
     };
     let name: Ident = s.parse()?;
     let mut len = None;
@@ -256,7 +279,12 @@ fn default_display(m: &Member) -> &'static str {
         (CType::Struct(s), _) if s == "LuFid" => "Fid",
         (CType::Struct(s), _) if s == "LustreHandle" => "Hex",
         (CType::Struct(_), _) => "Struct",
-        (CType::Int { field_type: "U8", .. }, _) if m.len.is_some() => "Bytes",
+        (
+            CType::Int {
+                field_type: "U8", ..
+            },
+            _,
+        ) if m.len.is_some() => "Bytes",
         (CType::Int { .. }, Some((_, ty))) if is_plain_int(ty) => "Decimal",
         (CType::Int { .. }, Some(_)) => "Flags",
     }
@@ -278,7 +306,11 @@ fn doc_of(attrs: &[Attribute]) -> String {
     for a in attrs {
         if let syn::Meta::NameValue(nv) = &a.meta {
             if nv.path.is_ident("doc") {
-                if let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value {
+                if let Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+                {
                     let line = s.value();
                     if !line.trim().is_empty() {
                         lines.push(line.trim().to_string());

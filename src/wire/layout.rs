@@ -168,7 +168,7 @@ mod tests {
 
     /// The members of each structure tile it: in offset order, no hole, no overlap, the
     /// last one ending at the size; an array's size is its length times its element's. A
-    /// `wire_struct!` table holds this by construction (its offsets are checked at compile
+    /// `#[c_struct]` declaration holds this by construction (its offsets are checked at compile
     /// time); the test guards the layouts written by hand (`lustre_handle`) and the tiling the
     /// C generators rely on when they walk `ALL`.
     #[test]
