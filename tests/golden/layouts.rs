@@ -16,5 +16,8 @@ fn every_layout_is_as_pinned() {
         std::fs::write(PATH, &dump).expect("write testdata/layouts.txt");
     }
     let pinned = std::fs::read_to_string(PATH).expect("testdata/layouts.txt");
-    assert!(pinned == dump, "layouts differ from testdata/layouts.txt (UPDATE_GOLDEN=1 to rewrite)");
+    assert!(
+        pinned == dump,
+        "layouts differ from testdata/layouts.txt (UPDATE_GOLDEN=1 to rewrite)"
+    );
 }
