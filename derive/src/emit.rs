@@ -146,6 +146,8 @@ fn raw_struct(d: &Decl) -> TokenStream {
             Debug,
             Clone,
             Copy,
+            PartialEq,
+            Eq,
             zerocopy::FromBytes,
             zerocopy::IntoBytes,
             zerocopy::KnownLayout,

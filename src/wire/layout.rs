@@ -31,6 +31,9 @@ pub use super::mdt_body::mdt_body;
 pub use super::msg::lustre_msg_v2;
 pub use super::prepare::{md_create_prepare_rep, md_create_prepare_req};
 pub use super::ptlrpc::ptlrpc_body;
+pub use crate::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
+pub use crate::xattr::lov_foreign_md;
+pub use crate::xattr::ost_id;
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
 pub const ALL: &[&Layout] = &[
@@ -47,6 +50,11 @@ pub const ALL: &[&Layout] = &[
     ldlm_intent::LAYOUT,
     md_create_prepare_req::LAYOUT,
     md_create_prepare_rep::LAYOUT,
+    // The xattr payloads, always little-endian.
+    posix_acl_xattr_entry::LAYOUT,
+    posix_acl_xattr_header::LAYOUT,
+    ost_id::LAYOUT,
+    lov_foreign_md::LAYOUT,
 ];
 
 #[cfg(test)]
