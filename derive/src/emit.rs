@@ -14,16 +14,40 @@ pub fn all(d: &Decl) -> TokenStream {
     let module = c_module(d);
     let convert = convert(d);
     let (v, c_name) = (&d.value, &d.c_name);
-    quote! {
-        #value
+    let generated = quote! {
         #raw
         #module
         impl #v {
             /// The structure as C declares it: name, size and every member.
-            pub const LAYOUT: &'static crate::wire::table::Layout = #c_name::LAYOUT;
+            pub const LAYOUT: &'static crate::wire::layout::Layout = #c_name::LAYOUT;
         }
         #convert
+    };
+    let generated = match &d.krate {
+        Some(k) => rebase(generated, &quote!(#k)),
+        None => generated,
+    };
+    quote! {
+        #value
+        #generated
     }
+}
+
+/// `tokens` with every `crate` path root replaced by `krate` (the codec's name outside it).
+fn rebase(tokens: TokenStream, krate: &TokenStream) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .flat_map(|t| match t {
+            TokenTree::Ident(i) if i == "crate" => krate.clone().into_iter().collect::<Vec<_>>(),
+            TokenTree::Group(g) => {
+                let mut n = Group::new(g.delimiter(), rebase(g.stream(), krate));
+                n.set_span(g.span());
+                vec![TokenTree::Group(n)]
+            }
+            t => vec![t],
+        })
+        .collect()
 }
 
 /// `lr_type`, or `l_resource.lr_type` for a member of an inlined structure.
@@ -51,7 +75,7 @@ fn elem_ty(m: &Member) -> TokenStream {
             quote!(zerocopy::byteorder::#z<O>)
         }
         CType::Int { zerocopy: None, .. } => quote!(u8),
-        CType::Struct(s) => quote!(<#s as crate::wire::table::WireStruct>::Raw<O>),
+        CType::Struct(s) => quote!(<#s as crate::wire::WireStruct>::Raw<O>),
     }
 }
 
@@ -70,10 +94,10 @@ fn field_type(m: &Member) -> TokenStream {
     match &m.ctype {
         CType::Int { field_type, .. } => {
             let t = Ident::new(field_type, Span::call_site());
-            quote!(crate::wire::table::FieldType::#t)
+            quote!(crate::wire::layout::FieldType::#t)
         }
-        CType::Struct(s) => quote!(crate::wire::table::FieldType::Struct(
-            <#s as crate::wire::table::WireStruct>::LAYOUT
+        CType::Struct(s) => quote!(crate::wire::layout::FieldType::Struct(
+            <#s as crate::wire::WireStruct>::LAYOUT
         )),
     }
 }
@@ -100,6 +124,10 @@ fn raw_doc(m: &Member) -> String {
 
 fn value_struct(d: &Decl) -> TokenStream {
     let mut item = d.item.clone();
+    if d.krate.is_some() || d.no_serde {
+        // Written by hand, or a test's structure in another crate (which has no such feature).
+        return quote!(#item);
+    }
     item.attrs.push(syn::parse_quote!(
         #[cfg_attr(
             feature = "serde",
@@ -204,7 +232,7 @@ fn accessor(m: &Member) -> TokenStream {
     let body = match (&m.ctype, &m.len) {
         (CType::Struct(_), Some(_)) => return TokenStream::new(),
         (CType::Struct(_), None) => {
-            quote!(<#ty as crate::wire::table::WireStruct>::from_raw::<O>(&self.#name))
+            quote!(<#ty as crate::wire::WireStruct>::from_raw::<O>(&self.#name))
         }
         (CType::Int { .. }, Some(l)) if is_u8(m) => {
             let l = len_tokens(l);
@@ -246,7 +274,7 @@ fn c_module(d: &Decl) -> TokenStream {
             type O = zerocopy::LittleEndian;
 
             /// The structure as C declares it.
-            pub const LAYOUT: &crate::wire::table::Layout = &crate::wire::table::Layout {
+            pub const LAYOUT: &crate::wire::layout::Layout = &crate::wire::layout::Layout {
                 name: #c_str,
                 size: #size,
                 doc: #doc,
@@ -273,9 +301,9 @@ fn layout_field(m: &Member) -> TokenStream {
     let array = match &m.len {
         Some(Len::Const(c)) => {
             let s = c.to_string();
-            quote!(Some(crate::wire::table::ArrayLen { c_name: #s, len: #c }))
+            quote!(Some(crate::wire::layout::ArrayLen { c_name: #s, len: #c }))
         }
-        Some(Len::Lit(n)) => quote!(Some(crate::wire::table::ArrayLen { c_name: "", len: #n })),
+        Some(Len::Lit(n)) => quote!(Some(crate::wire::layout::ArrayLen { c_name: "", len: #n })),
         None => quote!(None),
     };
     let names = match (&m.rust, &m.ctype, &m.len) {
@@ -287,7 +315,7 @@ fn layout_field(m: &Member) -> TokenStream {
     let doc = &m.doc;
     let display = Ident::new(m.display, Span::call_site());
     quote! {
-        crate::wire::table::Field {
+        crate::wire::layout::Field {
             name: #name,
             rust: #rust,
             offset: #off,
@@ -296,7 +324,7 @@ fn layout_field(m: &Member) -> TokenStream {
             array: #array,
             names: #names,
             doc: #doc,
-            display: crate::wire::table::Display::#display,
+            display: crate::wire::layout::Display::#display,
         }
     }
 }
@@ -308,6 +336,12 @@ fn field_at(c_str: &str, m: &Member) -> TokenStream {
     let off = &m.offset_lit;
     let ty = field_type(m);
     let elements = match &m.len {
+        // A literal length: the names are written here.
+        Some(Len::Lit(n)) if is_ints(m) => {
+            let n: usize = n.base10_parse().unwrap_or(0);
+            let names = (0..n).map(|i| format!("{p}[{i}]"));
+            quote!(&[ #( #names ),* ])
+        }
         Some(l) if is_ints(m) => {
             let l = len_tokens(l);
             quote!(crate::wire::table::element_names!(#p, #l))
@@ -316,7 +350,7 @@ fn field_at(c_str: &str, m: &Member) -> TokenStream {
     };
     quote! {
         #[doc = #doc]
-        pub const #name: crate::wire::table::FieldAt = crate::wire::table::FieldAt {
+        pub const #name: crate::wire::layout::FieldAt = crate::wire::layout::FieldAt {
             structure: #c_str,
             name: #p,
             offset: #off,
@@ -363,8 +397,8 @@ fn convert(d: &Decl) -> TokenStream {
         }
     };
     quote! {
-        impl crate::wire::table::WireStruct for #v {
-            const LAYOUT: &'static crate::wire::table::Layout = #c_name::LAYOUT;
+        impl crate::wire::WireStruct for #v {
+            const LAYOUT: &'static crate::wire::layout::Layout = #c_name::LAYOUT;
             type Raw<O: zerocopy::ByteOrder> = #raw<O>;
 
             #[inline]
@@ -389,7 +423,7 @@ fn put(m: &Member) -> TokenStream {
             ))
         }
         (CType::Struct(_), None) => {
-            quote!(<#ty as crate::wire::table::WireStruct>::to_raw::<O>(&self.#rust))
+            quote!(<#ty as crate::wire::WireStruct>::to_raw::<O>(&self.#rust))
         }
         (CType::Int { .. }, Some(l)) if is_u8(m) => {
             let l = len_tokens(l);
@@ -416,7 +450,7 @@ fn write(m: &Member) -> TokenStream {
             }
         }
         (Some((rust, ty)), CType::Struct(_)) if m.len.is_none() => {
-            quote!(<#ty as crate::wire::table::WireStruct>::write_raw::<O>(&self.#rust, &mut dst.#name))
+            quote!(<#ty as crate::wire::WireStruct>::write_raw::<O>(&self.#rust, &mut dst.#name))
         }
         _ => {
             let p = put(m);

@@ -26,9 +26,11 @@
 //!
 //! Struct arguments: the C name first, then `size = EXPR` (the `sizeof`), `doc = "…"` (the C
 //! comment), and optionally `raw = Ident` (default: the value's name + `Raw`), `raw_doc = "…"`,
-//! `convert = none | in_place` (no `WireStruct`, or one that writes field by field), and
+//! `convert = none | in_place` (no `WireStruct`, or one that writes field by field),
 //! `remote = Path` (the value type is declared elsewhere: this struct only mirrors its fields,
-//! as serde's `remote`, and is not emitted).
+//! as serde's `remote`, and is not emitted), `serde = none` (the value's serde form is written
+//! by hand) and `krate = name` (a declaration outside the codec, in another crate's tests: the
+//! generated paths start at `name` instead of `crate`; array lengths must then be literals).
 //!
 //! A member is `OFFSET, CTYPE NAME[LEN] in GROUP` then options: `CTYPE` is `__u8`, `__u16`,
 //! `__u32`, `__u64`, `__s32`, `__s64` or `struct T` (`T` implements `WireStruct`); `[LEN]` is a

@@ -64,6 +64,11 @@ pub struct Decl {
     pub convert: Convert,
     /// Every member, in offset order.
     pub members: Vec<Member>,
+    /// The path of the codec crate in the generated code: `crate`, or (`krate = …`) its name,
+    /// for a declaration in a test of another crate.
+    pub krate: Option<Path>,
+    /// `serde = none`: the value's serde form is written by hand.
+    pub no_serde: bool,
 }
 
 pub fn declaration(args: TokenStream, item: TokenStream) -> syn::Result<Decl> {
@@ -130,6 +135,8 @@ fn struct_args(args: TokenStream, item: &DeriveInput) -> syn::Result<Decl> {
         raw_doc: None,
         convert: Convert::Whole,
         members: Vec::new(),
+        krate: None,
+        no_serde: false,
     };
     let ident = &item.ident;
     decl.value = quote::quote!(#ident);
@@ -155,6 +162,14 @@ fn struct_args(args: TokenStream, item: &DeriveInput) -> syn::Result<Decl> {
                         "in_place" => Convert::InPlace,
                         _ => return Err(Error::new(how.span(), "convert = none | in_place")),
                     };
+                }
+                "krate" => decl.krate = Some(s.parse()?),
+                "serde" => {
+                    let how: Ident = s.parse()?;
+                    if how != "none" {
+                        return Err(Error::new(how.span(), "serde = none"));
+                    }
+                    decl.no_serde = true;
                 }
                 "remote" => {
                     let path: Path = s.parse()?;

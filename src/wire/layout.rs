@@ -32,7 +32,9 @@ pub use super::msg::lustre_msg_v2;
 pub use super::prepare::{md_create_prepare_rep, md_create_prepare_req};
 pub use super::ptlrpc::ptlrpc_body;
 pub use crate::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
-pub use crate::xattr::lov_foreign_md;
+pub use crate::xattr::lov::{lov_comp_md_entry_v1, lov_comp_md_v1};
+pub use crate::xattr::lov::{lov_user_md_v1, lov_user_md_v3, lov_user_ost_data_v1};
+pub use crate::xattr::{lmv_mds_md_v1, lov_foreign_md};
 pub use crate::xattr::ost_id;
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
@@ -54,7 +56,13 @@ pub const ALL: &[&Layout] = &[
     posix_acl_xattr_entry::LAYOUT,
     posix_acl_xattr_header::LAYOUT,
     ost_id::LAYOUT,
+    lov_user_ost_data_v1::LAYOUT,
+    lov_user_md_v1::LAYOUT,
+    lov_user_md_v3::LAYOUT,
     lov_foreign_md::LAYOUT,
+    lmv_mds_md_v1::LAYOUT,
+    lov_comp_md_entry_v1::LAYOUT,
+    lov_comp_md_v1::LAYOUT,
 ];
 
 #[cfg(test)]

@@ -79,6 +79,7 @@ pub use dmv::{
 };
 #[cfg(feature = "serde")]
 pub use doc::{XATTR_KINDS, XattrDoc, XattrPayload, xattr_kind};
+pub use lmv::{LmvMdsMdV1, LmvMdsMdV1Wire, lmv_mds_md_v1};
 pub use lmv::{
     LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvForm, LmvHashFlags, LmvHashFn,
     LmvHashType, LmvMdView, LmvView,
@@ -197,6 +198,18 @@ pub(crate) fn truncated(structure: &'static str, need: usize, have: usize) -> De
 )]
 #[repr(transparent)]
 pub struct PoolName(pub [u8; POOL_NAME_MAX + 1]);
+
+/// A pool name member is read and written whole (a declaration's `__u8 …[16]`).
+impl crate::wire::table::ByteField<{ POOL_NAME_MAX + 1 }> for PoolName {
+    #[inline(always)]
+    fn from_bytes(b: [u8; POOL_NAME_MAX + 1]) -> Self {
+        PoolName(b)
+    }
+    #[inline(always)]
+    fn to_bytes(&self) -> [u8; POOL_NAME_MAX + 1] {
+        self.0
+    }
+}
 
 impl PoolName {
     /// The empty name (no pool).
