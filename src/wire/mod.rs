@@ -45,7 +45,7 @@ pub use table::WireStruct;
 pub use lustre_dne_intent_derive::c_struct;
 #[cfg(feature = "alloc")]
 pub(crate) use table::put_struct;
-pub(crate) use table::{check_layout, decode_in, write_at};
+pub(crate) use table::{decode_in, write_at};
 
 /// The raw zerocopy layouts, for callers who want to overlay them on their own buffers.
 pub mod raw {

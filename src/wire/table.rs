@@ -520,15 +520,3 @@ macro_rules! member_at {
 }
 pub(crate) use member_at;
 
-/// Compile-time layout assertions for a raw layout written by hand (the xattr payloads):
-/// `check_layout!(Raw, SIZE; field @ OFFSET, ...)` fails the build when a size or offset drifts.
-macro_rules! check_layout {
-    ($raw:ty, $size:expr; $($field:ident @ $off:expr),* $(,)?) => {
-        const _: () = {
-            assert!(core::mem::size_of::<$raw>() == $size);
-            assert!(core::mem::align_of::<$raw>() == 1);
-            $( assert!(core::mem::offset_of!($raw, $field) == $off); )*
-        };
-    };
-}
-pub(crate) use check_layout;

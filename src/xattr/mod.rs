@@ -73,6 +73,7 @@ pub use acl::{
 };
 #[cfg(feature = "alloc")]
 pub use dmv::DefaultLmv;
+pub use dmv::{LmvUserMdV1, LmvUserMdV1Wire, LmvUserMdsDataWire, lmv_user_md_v1, lmv_user_mds_data};
 pub use dmv::{
     DefaultLmvView, LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC, LmvUserMdsData, inherits_default_lmv,
     step_max_inherit, step_max_inherit_rr,
@@ -102,10 +103,8 @@ use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
 use crate::wire::table::c_struct;
 use core::fmt;
-use zerocopy::byteorder::U32;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
 
-pub(crate) type Le32 = U32<LittleEndian>;
 
 /// The error at `structure.field`, offset `offset`.
 pub(crate) const fn err(
