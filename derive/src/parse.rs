@@ -175,10 +175,10 @@ fn struct_args(args: TokenStream, item: &DeriveInput) -> syn::Result<Decl> {
                     let path: Path = s.parse()?;
                     decl.value = quote::quote!(#path);
                     decl.remote = true;
-                    if let Some(last) = path.segments.last() {
-                        if decl.raw == quote::format_ident!("{}Raw", item.ident) {
-                            decl.raw = quote::format_ident!("{}Raw", last.ident);
-                        }
+                    if let Some(last) = path.segments.last()
+                        && decl.raw == quote::format_ident!("{}Raw", item.ident)
+                    {
+                        decl.raw = quote::format_ident!("{}Raw", last.ident);
                     }
                 }
                 _ => return Err(Error::new(key.span(), "unknown #[c_struct] argument")),
@@ -319,18 +319,16 @@ fn is_plain_int(ty: &syn::Type) -> bool {
 fn doc_of(attrs: &[Attribute]) -> String {
     let mut lines = Vec::new();
     for a in attrs {
-        if let syn::Meta::NameValue(nv) = &a.meta {
-            if nv.path.is_ident("doc") {
-                if let Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) = &nv.value
-                {
-                    let line = s.value();
-                    if !line.trim().is_empty() {
-                        lines.push(line.trim().to_string());
-                    }
-                }
+        if let syn::Meta::NameValue(nv) = &a.meta
+            && nv.path.is_ident("doc")
+            && let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+        {
+            let line = s.value();
+            if !line.trim().is_empty() {
+                lines.push(line.trim().to_string());
             }
         }
     }

@@ -37,12 +37,12 @@ pub use ptlrpc::{
     PTLRPC_MSG_VERSION, PtlrpcBody, PtlrpcMsgType,
 };
 
-pub(crate) use out::copy_at;
-pub use table::WireStruct;
 /// The declaration attribute (`lustre-dne-intent-derive`), for tests of other crates that
 /// declare a structure of their own (`krate = lustre_dne_intent`).
 #[doc(hidden)]
 pub use lustre_dne_intent_derive::c_struct;
+pub(crate) use out::copy_at;
+pub use table::WireStruct;
 #[cfg(feature = "alloc")]
 pub(crate) use table::put_struct;
 pub(crate) use table::{decode_in, write_at};

@@ -519,4 +519,3 @@ macro_rules! member_at {
     };
 }
 pub(crate) use member_at;
-

@@ -5,13 +5,13 @@
 
 use super::lmv::LmvHashType;
 use super::{PoolName, bad_magic, check_xattr_size, err_at, truncated};
-use crate::wire::table::c_struct;
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
+use crate::wire::table::c_struct;
 use crate::wire::{LuFid, WireStruct};
 use zerocopy::{FromBytes, IntoBytes, LittleEndian};
 
-const DMV_S: &str = "lmv_user_md_v1";
+const DMV_S: &str = lmv_user_md_v1::LAYOUT.name;
 
 /// `LMV_USER_MAGIC`: a default LMV.
 pub const LMV_USER_MAGIC: u32 = 0x0CD3_0CD0;

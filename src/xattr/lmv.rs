@@ -18,7 +18,7 @@ use crate::wire::table::c_struct;
 use core::fmt;
 use zerocopy::{FromBytes, IntoBytes, LittleEndian};
 
-const LMV_S: &str = "lmv_mds_md_v1";
+const LMV_S: &str = lmv_mds_md_v1::LAYOUT.name;
 const LMV_FOREIGN_S: &str = "lmv_foreign_md";
 
 /// `LMV_MAGIC_V1`: a striped directory's master object.
@@ -575,7 +575,11 @@ impl super::XattrEncode for Lmv {
 
     fn wire_len(&self) -> usize {
         match self {
-            Lmv::Md(m) => m.stripe_fids.len().saturating_mul(FID_SIZE).saturating_add(FIDS.offset),
+            Lmv::Md(m) => m
+                .stripe_fids
+                .len()
+                .saturating_mul(FID_SIZE)
+                .saturating_add(FIDS.offset),
             Lmv::Foreign(f) => f.wire_len(),
         }
     }

@@ -73,20 +73,22 @@ pub use acl::{
 };
 #[cfg(feature = "alloc")]
 pub use dmv::DefaultLmv;
-pub use dmv::{LmvUserMdV1, LmvUserMdV1Wire, LmvUserMdsDataWire, lmv_user_md_v1, lmv_user_mds_data};
 pub use dmv::{
     DefaultLmvView, LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC, LmvUserMdsData, inherits_default_lmv,
     step_max_inherit, step_max_inherit_rr,
 };
+pub use dmv::{
+    LmvUserMdV1, LmvUserMdV1Wire, LmvUserMdsDataWire, lmv_user_md_v1, lmv_user_mds_data,
+};
 #[cfg(feature = "serde")]
 pub use doc::{XATTR_KINDS, XattrDoc, XattrPayload, xattr_kind};
-pub use lmv::{LmvMdsMdV1, LmvMdsMdV1Wire, lmv_mds_md_v1};
 pub use lmv::{
     LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1, LmvForm, LmvHashFlags, LmvHashFn,
     LmvHashType, LmvMdView, LmvView,
 };
 #[cfg(feature = "alloc")]
 pub use lmv::{Lmv, LmvMd};
+pub use lmv::{LmvMdsMdV1, LmvMdsMdV1Wire, lmv_mds_md_v1};
 pub use lov::{
     FID_SEQ_LOV_DEFAULT, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC,
     LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_OST_IDX_NONE, LayoutOf, LcmFlags, LcmeFlags, LmmMember,
@@ -104,7 +106,6 @@ use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
 use crate::wire::table::c_struct;
 use core::fmt;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
-
 
 /// The error at `structure.field`, offset `offset`.
 pub(crate) const fn err(

@@ -140,7 +140,12 @@ impl<'a> LovBlobView<'a> {
                 0,
                 ErrorKind::LovNestedComposite { index },
             )),
-            m => Err(bad_magic(LOV_S, super::lov_user_md_v1::lmm_magic.name, m, &KNOWN)),
+            m => Err(bad_magic(
+                LOV_S,
+                super::lov_user_md_v1::lmm_magic.name,
+                m,
+                &KNOWN,
+            )),
         }
     }
 
@@ -314,7 +319,9 @@ impl<'a> LovCompView<'a> {
     /// client read, bytes 24–29 hold a stripe count and size (`ll_lov_getstripe`).
     pub fn padding(&self) -> [u8; 13] {
         let mut p = [0u8; 13];
-        p.copy_from_slice(&self.raw.as_bytes()[lov_comp_md_v1::lcm_padding3.offset..ENTRIES.offset]);
+        p.copy_from_slice(
+            &self.raw.as_bytes()[lov_comp_md_v1::lcm_padding3.offset..ENTRIES.offset],
+        );
         p
     }
     /// `lcm_flags`.

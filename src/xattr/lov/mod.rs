@@ -32,10 +32,10 @@ pub use value::{Lov, LovBlob, LovComp, LovComponent, LovMd};
 use zerocopy::LittleEndian;
 
 const LOV_S: &str = "lov_user_md";
-const LOV_V1_S: &str = "lov_user_md_v1";
-const LOV_V3_S: &str = "lov_user_md_v3";
-const COMP_S: &str = "lov_comp_md_v1";
-const ENTRY_S: &str = "lov_comp_md_entry_v1";
+const LOV_V1_S: &str = lov_user_md_v1::LAYOUT.name;
+const LOV_V3_S: &str = lov_user_md_v3::LAYOUT.name;
+const COMP_S: &str = lov_comp_md_v1::LAYOUT.name;
+const ENTRY_S: &str = lov_comp_md_entry_v1::LAYOUT.name;
 const FOREIGN_S: &str = "lov_foreign_md";
 
 /// `LOV_MAGIC_V1` (= `LOV_USER_MAGIC_V1`).
@@ -239,7 +239,6 @@ pub struct LovOstData {
 
 /// [`LovUserOstDataWire`] as stored (little-endian).
 pub type LovUserOstDataRaw = LovUserOstDataWire<LittleEndian>;
-
 
 /// A validated `trusted.lov`, borrowing the input.
 #[derive(Debug, Clone, Copy)]

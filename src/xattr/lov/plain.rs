@@ -1,12 +1,12 @@
 //! A plain layout: `lov_user_md_v1`, `lov_user_md_v3` and LOV_MAGIC_SPECIFIC.
 
+use super::lov_user_ost_data_v1;
 use super::{LOV_ALL_STRIPES_WIDE, LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_OST_IDX_NONE};
 use super::{LOV_V1_S, LOV_V3_S, stripe_objects};
 use super::{LayoutOf, LmmUnion, LovOstData, LovPattern, OstId};
 #[cfg(feature = "alloc")]
 use super::{LmmMember, LovMd};
 use super::{LovUserMdV1Raw, LovUserOstDataRaw, lov_user_md_v1, lov_user_md_v3};
-use super::lov_user_ost_data_v1;
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LOV_MAX_STRIPE_COUNT;
 use crate::xattr::{PoolName, err, err_at, truncated};
@@ -151,7 +151,11 @@ impl<'a> LovMdView<'a> {
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
-        (if self.pool.is_some() { V3_SIZE } else { V1_SIZE }) + OBJECT_SIZE * self.objects.len()
+        (if self.pool.is_some() {
+            V3_SIZE
+        } else {
+            V1_SIZE
+        }) + OBJECT_SIZE * self.objects.len()
     }
 
     /// An owned copy, naming the union at offset 30 as a top-level layout would by
