@@ -58,7 +58,7 @@ mod lov_text;
 pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
 pub use lov_text::GetStripe;
 mod ostid;
-pub use ostid::ost_id;
+pub use ostid::{OstIdWire, ost_id};
 pub mod pin;
 mod reply;
 #[cfg(feature = "arbitrary")]
