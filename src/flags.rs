@@ -444,7 +444,7 @@ macro_rules! wire_bits_int {
         }
     )*};
 }
-wire_bits_int!(u16, u32, u64, i32, i64);
+wire_bits_int!(u8, u16, u32, u64, i32, i64);
 
 /// Defines an open enumeration: a newtype with named values; unknown values are kept.
 #[macro_export]

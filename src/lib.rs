@@ -90,9 +90,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![cfg_attr(not(feature = "std"), no_std)]
-// `wire_struct!` reads a structure's table one member at a time, four expansions a member:
-// `mdt_body`'s 34 members need more than the default 128.
-#![recursion_limit = "256"]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

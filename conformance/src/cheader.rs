@@ -289,3 +289,114 @@ mod tests {
         }
     }
 }
+
+/// A member added to a copy of a declaration: its `Layout`, the C header and the dissector
+/// follow it, with nothing else changed by hand.
+#[cfg(test)]
+mod a_member_added {
+    use lustre_dne_intent::intent::{McppFlags, ResultMask};
+    use lustre_dne_intent::wire::layout::Display;
+    use lustre_dne_intent::wire::{LuFid, WireStruct, c_struct};
+    use lustre_dne_intent_capture::wireshark::{Tables, dissector_with};
+
+    /// `md_create_prepare_rep` with `mcpp_child_nlink` inserted after `mcpp_fid`: the members
+    /// after it move 4 bytes on, into the first half of the padding.
+    #[c_struct(md_create_prepare_rep, size = 80, krate = lustre_dne_intent,
+        doc = "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue, with the child's link count")]
+    #[c_member(76, __u32 mcpp_padding, "zero")]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub struct Rep {
+        /// 0 or the operation's negative errno
+        #[c(0, __s32 mcpp_status, errno)]
+        pub status: i32,
+        /// MCPP_*
+        #[c(4, __u32 mcpp_flags)]
+        pub flags: McppFlags,
+        /// results known: bit i = MLI_BUF index i
+        #[c(8, __u32 mcpp_valid)]
+        pub valid: ResultMask,
+        /// results over the requester's limit
+        #[c(12, __u32 mcpp_truncated)]
+        pub truncated: ResultMask,
+        /// entry found by the lookup, zero otherwise
+        #[c(16, struct LuFid mcpp_fid)]
+        pub fid: LuFid,
+        /// derived link count of the child
+        #[c(32, __u32 mcpp_child_nlink)]
+        pub child_nlink: u32,
+        /// derived child mode, or S_IFMT of the entry found
+        #[c(36, __u32 mcpp_child_mode, octal)]
+        pub child_mode: u32,
+        /// derived child gid
+        #[c(40, __u32 mcpp_child_gid)]
+        pub child_gid: u32,
+        /// derived child project id
+        #[c(44, __u32 mcpp_child_projid)]
+        pub child_projid: u32,
+        /// derived LUSTRE_*_FL of the child
+        #[c(48, __u32 mcpp_child_flags, hex)]
+        pub child_flags: u32,
+        /// size of each result on the parent
+        #[c(52, __u32 mcpp_buf_size[6])]
+        pub buf_size: [u32; 6],
+    }
+
+    #[test]
+    fn layout_header_and_dissector_follow() {
+        let [fid, req, rep] = super::layouts();
+        let next = Rep::LAYOUT;
+        assert_eq!((next.name, next.size), (rep.name, rep.size));
+        assert_eq!(next.fields.len(), rep.fields.len() + 1);
+        let nlink = next.field("mcpp_child_nlink").expect("the new member");
+        assert_eq!(
+            (nlink.offset, nlink.size, nlink.rust),
+            (32, 4, Some("child_nlink"))
+        );
+        assert_eq!(nlink.display, Display::Decimal);
+        let mode = next.field("mcpp_child_mode").expect("a member");
+        assert_eq!((mode.offset, mode.display), (36, Display::Octal));
+        assert_eq!(
+            next.field("mcpp_padding").map(|f| (f.offset, f.size)),
+            Some((76, 4))
+        );
+
+        // The value writes it where the declaration says.
+        let v = Rep {
+            child_nlink: 0x0102_0304,
+            child_mode: 0o40755,
+            ..Rep::default()
+        };
+        let raw = v.to_raw::<zerocopy::LittleEndian>();
+        let bytes = zerocopy::IntoBytes::as_bytes(&raw);
+        assert_eq!(
+            (&bytes[32..36], &bytes[36..40]),
+            (&[4, 3, 2, 1][..], &0o40755u32.to_le_bytes()[..])
+        );
+
+        let before = super::c_header_of([fid, req, rep]);
+        let after = super::c_header_of([fid, req, next]);
+        assert!(!before.contains("mcpp_child_nlink"));
+        for at in [
+            "offsetof(struct md_create_prepare_rep, mcpp_child_nlink), 32);",
+            "offsetof(struct md_create_prepare_rep, mcpp_child_mode), 36);",
+            "offsetof(struct md_create_prepare_rep, mcpp_buf_size), 52);",
+            "offsetof(struct md_create_prepare_rep, mcpp_padding), 76);",
+        ] {
+            assert!(after.contains(at), "the header misses {at}");
+        }
+        assert!(after.contains("/* derived link count of the child */"));
+
+        // The dissector places every member it shows by the declaration: the moved ones move.
+        // (Which members it shows is its own list until it chooses them by display hint.)
+        let lua = dissector_with(&Tables {
+            md_create_prepare_rep: next,
+            ..Tables::default()
+        });
+        let old = dissector_with(&Tables::default());
+        assert!(old.contains("{ \"mcpp_child_projid\", 40, 4, \"u\", 1 },"));
+        assert!(
+            lua.contains("{ \"mcpp_child_projid\", 44, 4, \"u\", 1 },"),
+            "{lua}"
+        );
+    }
+}

@@ -19,7 +19,7 @@
 //! `LAYOUT` and, for each member, a [`FieldAt`]: where the member lies, as the crate's errors
 //! name it (`lustre_handle`, one opaque word, is written by hand: `LustreHandle::LAYOUT`).
 
-pub use super::table::{ArrayLen, Field, FieldAt, FieldType, Layout};
+pub use super::table::{ArrayLen, Display, Field, FieldAt, FieldType, Layout};
 
 use super::LustreHandle;
 
@@ -31,6 +31,11 @@ pub use super::mdt_body::mdt_body;
 pub use super::msg::lustre_msg_v2;
 pub use super::prepare::{md_create_prepare_rep, md_create_prepare_req};
 pub use super::ptlrpc::ptlrpc_body;
+pub use crate::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
+pub use crate::xattr::lov::{lov_comp_md_entry_v1, lov_comp_md_v1};
+pub use crate::xattr::lov::{lov_user_md_v1, lov_user_md_v3, lov_user_ost_data_v1};
+pub use crate::xattr::ost_id;
+pub use crate::xattr::{lmv_mds_md_v1, lmv_user_md_v1, lmv_user_mds_data, lov_foreign_md};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
 pub const ALL: &[&Layout] = &[
@@ -47,6 +52,19 @@ pub const ALL: &[&Layout] = &[
     ldlm_intent::LAYOUT,
     md_create_prepare_req::LAYOUT,
     md_create_prepare_rep::LAYOUT,
+    // The xattr payloads, always little-endian.
+    posix_acl_xattr_entry::LAYOUT,
+    posix_acl_xattr_header::LAYOUT,
+    ost_id::LAYOUT,
+    lov_user_ost_data_v1::LAYOUT,
+    lov_user_md_v1::LAYOUT,
+    lov_user_md_v3::LAYOUT,
+    lov_foreign_md::LAYOUT,
+    lmv_mds_md_v1::LAYOUT,
+    lmv_user_mds_data::LAYOUT,
+    lmv_user_md_v1::LAYOUT,
+    lov_comp_md_entry_v1::LAYOUT,
+    lov_comp_md_v1::LAYOUT,
 ];
 
 #[cfg(test)]
@@ -168,7 +186,7 @@ mod tests {
 
     /// The members of each structure tile it: in offset order, no hole, no overlap, the
     /// last one ending at the size; an array's size is its length times its element's. A
-    /// `wire_struct!` table holds this by construction (its offsets are checked at compile
+    /// `#[c_struct]` declaration holds this by construction (its offsets are checked at compile
     /// time); the test guards the layouts written by hand (`lustre_handle`) and the tiling the
     /// C generators rely on when they walk `ALL`.
     #[test]

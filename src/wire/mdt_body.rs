@@ -2,7 +2,7 @@
 
 use super::fid::LuFid;
 use super::ldlm::LustreHandle;
-use super::table::{WireStruct, wire_struct};
+use super::table::{WireStruct, c_struct};
 use crate::endian::Endian;
 use crate::limits::MDT_BODY_SIZE;
 use zerocopy::byteorder::{U32, U64};
@@ -76,64 +76,124 @@ wire_flags! {
     }
 }
 
-wire_struct! {
-    /// An object's attributes as an MDT reports them. A field means something only when its
-    /// `OBD_MD_*` bit is set in [`MdtBody::valid`]. `mbo_unused3` and `mbo_padding_10` are not
-    /// kept.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct MdtBody;
-    /// `struct mdt_body`.
-    raw MdtBodyRaw;
-    c mdt_body[MDT_BODY_SIZE] "An object's attributes (lustre_idl.h); the MLI_BUF_PATTR result.";
-    impl WireStruct;
-    members {
-        0 struct LuFid mbo_fid1 => fid1, "the object";
-        16 struct LuFid mbo_fid2 => fid2, "a second object, as the operation defines";
-        32 struct LustreHandle mbo_open_handle => open_handle, "an open's handle (opaque)";
-        40 __u64 mbo_valid => valid: MdtValid, "OBD_MD_*: the fields that are meaningful";
-        48 __u64 mbo_size => size, "size in bytes"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        56 __s64 mbo_mtime => mtime, "modification time, seconds"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))];
-        64 __s64 mbo_atime => atime, "access time, seconds"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))];
-        72 __s64 mbo_ctime => ctime, "change time, seconds"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))];
-        80 __u64 mbo_blocks => blocks, "512-byte blocks allocated"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        88 __u64 mbo_version => version, "object version"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        96 __u64 mbo_t_state => t_state, "transient state"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-        104 __u32 mbo_fsuid => fsuid, "caller's fsuid";
-        108 __u32 mbo_fsgid => fsgid, "caller's fsgid";
-        112 __u32 mbo_capability => capability, "caller's capabilities";
-        116 __u32 mbo_mode => mode, "type and permission bits";
-        120 __u32 mbo_uid => uid, "owner";
-        124 __u32 mbo_gid => gid, "group";
-        128 __u32 mbo_flags => flags, "LUSTRE_*_FL";
-        132 __u32 mbo_rdev => rdev, "device number";
-        136 __u32 mbo_nlink => nlink, "link count";
-        140 __u32 mbo_layout_gen => layout_gen, "layout generation";
-        144 __u32 mbo_suppgid => suppgid, "a supplementary group of the caller";
-        148 __u32 mbo_eadatasize => eadatasize, "size of the layout or xattr data";
-        152 __u32 mbo_aclsize => aclsize, "size of the ACL";
-        156 __u32 mbo_max_mdsize => max_mdsize, "largest layout the MDT may return";
-        160 __u32 mbo_unused3 => _, "unused";
-        164 __u32 mbo_uid_h => uid_h, "high 32 bits of the owner";
-        168 __u32 mbo_gid_h => gid_h, "high 32 bits of the group";
-        172 __u32 mbo_projid => projid, "project id";
-        176 __u64 mbo_dom_size => dom_size, "size of the Data-on-MDT component"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        184 __u64 mbo_dom_blocks => dom_blocks, "blocks of the Data-on-MDT component"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        192 __u64 mbo_btime => btime, "birth time, seconds"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        200 __u64 mbo_xattr_absent => xattr_absent, "xattrs known to be absent"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-        208 __u64 mbo_padding_10 => _, "padding";
-    }
+/// An object's attributes as an MDT reports them. A field means something only when its
+/// `OBD_MD_*` bit is set in [`MdtBody::valid`]. `mbo_unused3` and `mbo_padding_10` are not
+/// kept.
+#[c_struct(mdt_body, size = MDT_BODY_SIZE,
+    doc = "An object's attributes (lustre_idl.h); the MLI_BUF_PATTR result.",
+    raw_doc = "`struct mdt_body`.")]
+#[c_member(160, __u32 mbo_unused3, "unused")]
+#[c_member(208, __u64 mbo_padding_10, "padding")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MdtBody {
+    /// the object
+    #[c(0, struct LuFid mbo_fid1)]
+    pub fid1: LuFid,
+    /// a second object, as the operation defines
+    #[c(16, struct LuFid mbo_fid2)]
+    pub fid2: LuFid,
+    /// an open's handle (opaque)
+    #[c(32, struct LustreHandle mbo_open_handle)]
+    pub open_handle: LustreHandle,
+    /// OBD_MD_*: the fields that are meaningful
+    #[c(40, __u64 mbo_valid)]
+    pub valid: MdtValid,
+    /// size in bytes
+    #[c(48, __u64 mbo_size)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub size: u64,
+    /// modification time, seconds
+    #[c(56, __s64 mbo_mtime)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
+    pub mtime: i64,
+    /// access time, seconds
+    #[c(64, __s64 mbo_atime)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
+    pub atime: i64,
+    /// change time, seconds
+    #[c(72, __s64 mbo_ctime)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
+    pub ctime: i64,
+    /// 512-byte blocks allocated
+    #[c(80, __u64 mbo_blocks)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub blocks: u64,
+    /// object version
+    #[c(88, __u64 mbo_version)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub version: u64,
+    /// transient state
+    #[c(96, __u64 mbo_t_state, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub t_state: u64,
+    /// caller's fsuid
+    #[c(104, __u32 mbo_fsuid)]
+    pub fsuid: u32,
+    /// caller's fsgid
+    #[c(108, __u32 mbo_fsgid)]
+    pub fsgid: u32,
+    /// caller's capabilities
+    #[c(112, __u32 mbo_capability, hex)]
+    pub capability: u32,
+    /// type and permission bits
+    #[c(116, __u32 mbo_mode, octal)]
+    pub mode: u32,
+    /// owner
+    #[c(120, __u32 mbo_uid)]
+    pub uid: u32,
+    /// group
+    #[c(124, __u32 mbo_gid)]
+    pub gid: u32,
+    /// LUSTRE_*_FL
+    #[c(128, __u32 mbo_flags, hex)]
+    pub flags: u32,
+    /// device number
+    #[c(132, __u32 mbo_rdev)]
+    pub rdev: u32,
+    /// link count
+    #[c(136, __u32 mbo_nlink)]
+    pub nlink: u32,
+    /// layout generation
+    #[c(140, __u32 mbo_layout_gen)]
+    pub layout_gen: u32,
+    /// a supplementary group of the caller
+    #[c(144, __u32 mbo_suppgid)]
+    pub suppgid: u32,
+    /// size of the layout or xattr data
+    #[c(148, __u32 mbo_eadatasize)]
+    pub eadatasize: u32,
+    /// size of the ACL
+    #[c(152, __u32 mbo_aclsize)]
+    pub aclsize: u32,
+    /// largest layout the MDT may return
+    #[c(156, __u32 mbo_max_mdsize)]
+    pub max_mdsize: u32,
+    /// high 32 bits of the owner
+    #[c(164, __u32 mbo_uid_h)]
+    pub uid_h: u32,
+    /// high 32 bits of the group
+    #[c(168, __u32 mbo_gid_h)]
+    pub gid_h: u32,
+    /// project id
+    #[c(172, __u32 mbo_projid)]
+    pub projid: u32,
+    /// size of the Data-on-MDT component
+    #[c(176, __u64 mbo_dom_size)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub dom_size: u64,
+    /// blocks of the Data-on-MDT component
+    #[c(184, __u64 mbo_dom_blocks)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub dom_blocks: u64,
+    /// birth time, seconds
+    #[c(192, __u64 mbo_btime)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub btime: u64,
+    /// xattrs known to be absent
+    #[c(200, __u64 mbo_xattr_absent, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub xattr_absent: u64,
 }
 
 impl MdtBody {

@@ -37,11 +37,15 @@ pub use ptlrpc::{
     PTLRPC_MSG_VERSION, PtlrpcBody, PtlrpcMsgType,
 };
 
+/// The declaration attribute (`lustre-dne-intent-derive`), for tests of other crates that
+/// declare a structure of their own (`krate = lustre_dne_intent`).
+#[doc(hidden)]
+pub use lustre_dne_intent_derive::c_struct;
 pub(crate) use out::copy_at;
 pub use table::WireStruct;
 #[cfg(feature = "alloc")]
 pub(crate) use table::put_struct;
-pub(crate) use table::{check_layout, decode_in, write_at};
+pub(crate) use table::{decode_in, write_at};
 
 /// The raw zerocopy layouts, for callers who want to overlay them on their own buffers.
 pub mod raw {

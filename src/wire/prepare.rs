@@ -3,7 +3,7 @@
 //! Lustre's own structures; `intent::body` is where callers find them.
 
 use super::fid::LuFid;
-use super::table::wire_struct;
+use super::table::c_struct;
 use crate::limits::{MLI_BUF_MAX, PREPARE_REP_SIZE, PREPARE_REQ_SIZE};
 use crate::mli_buf::ResultMask;
 
@@ -33,32 +33,41 @@ wire_flags! {
     }
 }
 
-wire_struct! {
-    /// The request body of a prepare intent: who asks, about what, and how much they accept
-    /// back. Unknown `mcpr_flags` bits are kept.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct MdCreatePrepareReq;
-    /// `struct md_create_prepare_req`.
-    raw MdCreatePrepareReqRaw;
-    c md_create_prepare_req[PREPARE_REQ_SIZE]
-        "Request buffer 3 of an IT_DNE_*_PREPARE enqueue";
-    impl WireStruct;
-    members {
-        0 struct LuFid mcpr_fid => fid,
-            "parent (entry mode) or object (object mode); the lock's FID";
-        16 __u32 mcpr_flags => flags: McprFlags, "MCPR_*";
-        20 __u32 mcpr_fsuid => fsuid, "caller's fsuid, already mapped";
-        24 __u32 mcpr_fsgid => fsgid, "caller's fsgid";
-        28 __u32 mcpr_umask => umask, "only bits 0777";
-        32 __u64 mcpr_cap => cap, "effective capabilities, bit n = capability n"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-        40 __u32 mcpr_child_mode => child_mode, "create: mode with S_IFMT before umask; else 0";
-        44 __u32 mcpr_padding0 => _, "zero";
-        48 __u32 mcpr_buf_limit[MLI_BUF_MAX] => buf_limit,
-            "bytes accepted per result, 0 = not requested";
-        72 __u64 mcpr_padding1 => _, "zero";
-    }
+/// The request body of a prepare intent: who asks, about what, and how much they accept back.
+/// Unknown `mcpr_flags` bits are kept.
+#[c_struct(md_create_prepare_req, size = PREPARE_REQ_SIZE,
+    doc = "Request buffer 3 of an IT_DNE_*_PREPARE enqueue",
+    raw_doc = "`struct md_create_prepare_req`.")]
+#[c_member(44, __u32 mcpr_padding0, "zero")]
+#[c_member(72, __u64 mcpr_padding1, "zero")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MdCreatePrepareReq {
+    /// parent (entry mode) or object (object mode); the lock's FID
+    #[c(0, struct LuFid mcpr_fid)]
+    pub fid: LuFid,
+    /// MCPR_*
+    #[c(16, __u32 mcpr_flags)]
+    pub flags: McprFlags,
+    /// caller's fsuid, already mapped
+    #[c(20, __u32 mcpr_fsuid)]
+    pub fsuid: u32,
+    /// caller's fsgid
+    #[c(24, __u32 mcpr_fsgid)]
+    pub fsgid: u32,
+    /// only bits 0777
+    #[c(28, __u32 mcpr_umask, octal)]
+    pub umask: u32,
+    /// effective capabilities, bit n = capability n
+    #[c(32, __u64 mcpr_cap, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub cap: u64,
+    /// create: mode with S_IFMT before umask; else 0
+    #[c(40, __u32 mcpr_child_mode, octal)]
+    pub child_mode: u32,
+    /// bytes accepted per result, 0 = not requested
+    #[c(48, __u32 mcpr_buf_limit[MLI_BUF_MAX])]
+    pub buf_limit: [u32; MLI_BUF_MAX],
 }
 
 impl MdCreatePrepareReq {
@@ -73,28 +82,43 @@ impl MdCreatePrepareReq {
     }
 }
 
-wire_struct! {
-    /// The reply body of a prepare intent: what the parent decided and which results it
-    /// returns. Unknown `mcpp_flags` bits are kept.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct MdCreatePrepareRep;
-    /// `struct md_create_prepare_rep`.
-    raw MdCreatePrepareRepRaw;
-    c md_create_prepare_rep[PREPARE_REP_SIZE]
-        "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue; an empty buffer 2 is the empty result";
-    impl WireStruct;
-    members {
-        0 __s32 mcpp_status => status, "0 or the operation's negative errno";
-        4 __u32 mcpp_flags => flags: McppFlags, "MCPP_*";
-        8 __u32 mcpp_valid => valid: ResultMask, "results known: bit i = MLI_BUF index i";
-        12 __u32 mcpp_truncated => truncated: ResultMask, "results over the requester's limit";
-        16 struct LuFid mcpp_fid => fid, "entry found by the lookup, zero otherwise";
-        32 __u32 mcpp_child_mode => child_mode, "derived child mode, or S_IFMT of the entry found";
-        36 __u32 mcpp_child_gid => child_gid, "derived child gid";
-        40 __u32 mcpp_child_projid => child_projid, "derived child project id";
-        44 __u32 mcpp_child_flags => child_flags, "derived LUSTRE_*_FL of the child";
-        48 __u32 mcpp_buf_size[MLI_BUF_MAX] => buf_size, "size of each result on the parent";
-        72 __u64 mcpp_padding => _, "zero";
-    }
+/// The reply body of a prepare intent: what the parent decided and which results it returns.
+/// Unknown `mcpp_flags` bits are kept.
+#[c_struct(md_create_prepare_rep, size = PREPARE_REP_SIZE,
+    doc = "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue; an empty buffer 2 is the empty result",
+    raw_doc = "`struct md_create_prepare_rep`.")]
+#[c_member(72, __u64 mcpp_padding, "zero")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MdCreatePrepareRep {
+    /// 0 or the operation's negative errno
+    #[c(0, __s32 mcpp_status, errno)]
+    pub status: i32,
+    /// MCPP_*
+    #[c(4, __u32 mcpp_flags)]
+    pub flags: McppFlags,
+    /// results known: bit i = MLI_BUF index i
+    #[c(8, __u32 mcpp_valid)]
+    pub valid: ResultMask,
+    /// results over the requester's limit
+    #[c(12, __u32 mcpp_truncated)]
+    pub truncated: ResultMask,
+    /// entry found by the lookup, zero otherwise
+    #[c(16, struct LuFid mcpp_fid)]
+    pub fid: LuFid,
+    /// derived child mode, or S_IFMT of the entry found
+    #[c(32, __u32 mcpp_child_mode, octal)]
+    pub child_mode: u32,
+    /// derived child gid
+    #[c(36, __u32 mcpp_child_gid)]
+    pub child_gid: u32,
+    /// derived child project id
+    #[c(40, __u32 mcpp_child_projid)]
+    pub child_projid: u32,
+    /// derived LUSTRE_*_FL of the child
+    #[c(44, __u32 mcpp_child_flags, hex)]
+    pub child_flags: u32,
+    /// size of each result on the parent
+    #[c(48, __u32 mcpp_buf_size[MLI_BUF_MAX])]
+    pub buf_size: [u32; MLI_BUF_MAX],
 }

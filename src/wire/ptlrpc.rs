@@ -5,7 +5,7 @@ use super::ldlm::LustreHandle;
 use super::out::Out;
 #[cfg(feature = "alloc")]
 use super::table::put_struct;
-use super::table::{WireStruct, wire_struct};
+use super::table::{WireStruct, c_struct};
 use crate::endian::Endian;
 use crate::error::DecodeError;
 use crate::limits::{
@@ -48,53 +48,92 @@ pub const LUSTRE_DLM_VERSION: u32 = 0x0004_0000;
 /// (`ptlrpc_request_pack`).
 pub const LUSTRE_DLM_MSG_VERSION: u32 = LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION;
 
-wire_struct! {
-    /// `ptlrpc_body`: the RPC header every message starts with. Padding is not kept.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct PtlrpcBody;
-    /// `struct ptlrpc_body_v3` (184 bytes).
-    raw PtlrpcBodyRaw;
-    c ptlrpc_body[PTLRPC_BODY_V3_SIZE]
-        "Buffer 0 of every message (lustre_idl.h, ptlrpc_body_v3; v2 ends before pb_jobid).";
-    impl WireStruct(in_place);
-    members {
-        0 struct LustreHandle pb_handle => handle, "the export's handle (opaque)";
-        8 __u32 pb_type => msg_type: PtlrpcMsgType, "PTL_RPC_MSG_*";
-        12 __u32 pb_version => version, "the service's version | PTLRPC_MSG_VERSION";
-        16 __u32 pb_opc => opc, "the operation (LDLM_ENQUEUE)";
-        20 __s32 pb_status => status, "0 or a negative errno";
-        24 __u64 pb_last_xid => last_xid, "the highest xid whose reply the sender has"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-        32 __u16 pb_tag => tag, "the request's slot (multiple modifying RPCs)";
-        34 __u16 pb_padding0 => _, "padding";
-        36 __u32 pb_projid => projid, "caller's project id";
-        40 __u64 pb_last_committed => last_committed, "the last transaction committed"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        48 __u64 pb_transno => transno, "this request's transaction number"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        56 __u32 pb_flags => flags: MsgFlags, "MSG_*";
-        60 __u32 pb_op_flags => op_flags, "flags of the operation";
-        64 __u32 pb_conn_cnt => conn_cnt, "the connection's count";
-        68 __u32 pb_timeout => timeout, "the request's deadline, seconds";
-        72 __u32 pb_service_time => service_time, "seconds the service took";
-        76 __u32 pb_limit => limit, "the lock count limit (LRU resize)";
-        80 __u64 pb_slv => slv, "the server lock volume"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))];
-        88 __u64 pb_pre_versions[PTLRPC_NUM_VERSIONS] => pre_versions,
-            "the objects' versions before the operation"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_array"))];
-        120 __u64 pb_mbits => mbits, "match bits of the bulk transfer"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-        128 __u64 pb_padding64_0 => _, "padding";
-        136 __u64 pb_padding64_1 => _, "padding";
-        144 __u32 pb_uid => uid, "caller's uid";
-        148 __u32 pb_gid => gid, "caller's gid";
-        PTLRPC_BODY_V2_SIZE __u8 pb_jobid[LUSTRE_JOBID_SIZE] => jobid: Option<[u8; LUSTRE_JOBID_SIZE]>,
-            "the job id, NUL-padded, never byte-swapped; None for a 152-byte ptlrpc_body_v2"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::wire::jobid"))];
-    }
+/// `ptlrpc_body`: the RPC header every message starts with. Padding is not kept.
+#[c_struct(ptlrpc_body, size = PTLRPC_BODY_V3_SIZE,
+    doc = "Buffer 0 of every message (lustre_idl.h, ptlrpc_body_v3; v2 ends before pb_jobid).",
+    raw_doc = "`struct ptlrpc_body_v3` (184 bytes).",
+    convert = in_place)]
+#[c_member(34, __u16 pb_padding0, "padding")]
+#[c_member(128, __u64 pb_padding64_0, "padding")]
+#[c_member(136, __u64 pb_padding64_1, "padding")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct PtlrpcBody {
+    /// the export's handle (opaque)
+    #[c(0, struct LustreHandle pb_handle)]
+    pub handle: LustreHandle,
+    /// PTL_RPC_MSG_*
+    #[c(8, __u32 pb_type, enum)]
+    pub msg_type: PtlrpcMsgType,
+    /// the service's version | PTLRPC_MSG_VERSION
+    #[c(12, __u32 pb_version, hex)]
+    pub version: u32,
+    /// the operation (LDLM_ENQUEUE)
+    #[c(16, __u32 pb_opc)]
+    pub opc: u32,
+    /// 0 or a negative errno
+    #[c(20, __s32 pb_status, errno)]
+    pub status: i32,
+    /// the highest xid whose reply the sender has
+    #[c(24, __u64 pb_last_xid, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub last_xid: u64,
+    /// the request's slot (multiple modifying RPCs)
+    #[c(32, __u16 pb_tag)]
+    pub tag: u16,
+    /// caller's project id
+    #[c(36, __u32 pb_projid)]
+    pub projid: u32,
+    /// the last transaction committed
+    #[c(40, __u64 pb_last_committed)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub last_committed: u64,
+    /// this request's transaction number
+    #[c(48, __u64 pb_transno)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub transno: u64,
+    /// MSG_*
+    #[c(56, __u32 pb_flags)]
+    pub flags: MsgFlags,
+    /// flags of the operation
+    #[c(60, __u32 pb_op_flags, hex)]
+    pub op_flags: u32,
+    /// the connection's count
+    #[c(64, __u32 pb_conn_cnt)]
+    pub conn_cnt: u32,
+    /// the request's deadline, seconds
+    #[c(68, __u32 pb_timeout)]
+    pub timeout: u32,
+    /// seconds the service took
+    #[c(72, __u32 pb_service_time)]
+    pub service_time: u32,
+    /// the lock count limit (LRU resize)
+    #[c(76, __u32 pb_limit)]
+    pub limit: u32,
+    /// the server lock volume
+    #[c(80, __u64 pb_slv)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    pub slv: u64,
+    /// the objects' versions before the operation
+    #[c(88, __u64 pb_pre_versions[PTLRPC_NUM_VERSIONS])]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_array"))]
+    pub pre_versions: [u64; PTLRPC_NUM_VERSIONS],
+    /// match bits of the bulk transfer
+    #[c(120, __u64 pb_mbits, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub mbits: u64,
+    /// caller's uid
+    #[c(144, __u32 pb_uid)]
+    pub uid: u32,
+    /// caller's gid
+    #[c(148, __u32 pb_gid)]
+    pub gid: u32,
+    /// the job id, NUL-padded, never byte-swapped; None for a 152-byte ptlrpc_body_v2
+    #[c(152, __u8 pb_jobid[LUSTRE_JOBID_SIZE], text)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::wire::jobid"))]
+    pub jobid: Option<[u8; LUSTRE_JOBID_SIZE]>,
 }
+const _: () = assert!(ptlrpc_body::pb_jobid.offset == PTLRPC_BODY_V2_SIZE);
 
 impl PtlrpcBody {
     /// A body for an `LDLM_ENQUEUE` message of the given type, every other field zero.

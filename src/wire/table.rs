@@ -1,62 +1,43 @@
-//! One table per fixed-size structure, and everything the crate derives from it.
+//! The runtime side of the structure declarations: [`Layout`], [`Field`], [`FieldAt`],
+//! [`WireStruct`] and the helpers the generated code calls.
 //!
-//! A structure is declared once, with [`wire_struct!`]: one line per C member, in offset order,
-//! padding included. From that table the macro writes the zerocopy raw layout, the compile-time
-//! check of every offset and of the size, the value type with its serde names, the conversions
-//! in both byte orders, the typed accessors of the raw layout, the [`Layout`] descriptor that
-//! the C header, the Wireshark dissector and the fuzz mutator read, and a [`FieldAt`] per member
-//! for the errors. Nothing else in the crate lists a structure's members or their offsets.
+//! A structure is declared once, on its value type, with `#[c_struct]` (the
+//! `lustre-dne-intent-derive` crate): the struct's arguments name the C structure, its size and
+//! its C comment; each field's `#[c(OFFSET, CTYPE NAME[LEN] in GROUP, display)]` says which C
+//! member holds it; `#[c_member(...)]` on the struct adds the members the value does not hold
+//! (padding, reserved, set by the framing). The field's `///` line is the member's comment.
 //!
 //! ```text
-//! wire_struct! {
-//!     /// The value's docs and derives.
-//!     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-//!     pub struct MdCreatePrepareRep;
-//!     /// The raw layout's docs.
-//!     raw MdCreatePrepareRepRaw;
-//!     c md_create_prepare_rep[PREPARE_REP_SIZE] "the C comment above the struct";
-//!     impl WireStruct;
-//!     members {
-//!         0 __s32 mcpp_status => status, "0 or the operation's negative errno";
-//!         4 __u32 mcpp_flags => flags: McppFlags, "MCPP_*";
-//!         16 struct LuFid mcpp_fid => fid, "entry found by the lookup, zero otherwise";
-//!         48 __u32 mcpp_buf_size[MLI_BUF_MAX] => buf_size, "size of each result on the parent";
-//!         72 __u64 mcpp_padding => _, "zero";
-//!     }
+//! /// The reply body of a prepare intent.
+//! #[c_struct(md_create_prepare_rep, size = PREPARE_REP_SIZE,
+//!     doc = "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue")]
+//! #[c_member(72, __u64 mcpp_padding, "zero")]
+//! #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+//! pub struct MdCreatePrepareRep {
+//!     /// 0 or the operation's negative errno
+//!     #[c(0, __s32 mcpp_status, errno)]
+//!     pub status: i32,
+//!     /// results known: bit i = MLI_BUF index i
+//!     #[c(8, __u32 mcpp_valid)]
+//!     pub valid: ResultMask,
 //! }
 //! ```
 //!
-//! A member is `OFFSET CTYPE NAME[LEN] (in GROUP) => TARGET, "doc" #[attr]*;`:
-//! - `OFFSET` is a literal, or the name of a constant that already says it
-//!   (`PTLRPC_BODY_V2_SIZE` for `pb_jobid`);
-//! - `CTYPE` is `__u8`, `__u16`, `__u32`, `__u64`, `__s32`, `__s64` or `struct T` (a type that
-//!   implements [`WireStruct`]); a `__u8` array is one value (bytes), other arrays are element
-//!   by element;
-//! - `[LEN]` is a constant (its name becomes the C array length) or a literal;
-//! - `(in GROUP)` names a C structure the crate inlines: `lr_type (in l_resource)` is the member
-//!   `lr_type` of the raw layout, and `l_resource.lr_type` in errors;
-//! - `TARGET` is the value's field, `name` or `name: Type` (an integer member converts through
-//!   the value type's `WireBits`, e.g. a `wire_flags!` set), or `_` for a member the value does
-//!   not hold (padding, reserved, or set by the framing): written as zero;
-//! - the attributes go to the member's serde form (`serde(with = …)`).
-//!
-//! A generated value's serde form is a twin struct whose fields are named as the C members, the
-//! value converting to and from it (`serde(from, into)`): serde's `rename` takes only a string
-//! literal, which a macro cannot make from the member's name, and the twin keeps the value's
-//! name for serde's messages, so the JSON is what a derive with renames would read and write.
-//!
-//! The value type is generated (`pub struct X;`), or written by hand (`extern struct X;`: its
-//! fields must be the targets). `impl WireStruct;` adds the conversions (`impl
-//! WireStruct(in_place);` writes a large structure field by field instead of building it on the
-//! stack); without it the value is converted by hand.
-//!
-//! The generated `mod <c name>` holds the structure's [`Layout`] (`LAYOUT`) and one [`FieldAt`]
-//! per member, named as the member: `md_create_prepare_rep::mcpp_flags.at(base)` is where an
-//! error about `mcpp_flags` points, given where the structure starts.
+//! From that the attribute writes the zerocopy raw layout `XRaw<O: ByteOrder>` with a typed
+//! accessor per held member, the compile-time check of every offset and of the size, the
+//! [`WireStruct`] conversions in both byte orders (`convert = in_place` writes a large structure
+//! field by field; `convert = none` leaves them to hand-written code), the serde names (the C
+//! member names), and `mod <c name>` with the [`Layout`] (`LAYOUT`) and one [`FieldAt`] per
+//! member, named as the member: `md_create_prepare_rep::mcpp_flags.at(base)` is where an error
+//! about `mcpp_flags` points, given where the structure starts. An integer member converts
+//! through its value type's `WireBits` (a `wire_flags!` set, an enum, or a plain integer); a
+//! `__u8` array is one value (`ByteField`); `struct T` embeds a structure that implements
+//! [`WireStruct`]. A value declared elsewhere is mirrored with `remote = Type`, as `lu_fid` is.
 
 use super::out::{Out, encode_into_slice};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
+pub(crate) use lustre_dne_intent_derive::c_struct;
 use zerocopy::{
     BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
 };
@@ -97,6 +78,34 @@ pub struct Field {
     pub names: Option<&'static [(&'static str, u64)]>,
     /// One-line description (C comment, Lua field description).
     pub doc: &'static str,
+    /// How a reader of the member wants it shown: the dissector and the text printer choose
+    /// their rendering from it.
+    pub display: Display,
+}
+
+/// How a member is shown to a person (the declaration's display hint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    /// A count, size, id or time: decimal.
+    Decimal,
+    /// An opaque word (handle, cookie, xid, match bits, padding): hexadecimal.
+    Hex,
+    /// A file mode or permission bits: octal.
+    Octal,
+    /// A set of named bits ([`Field::names`]).
+    Flags,
+    /// One of named values ([`Field::names`]).
+    Enum,
+    /// 0 or a negative errno.
+    Errno,
+    /// A `struct lu_fid`, as `[seq:oid:ver]`.
+    Fid,
+    /// Raw bytes.
+    Bytes,
+    /// NUL-padded text (a name, a job id).
+    Text,
+    /// An embedded structure, shown member by member.
+    Struct,
 }
 
 /// The length of an array member.
@@ -510,449 +519,3 @@ macro_rules! member_at {
     };
 }
 pub(crate) use member_at;
-
-/// Compile-time layout assertions for a raw layout written by hand (the xattr payloads):
-/// `check_layout!(Raw, SIZE; field @ OFFSET, ...)` fails the build when a size or offset drifts.
-macro_rules! check_layout {
-    ($raw:ty, $size:expr; $($field:ident @ $off:expr),* $(,)?) => {
-        const _: () = {
-            assert!(core::mem::size_of::<$raw>() == $size);
-            assert!(core::mem::align_of::<$raw>() == 1);
-            $( assert!(core::mem::offset_of!($raw, $field) == $off); )*
-        };
-    };
-}
-pub(crate) use check_layout;
-
-/// Declares a fixed-size structure from one table of its members: see the module docs.
-///
-/// Inside, a member travels as a record `[kind (ctype) (raw type) (native) offset name (group)
-/// (len) doc target]`: the types are spelled out as tokens while the table is read, because a
-/// derive cannot see through a macro in a field's type.
-macro_rules! wire_struct {
-    // ---- Entry: a value type the table declares, or one written by hand. ----
-    (
-        $(#[$vmeta:meta])*
-        $vis:vis struct $Value:ident;
-        $(#[$rmeta:meta])*
-        raw $Raw:ident;
-        c $cname:ident [$size:expr] $cdoc:literal;
-        $(impl $ws:ident $(($how:ident))?;)?
-        members { $($members:tt)* }
-    ) => {
-        $crate::wire::table::wire_struct! {
-            @member
-            { gen ($vis) $Value [$(#[$vmeta])*] [$(#[$rmeta])*] $Raw $cname ($size) $cdoc
-              [$($ws $($how)?)?] }
-            [] []
-            $($members)*
-        }
-    };
-    (
-        extern struct $Value:ident;
-        $(#[$rmeta:meta])*
-        raw $Raw:ident;
-        c $cname:ident [$size:expr] $cdoc:literal;
-        $(impl $ws:ident $(($how:ident))?;)?
-        members { $($members:tt)* }
-    ) => {
-        $crate::wire::table::wire_struct! {
-            @member
-            { ext (pub) $Value [] [$(#[$rmeta])*] $Raw $cname ($size) $cdoc [$($ws $($how)?)?] }
-            [] []
-            $($members)*
-        }
-    };
-
-    // ---- One member: its C type and shape, then its target. ----
-    (@member $hdr:tt $recs:tt $vals:tt
-        $off:tt __u8 $name:ident [$len:tt] $((in $grp:ident))? => $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @target $hdr $recs $vals
-            { bytes (__u8) ([u8; $len]) (u8) $off $name ($($grp)?) ($len) ([u8; $len]) }
-            $($rest)* }
-    };
-    (@member $hdr:tt $recs:tt $vals:tt
-        $off:tt struct $S:ident $name:ident [$len:tt] $((in $grp:ident))? => $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @target $hdr $recs $vals
-            { structs ($S) ([<$S as $crate::wire::table::WireStruct>::Raw<O>; $len]) ()
-              $off $name ($($grp)?) ($len) ([$S; $len]) }
-            $($rest)* }
-    };
-    (@member $hdr:tt $recs:tt $vals:tt
-        $off:tt struct $S:ident $name:ident $((in $grp:ident))? => $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @target $hdr $recs $vals
-            { nested ($S) (<$S as $crate::wire::table::WireStruct>::Raw<O>) ()
-              $off $name ($($grp)?) () ($S) }
-            $($rest)* }
-    };
-    (@member $hdr:tt $recs:tt $vals:tt
-        $off:tt $cty:ident $name:ident [$len:tt] $((in $grp:ident))? => $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @int $cty [ints $off $name ($($grp)?) ($len)]
-            $hdr $recs $vals $($rest)* }
-    };
-    (@member $hdr:tt $recs:tt $vals:tt
-        $off:tt $cty:ident $name:ident $((in $grp:ident))? => $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @int $cty [int $off $name ($($grp)?) ()]
-            $hdr $recs $vals $($rest)* }
-    };
-
-    // An integer member: its zerocopy type (in byte order `O`) and its native type.
-    (@int __u16 $($k:tt)*) => {
-        $crate::wire::table::wire_struct! { @int_is (__u16) (zerocopy::byteorder::U16<O>) (u16) $($k)* }
-    };
-    (@int __u32 $($k:tt)*) => {
-        $crate::wire::table::wire_struct! { @int_is (__u32) (zerocopy::byteorder::U32<O>) (u32) $($k)* }
-    };
-    (@int __u64 $($k:tt)*) => {
-        $crate::wire::table::wire_struct! { @int_is (__u64) (zerocopy::byteorder::U64<O>) (u64) $($k)* }
-    };
-    (@int __s32 $($k:tt)*) => {
-        $crate::wire::table::wire_struct! { @int_is (__s32) (zerocopy::byteorder::I32<O>) (i32) $($k)* }
-    };
-    (@int __s64 $($k:tt)*) => {
-        $crate::wire::table::wire_struct! { @int_is (__s64) (zerocopy::byteorder::I64<O>) (i64) $($k)* }
-    };
-    (@int_is $cty:tt ($($wire:tt)*) ($($native:tt)*) [int $off:tt $name:ident $grp:tt ()]
-        $hdr:tt $recs:tt $vals:tt $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @target $hdr $recs $vals
-            { int $cty ($($wire)*) ($($wire)*) $off $name $grp () ($($native)*) }
-            $($rest)* }
-    };
-    (@int_is $cty:tt ($($wire:tt)*) ($($native:tt)*) [ints $off:tt $name:ident $grp:tt ($len:tt)]
-        $hdr:tt $recs:tt $vals:tt $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @target $hdr $recs $vals
-            { ints $cty ([$($wire)*; $len]) ($($wire)*) $off $name $grp ($len) ([$($native)*; $len]) }
-            $($rest)* }
-    };
-
-    // The member's target: `_` (not in the value), `name: Type`, or `name` (its C type).
-    (@target $hdr:tt [$($recs:tt)*] $vals:tt
-        { $kind:ident $cty:tt $raw:tt $elem:tt $off:tt $name:ident $grp:tt $len:tt $def:tt }
-        _ , $doc:literal $(#[$fa:meta])* ; $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @member $hdr
-            [$($recs)* [$kind $cty $raw $elem $off $name $grp $len $doc (_)]]
-            $vals
-            $($rest)* }
-    };
-    (@target $hdr:tt [$($recs:tt)*] [$($vals:tt)*]
-        { $kind:ident $cty:tt $raw:tt $elem:tt $off:tt $name:ident $grp:tt $len:tt $def:tt }
-        $rust:ident : $vty:ty , $doc:literal $(#[$fa:meta])* ; $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @member $hdr
-            [$($recs)* [$kind $cty $raw $elem $off $name $grp $len $doc ($rust ($vty))]]
-            [$($vals)* [$rust ($vty) $name $grp $doc [$(#[$fa])*]]]
-            $($rest)* }
-    };
-    (@target $hdr:tt [$($recs:tt)*] [$($vals:tt)*]
-        { $kind:ident $cty:tt $raw:tt $elem:tt $off:tt $name:ident $grp:tt $len:tt ($($def:tt)*) }
-        $rust:ident , $doc:literal $(#[$fa:meta])* ; $($rest:tt)*
-    ) => {
-        $crate::wire::table::wire_struct! { @member $hdr
-            [$($recs)* [$kind $cty $raw $elem $off $name $grp $len $doc ($rust ($($def)*))]]
-            [$($vals)* [$rust ($($def)*) $name $grp $doc [$(#[$fa])*]]]
-            $($rest)* }
-    };
-
-    // ---- Every member read: write it all out. ----
-    (@member
-        { $mode:ident ($($vis:tt)*) $Value:ident [$($vmeta:tt)*] [$(#[$rmeta:meta])*] $Raw:ident
-          $cname:ident ($size:expr) $cdoc:literal $impl:tt }
-        [$([$kind:ident ($($cty:tt)*) ($($raw:tt)*) $elem:tt $off:tt $name:ident
-            ($($grp:ident)?) ($($len:tt)?) $doc:literal $target:tt])*]
-        $vals:tt
-    ) => {
-        $(#[$rmeta])*
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            zerocopy::FromBytes,
-            zerocopy::IntoBytes,
-            zerocopy::KnownLayout,
-            zerocopy::Immutable,
-            zerocopy::Unaligned
-        )]
-        #[repr(C)]
-        pub struct $Raw<O: zerocopy::ByteOrder> {
-            $(
-                #[doc = $crate::wire::table::wire_struct!(@doc ($($grp)?) $name $doc)]
-                pub $name: $($raw)*,
-            )*
-        }
-
-        // The layout as declared: every offset, the size, no alignment (the Rust form of
-        // Lustre's wiretest).
-        const _: () = {
-            type R = $Raw<zerocopy::LittleEndian>;
-            assert!(core::mem::size_of::<R>() == $size);
-            assert!(core::mem::align_of::<R>() == 1);
-            $( assert!(core::mem::offset_of!(R, $name) == $off); )*
-        };
-
-        /// Typed reads of the members, straight from the received bytes (a rule checks a
-        /// structure in place instead of converting it first).
-        impl<O: zerocopy::ByteOrder> $Raw<O> {
-            $( $crate::wire::table::wire_struct!(@accessor $kind $elem ($($len)?) $name $target); )*
-        }
-
-        #[doc = concat!(
-            "`struct ", stringify!($cname), "`: its [`Layout`](crate::wire::layout::Layout) and \
-             where each member lies ([`FieldAt`](crate::wire::layout::FieldAt)), for errors."
-        )]
-        #[allow(non_upper_case_globals, clippy::module_inception)]
-        pub mod $cname {
-            #[allow(unused_imports)]
-            use super::*;
-            /// The byte order the sizes below are measured in (any: they do not depend on it).
-            type O = zerocopy::LittleEndian;
-
-            /// The structure as C declares it.
-            pub const LAYOUT: &$crate::wire::table::Layout = &$crate::wire::table::Layout {
-                name: stringify!($cname),
-                size: $size,
-                doc: $cdoc,
-                fields: &[$(
-                    $crate::wire::table::Field {
-                        name: stringify!($name),
-                        rust: $crate::wire::table::wire_struct!(@rust $target),
-                        offset: $off,
-                        size: core::mem::size_of::<$($raw)*>(),
-                        ty: $crate::wire::table::wire_struct!(@ty $kind ($($cty)*)),
-                        array: $crate::wire::table::wire_struct!(@array $($len)?),
-                        names: $crate::wire::table::wire_struct!(@names $kind $target),
-                        doc: $doc,
-                    },
-                )*],
-            };
-
-            $(
-                #[doc = $crate::wire::table::wire_struct!(@doc ($($grp)?) $name $doc)]
-                pub const $name: $crate::wire::table::FieldAt = $crate::wire::table::FieldAt {
-                    structure: stringify!($cname),
-                    name: $crate::wire::table::wire_struct!(@path ($($grp)?) $name),
-                    offset: $off,
-                    elem_size: $crate::wire::table::wire_struct!(@ty $kind ($($cty)*)).size(),
-                    elements: $crate::wire::table::wire_struct!(
-                        @elements $kind ($crate::wire::table::wire_struct!(@path ($($grp)?) $name))
-                        $($len)?
-                    ),
-                };
-            )*
-
-            $crate::wire::table::wire_struct! { @value $mode ($($vis)*) $Value [$($vmeta)*] $vals }
-        }
-
-        $crate::wire::table::wire_struct! { @reexport $mode ($($vis)*) $cname $Value }
-
-        impl $Value {
-            /// The structure as C declares it: name, size and every member.
-            pub const LAYOUT: &'static $crate::wire::table::Layout = $cname::LAYOUT;
-        }
-
-        $crate::wire::table::wire_struct! {
-            @impl $impl $Value $Raw $cname
-            [$([$kind $elem $name ($($len)?) $target])*]
-            $vals
-        }
-    };
-
-    // ---- The value type and its serde form. ----
-    (@value ext $vis:tt $Value:ident $vmeta:tt $vals:tt) => {};
-    (@value gen ($($vis:tt)*) $Value:ident [$($vmeta:tt)*]
-        [$([$rust:ident ($vty:ty) $name:ident ($($grp:ident)?) $doc:literal [$($fa:tt)*]])*]
-    ) => {
-        /// The value type (re-exported where the table is declared) and its serde form.
-        pub(super) mod value {
-            #[allow(unused_imports)]
-            use super::super::*;
-
-            $($vmeta)*
-            #[cfg_attr(
-                feature = "serde",
-                derive(serde::Serialize, serde::Deserialize),
-                serde(from = "Json", into = "Json")
-            )]
-            $($vis)* struct $Value {
-                $(
-                    #[doc = $crate::wire::table::wire_struct!(@doc ($($grp)?) $name $doc)]
-                    pub $rust: $vty,
-                )*
-            }
-
-            // The serde form is a copy of the value whose fields are named as the C members,
-            // so that the JSON names come from the table; it carries the value's name for the
-            // messages serde writes.
-            #[cfg(feature = "serde")]
-            type Json = json::$Value;
-
-            #[cfg(feature = "serde")]
-            mod json {
-                #[allow(unused_imports)]
-                use super::*;
-
-                #[derive(serde::Serialize, serde::Deserialize)]
-                #[serde(deny_unknown_fields)]
-                pub(super) struct $Value {
-                    $( $($fa)* pub(super) $name: $vty, )*
-                }
-            }
-
-            #[cfg(feature = "serde")]
-            impl From<Json> for $Value {
-                #[inline]
-                fn from(j: Json) -> Self {
-                    $Value { $( $rust: j.$name, )* }
-                }
-            }
-
-            #[cfg(feature = "serde")]
-            impl From<$Value> for Json {
-                #[inline]
-                fn from(v: $Value) -> Self {
-                    json::$Value { $( $name: v.$rust, )* }
-                }
-            }
-        }
-    };
-    (@reexport ext $vis:tt $cname:ident $Value:ident) => {};
-    (@reexport gen ($($vis:tt)*) $cname:ident $Value:ident) => {
-        $($vis)* use self::$cname::value::$Value;
-    };
-
-    // ---- The conversions, when the structure is a `WireStruct`. ----
-    (@impl [] $($x:tt)*) => {};
-    (@impl [WireStruct $($how:ident)?] $Value:ident $Raw:ident $cname:ident $recs:tt
-        [$([$rust:ident $vty:tt $vname:ident $grp:tt $doc:literal $fa:tt])*]
-    ) => {
-        impl $crate::wire::table::WireStruct for $Value {
-            const LAYOUT: &'static $crate::wire::table::Layout = $cname::LAYOUT;
-            type Raw<O: zerocopy::ByteOrder> = $Raw<O>;
-
-            #[inline]
-            fn from_raw<O: zerocopy::ByteOrder>(r: &$Raw<O>) -> Self {
-                $Value { $( $rust: r.$rust(), )* }
-            }
-
-            $crate::wire::table::wire_struct! { @to_raw ($($how)?) $Raw $recs }
-        }
-    };
-    (@to_raw () $Raw:ident [$([$kind:ident $elem:tt $name:ident $len:tt $target:tt])*]) => {
-        #[inline]
-        fn to_raw<O: zerocopy::ByteOrder>(&self) -> $Raw<O> {
-            $Raw { $( $name: $crate::wire::table::wire_struct!(@put $kind $elem $len self $target), )* }
-        }
-    };
-    (@to_raw (in_place) $Raw:ident [$([$kind:ident $elem:tt $name:ident $len:tt $target:tt])*]) => {
-        fn to_raw<O: zerocopy::ByteOrder>(&self) -> $Raw<O> {
-            // One list of the stores, in `write_raw`; it overwrites every byte of the zeroed copy.
-            let mut raw: $Raw<O> = zerocopy::FromZeros::new_zeroed();
-            self.write_raw::<O>(&mut raw);
-            raw
-        }
-
-        // Field by field, so that `write_at` builds the structure in place: built on the stack
-        // and copied, a large one costs a call of memcpy.
-        #[inline]
-        fn write_raw<O: zerocopy::ByteOrder>(&self, dst: &mut $Raw<O>) {
-            $( $crate::wire::table::wire_struct!(@write $kind $elem $len self dst $name $target); )*
-        }
-    };
-
-    // ---- Helpers: one member's names, type and conversions. ----
-    (@doc () $name:ident $doc:literal) => { concat!("`", stringify!($name), "`: ", $doc) };
-    (@doc ($grp:ident) $name:ident $doc:literal) => {
-        concat!("`", stringify!($grp), ".", stringify!($name), "`: ", $doc)
-    };
-    (@path () $name:ident) => { stringify!($name) };
-    (@path ($grp:ident) $name:ident) => { concat!(stringify!($grp), ".", stringify!($name)) };
-    (@rust (_)) => { None };
-    (@rust ($rust:ident $vty:tt)) => { Some(stringify!($rust)) };
-    (@array) => { None };
-    (@array $len:ident) => {
-        Some($crate::wire::table::ArrayLen { c_name: stringify!($len), len: $len })
-    };
-    (@array $len:literal) => { Some($crate::wire::table::ArrayLen { c_name: "", len: $len }) };
-    (@names int ($rust:ident ($vty:ty))) => { <$vty as $crate::flags::WireBits>::NAMES };
-    (@names $kind:ident $target:tt) => { None };
-    (@elements ints ($path:expr) $len:tt) => { $crate::wire::table::element_names!($path, $len) };
-    (@elements $kind:ident ($path:expr) $($len:tt)?) => { &[] };
-    (@ty $kind:ident (__u8)) => { $crate::wire::table::FieldType::U8 };
-    (@ty $kind:ident (__u16)) => { $crate::wire::table::FieldType::U16 };
-    (@ty $kind:ident (__u32)) => { $crate::wire::table::FieldType::U32 };
-    (@ty $kind:ident (__u64)) => { $crate::wire::table::FieldType::U64 };
-    (@ty $kind:ident (__s32)) => { $crate::wire::table::FieldType::S32 };
-    (@ty $kind:ident (__s64)) => { $crate::wire::table::FieldType::S64 };
-    (@ty $kind:ident ($S:ident)) => {
-        $crate::wire::table::FieldType::Struct(<$S as $crate::wire::table::WireStruct>::LAYOUT)
-    };
-
-    // The accessor of a member's value, on the raw layout (`$elem` is the zerocopy type of an
-    // integer or of an array's element).
-    (@accessor $kind:ident $elem:tt $len:tt $name:ident (_)) => {};
-    (@accessor structs $elem:tt $len:tt $name:ident $target:tt) => {};
-    (@accessor int $elem:tt () $name:ident ($rust:ident ($vty:ty))) => {
-        #[doc = concat!("`", stringify!($name), "` as its value.")]
-        #[inline(always)]
-        pub fn $rust(&self) -> $vty {
-            <$vty as $crate::flags::WireBits>::from_u64(self.$name.get() as u64)
-        }
-    };
-    (@accessor ints $elem:tt $len:tt $name:ident ($rust:ident ($vty:ty))) => {
-        #[doc = concat!("`", stringify!($name), "` as its value.")]
-        #[inline(always)]
-        pub fn $rust(&self) -> $vty {
-            self.$name.map(|x| $crate::flags::WireBits::from_u64(x.get() as u64))
-        }
-    };
-    (@accessor bytes $elem:tt ($len:tt) $name:ident ($rust:ident ($vty:ty))) => {
-        #[doc = concat!("`", stringify!($name), "` as its value.")]
-        #[inline(always)]
-        pub fn $rust(&self) -> $vty {
-            <$vty as $crate::wire::table::ByteField<{ $len }>>::from_bytes(self.$name)
-        }
-    };
-    (@accessor nested $elem:tt $len:tt $name:ident ($rust:ident ($vty:ty))) => {
-        #[doc = concat!("`", stringify!($name), "` as its value.")]
-        #[inline(always)]
-        pub fn $rust(&self) -> $vty {
-            <$vty as $crate::wire::table::WireStruct>::from_raw::<O>(&self.$name)
-        }
-    };
-
-    // The raw form of a member's value (`$s` is the value), in byte order `O`.
-    (@put $kind:ident $elem:tt $len:tt $s:ident (_)) => { zerocopy::FromZeros::new_zeroed() };
-    (@put int ($($elem:tt)*) () $s:ident ($rust:ident ($vty:ty))) => {
-        <$($elem)*>::new($crate::flags::WireBits::to_u64($s.$rust) as _)
-    };
-    (@put ints ($($elem:tt)*) $len:tt $s:ident ($rust:ident ($vty:ty))) => {
-        $s.$rust.map(|x| <$($elem)*>::new($crate::flags::WireBits::to_u64(x) as _))
-    };
-    (@put bytes $elem:tt ($len:tt) $s:ident ($rust:ident ($vty:ty))) => {
-        <$vty as $crate::wire::table::ByteField<{ $len }>>::to_bytes(&$s.$rust)
-    };
-    (@put nested $elem:tt $len:tt $s:ident ($rust:ident ($vty:ty))) => {
-        <$vty as $crate::wire::table::WireStruct>::to_raw::<O>(&$s.$rust)
-    };
-
-    // The store of a member's value over `$d.$name`, in byte order `O`.
-    (@write ints ($($elem:tt)*) $len:tt $s:ident $d:ident $name:ident ($rust:ident ($vty:ty))) => {
-        for (d, &x) in $d.$name.iter_mut().zip(&$s.$rust) {
-            *d = <$($elem)*>::new($crate::flags::WireBits::to_u64(x) as _);
-        }
-    };
-    (@write nested $elem:tt $len:tt $s:ident $d:ident $name:ident ($rust:ident ($vty:ty))) => {
-        <$vty as $crate::wire::table::WireStruct>::write_raw::<O>(&$s.$rust, &mut $d.$name)
-    };
-    (@write $kind:ident $elem:tt $len:tt $s:ident $d:ident $name:ident $target:tt) => {
-        $d.$name = $crate::wire::table::wire_struct!(@put $kind $elem $len $s $target)
-    };
-}
-pub(crate) use wire_struct;

@@ -4,15 +4,14 @@
 //! `lum_max_inherit_rr` (MODEL.md §2).
 
 use super::lmv::LmvHashType;
-use super::{Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
+use super::{PoolName, bad_magic, check_xattr_size, err_at, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
-use crate::wire::raw::LuFidRaw;
+use crate::wire::table::c_struct;
 use crate::wire::{LuFid, WireStruct};
-use zerocopy::byteorder::{I32, U16};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::{FromBytes, IntoBytes, LittleEndian};
 
-const DMV_S: &str = "lmv_user_md_v1";
+const DMV_S: &str = lmv_user_md_v1::LAYOUT.name;
 
 /// `LMV_USER_MAGIC`: a default LMV.
 pub const LMV_USER_MAGIC: u32 = 0x0CD3_0CD0;
@@ -63,75 +62,70 @@ pub const fn inherits_default_lmv(max_inherit: u8) -> bool {
     !matches!(max_inherit, LMV_INHERIT_END | LMV_INHERIT_NONE)
 }
 
-/// `struct lmv_user_md_v1` (48 bytes, packed; `lum_objects` follow for SPECIFIC).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LmvUserMdV1Raw {
-    /// `lum_magic`.
-    pub lum_magic: Le32,
-    /// `lum_stripe_count` (signed: −1..−5 ask for overstriping).
-    pub lum_stripe_count: I32<LittleEndian>,
-    /// `lum_stripe_offset` (0xffffffff: any MDT).
-    pub lum_stripe_offset: Le32,
-    /// `lum_hash_type`.
-    pub lum_hash_type: Le32,
-    /// `lum_type` (LMV_TYPE_DEFAULT 0, RAW 1).
-    pub lum_type: Le32,
-    /// `lum_max_inherit`.
-    pub lum_max_inherit: u8,
-    /// `lum_max_inherit_rr`.
-    pub lum_max_inherit_rr: u8,
-    /// `lum_padding1`.
-    pub lum_padding1: U16<LittleEndian>,
-    /// `lum_padding2`.
-    pub lum_padding2: Le32,
-    /// `lum_padding3`.
-    pub lum_padding3: Le32,
-    /// `lum_pool_name`.
-    pub lum_pool_name: PoolName,
+/// The header of a default directory layout, `struct lmv_user_md_v1`; with
+/// LMV_USER_MAGIC_SPECIFIC, one `lmv_user_mds_data` per stripe follows.
+#[c_struct(lmv_user_md_v1, size = 48,
+    doc = "A default directory layout (lustre_user.h), little-endian: lum_objects follow for SPECIFIC.",
+    raw = LmvUserMdV1Wire)]
+#[c_member(22, __u16 lum_padding1, "padding, kept as found")]
+#[c_member(24, __u32 lum_padding2, "padding, kept as found")]
+#[c_member(28, __u32 lum_padding3, "padding, kept as found")]
+#[c_member(48, struct LmvUserMdsData lum_objects[0], nested, "one MDT per stripe (SPECIFIC)")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LmvUserMdV1 {
+    /// LMV_USER_MAGIC or LMV_USER_MAGIC_SPECIFIC
+    #[c(0, __u32 lum_magic, hex)]
+    pub magic: u32,
+    /// stripes; −1..−5 ask for overstriping
+    #[c(4, __s32 lum_stripe_count)]
+    pub stripe_count: i32,
+    /// the first stripe's MDT (0xffffffff: any)
+    #[c(8, __u32 lum_stripe_offset)]
+    pub stripe_offset: u32,
+    /// LMV_HASH_TYPE_* and LMV_HASH_FLAG_*
+    #[c(12, __u32 lum_hash_type)]
+    pub hash_type: LmvHashType,
+    /// LMV_TYPE_DEFAULT (0) or RAW (1)
+    #[c(16, __u32 lum_type)]
+    pub lum_type: u32,
+    /// levels of subdirectories the layout is inherited by
+    #[c(20, __u8 lum_max_inherit)]
+    pub max_inherit: u8,
+    /// levels inherited round-robin
+    #[c(21, __u8 lum_max_inherit_rr)]
+    pub max_inherit_rr: u8,
+    /// the MDT pool, NUL-terminated
+    #[c(32, __u8 lum_pool_name[16], text)]
+    pub pool_name: PoolName,
 }
-crate::wire::check_layout!(LmvUserMdV1Raw, 48;
-    lum_magic @ 0, lum_stripe_count @ 4, lum_stripe_offset @ 8, lum_hash_type @ 12,
-    lum_type @ 16, lum_max_inherit @ 20, lum_max_inherit_rr @ 21, lum_padding1 @ 22,
-    lum_padding2 @ 24, lum_padding3 @ 28, lum_pool_name @ 32);
 
-/// `struct lmv_user_mds_data` (24 bytes).
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct LmvUserMdsDataRaw {
-    /// `lum_fid`.
-    pub lum_fid: LuFidRaw<LittleEndian>,
-    /// `lum_padding`.
-    pub lum_padding: Le32,
-    /// `lum_mds`.
-    pub lum_mds: Le32,
-}
-crate::wire::check_layout!(LmvUserMdsDataRaw, 24; lum_fid @ 0, lum_padding @ 16, lum_mds @ 20);
+/// [`LmvUserMdV1Wire`] as stored (little-endian).
+pub type LmvUserMdV1Raw = LmvUserMdV1Wire<LittleEndian>;
 
 /// One MDT of a SPECIFIC default LMV.
+#[c_struct(lmv_user_mds_data, size = 24,
+    doc = "One MDT of a SPECIFIC default directory layout (lustre_user.h), little-endian.",
+    raw = LmvUserMdsDataWire)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct LmvUserMdsData {
-    /// `lum_fid`.
-    #[cfg_attr(feature = "serde", serde(rename = "lum_fid"))]
+    /// the stripe's FID
+    #[c(0, struct LuFid lum_fid)]
     pub fid: LuFid,
-    /// `lum_mds`: the MDT index.
-    #[cfg_attr(feature = "serde", serde(rename = "lum_mds"))]
+    /// the MDT index
+    #[c(20, __u32 lum_mds)]
     pub mds: u32,
-    /// `lum_padding`, kept as found (zero when written by Lustre); in JSON only when not zero.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lum_padding", default, skip_serializing_if = "is_zero_u32")
-    )]
+    /// kept as found (zero when written by Lustre); in JSON only when not zero
+    #[c(16, __u32 lum_padding)]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero_u32"))]
     pub padding: u32,
 }
+
+/// [`LmvUserMdsDataWire`] as stored (little-endian).
+pub type LmvUserMdsDataRaw = LmvUserMdsDataWire<LittleEndian>;
+
+const HEADER: usize = lmv_user_md_v1::LAYOUT.size;
+const OBJECT_SIZE: usize = lmv_user_mds_data::LAYOUT.size;
 
 /// A validated `trusted.dmv`, borrowing the input.
 #[derive(Debug, Clone, Copy)]
@@ -148,13 +142,13 @@ impl<'a> DefaultLmvView<'a> {
         if magic != LMV_USER_MAGIC && magic != LMV_USER_MAGIC_SPECIFIC {
             return Err(bad_magic(
                 DMV_S,
-                "lum_magic",
+                lmv_user_md_v1::lum_magic.name,
                 magic,
                 &[LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC],
             ));
         }
         let Ok((raw, rest)) = LmvUserMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(DMV_S, 48, bytes.len()));
+            return Err(truncated(DMV_S, HEADER, bytes.len()));
         };
         let count = raw.lum_stripe_count.get();
         let specific = magic == LMV_USER_MAGIC_SPECIFIC;
@@ -164,18 +158,18 @@ impl<'a> DefaultLmvView<'a> {
             -LMV_MAX_STRIPES_PER_MDT
         };
         if count < min {
-            return Err(err(
+            return Err(err_at(
                 DMV_S,
-                "lum_stripe_count",
-                4,
+                lmv_user_md_v1::lum_stripe_count,
+                0,
                 ErrorKind::LmvBadStripeCount { got: count, min },
             ));
         }
         if count > LMV_MAX_STRIPE_COUNT as i32 {
-            return Err(err(
+            return Err(err_at(
                 DMV_S,
-                "lum_stripe_count",
-                4,
+                lmv_user_md_v1::lum_stripe_count,
+                0,
                 ErrorKind::OverLimit {
                     value: count as u64,
                     max: LMV_MAX_STRIPE_COUNT as u64,
@@ -183,23 +177,24 @@ impl<'a> DefaultLmvView<'a> {
             ));
         }
         let n = if specific { count as usize } else { 0 };
-        let expected = 48 + 24 * n;
+        let expected = HEADER + OBJECT_SIZE * n;
         if bytes.len() != expected {
-            return Err(err(
+            return Err(err_at(
                 DMV_S,
                 if specific {
-                    "lum_stripe_count"
+                    lmv_user_md_v1::lum_stripe_count
                 } else {
-                    "lum_magic"
+                    lmv_user_md_v1::lum_magic
                 },
-                if specific { 4 } else { 0 },
+                0,
                 ErrorKind::PayloadSizeMismatch {
                     len: bytes.len(),
                     expected,
                 },
             ));
         }
-        raw.lum_pool_name.check(DMV_S, "lum_pool_name", 32)?;
+        let pool = lmv_user_md_v1::lum_pool_name;
+        raw.pool_name().check(DMV_S, pool.name, pool.offset)?;
         let Ok(objects) = <[LmvUserMdsDataRaw]>::ref_from_bytes(rest) else {
             return Err(truncated(DMV_S, expected, bytes.len()));
         };
@@ -236,20 +231,18 @@ impl<'a> DefaultLmvView<'a> {
     }
     /// `lum_pool_name`.
     pub fn pool_name(&self) -> &'a PoolName {
-        &self.raw.lum_pool_name
+        let raw: &'a LmvUserMdV1Raw = self.raw;
+        zerocopy::transmute_ref!(&raw.lum_pool_name)
     }
     /// The MDT list of a SPECIFIC default LMV (empty otherwise).
     pub fn objects(&self) -> impl ExactSizeIterator<Item = LmvUserMdsData> + Clone + 'a {
-        self.objects.iter().map(|o| LmvUserMdsData {
-            fid: LuFid::from_raw(&o.lum_fid),
-            mds: o.lum_mds.get(),
-            padding: o.lum_padding.get(),
-        })
+        self.objects.iter().map(LmvUserMdsData::from_raw)
     }
     /// Bytes 22–31 (`lum_padding1..3`), kept as found.
     pub fn padding(&self) -> [u8; 10] {
         let mut p = [0u8; 10];
-        p.copy_from_slice(&self.raw.as_bytes()[22..32]);
+        let pad = lmv_user_md_v1::lum_padding1.offset..lmv_user_md_v1::lum_pool_name.offset;
+        p.copy_from_slice(&self.raw.as_bytes()[pad]);
         p
     }
     /// True when a new subdirectory stores a copy ([`inherits_default_lmv`]).
@@ -258,7 +251,7 @@ impl<'a> DefaultLmvView<'a> {
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
-        48 + 24 * self.objects.len()
+        HEADER + OBJECT_SIZE * self.objects.len()
     }
     /// The raw header.
     pub fn raw(&self) -> &'a LmvUserMdV1Raw {

@@ -8,17 +8,17 @@
 //! `lod_prep_lmv_md`: "Only store the LMV EA header on the disk"), `lmv_stripe_count` still the
 //! directory's stripe count. [`LmvMdView::form`] says which.
 
-use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size, err, truncated};
+use super::{ForeignView, PoolName, bad_magic, check_xattr_size, err_at, truncated};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
 use crate::wire::LuFid;
 use crate::wire::WireStruct;
 use crate::wire::raw::LuFidRaw;
+use crate::wire::table::c_struct;
 use core::fmt;
-use zerocopy::byteorder::U64;
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::{FromBytes, IntoBytes, LittleEndian};
 
-const LMV_S: &str = "lmv_mds_md_v1";
+const LMV_S: &str = lmv_mds_md_v1::LAYOUT.name;
 const LMV_FOREIGN_S: &str = "lmv_foreign_md";
 
 /// `LMV_MAGIC_V1`: a striped directory's master object.
@@ -155,37 +155,65 @@ impl fmt::Debug for LmvHashType {
     }
 }
 
-/// `struct lmv_mds_md_v1` (56 bytes; stripe FIDs follow).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LmvMdsMdV1Raw {
-    /// `lmv_magic`.
-    pub lmv_magic: Le32,
-    /// `lmv_stripe_count`.
-    pub lmv_stripe_count: Le32,
-    /// `lmv_master_mdt_index` (on a stripe: that stripe's index).
-    pub lmv_master_mdt_index: Le32,
-    /// `lmv_hash_type`.
-    pub lmv_hash_type: Le32,
-    /// `lmv_layout_version`.
-    pub lmv_layout_version: Le32,
-    /// `lmv_migrate_offset`.
-    pub lmv_migrate_offset: Le32,
-    /// `lmv_migrate_hash`.
-    pub lmv_migrate_hash: Le32,
-    /// `lmv_padding2`.
-    pub lmv_padding2: Le32,
-    /// `lmv_padding3`.
-    pub lmv_padding3: U64<LittleEndian>,
-    /// `lmv_pool_name`.
-    pub lmv_pool_name: PoolName,
+/// The header of a striped directory's layout, `struct lmv_mds_md_v1`; the stripe FIDs follow.
+#[c_struct(lmv_mds_md_v1, size = 56,
+    doc = "A striped directory's layout (lustre_idl.h), little-endian: the stripe FIDs follow.",
+    raw = LmvMdsMdV1Wire)]
+#[c_member(28, __u32 lmv_padding2, "padding, kept as found")]
+#[c_member(32, __u64 lmv_padding3, "padding, kept as found")]
+#[c_member(56, struct LuFid lmv_stripe_fids[0], fid, "one FID per stripe (not stored on disk)")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LmvMdsMdV1 {
+    /// LMV_MAGIC_V1 or LMV_MAGIC_STRIPE
+    #[c(0, __u32 lmv_magic, hex)]
+    pub magic: u32,
+    /// the directory's stripe count
+    #[c(4, __u32 lmv_stripe_count)]
+    pub stripe_count: u32,
+    /// the master's MDT (on a stripe: that stripe's index)
+    #[c(8, __u32 lmv_master_mdt_index)]
+    pub master_mdt_index: u32,
+    /// LMV_HASH_TYPE_* and LMV_HASH_FLAG_*
+    #[c(12, __u32 lmv_hash_type)]
+    pub hash_type: LmvHashType,
+    /// the layout's version
+    #[c(16, __u32 lmv_layout_version)]
+    pub layout_version: u32,
+    /// stripes already migrated
+    #[c(20, __u32 lmv_migrate_offset)]
+    pub migrate_offset: u32,
+    /// the hash type being migrated from
+    #[c(24, __u32 lmv_migrate_hash)]
+    pub migrate_hash: LmvHashType,
+    /// the MDT pool, NUL-terminated
+    #[c(40, __u8 lmv_pool_name[16], text)]
+    pub pool_name: PoolName,
 }
-crate::wire::check_layout!(LmvMdsMdV1Raw, 56;
-    lmv_magic @ 0, lmv_stripe_count @ 4, lmv_master_mdt_index @ 8, lmv_hash_type @ 12,
-    lmv_layout_version @ 16, lmv_migrate_offset @ 20, lmv_migrate_hash @ 24, lmv_padding2 @ 28,
-    lmv_padding3 @ 32, lmv_pool_name @ 40);
+
+/// [`LmvMdsMdV1Wire`] as stored (little-endian).
+pub type LmvMdsMdV1Raw = LmvMdsMdV1Wire<LittleEndian>;
+
+/// Where the stripe FIDs start, and the size of one.
+const FIDS: crate::wire::layout::FieldAt = lmv_mds_md_v1::lmv_stripe_fids;
+const FID_SIZE: usize = lmv_mds_md_v1::lmv_stripe_fids.elem_size;
+
+/// `lmv_hash_type` converts to and from its word (the declaration's accessor).
+impl crate::flags::WireBits for LmvHashType {
+    const TYPE: &'static str = "LmvHashType";
+    const BITS: u32 = u32::BITS;
+    #[inline(always)]
+    fn named(_: usize) -> Option<(&'static str, u64)> {
+        None
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self.0 as u64
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        LmvHashType(v as u32)
+    }
+}
 
 /// A validated `lmv_mds_md_v1`, borrowing the input.
 #[derive(Debug, Clone, Copy)]
@@ -197,14 +225,14 @@ pub struct LmvMdView<'a> {
 impl<'a> LmvMdView<'a> {
     fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let Ok((raw, rest)) = LmvMdsMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(LMV_S, 56, bytes.len()));
+            return Err(truncated(LMV_S, FIDS.offset, bytes.len()));
         };
         let count = raw.lmv_stripe_count.get() as usize;
         if count > LMV_MAX_STRIPE_COUNT {
-            return Err(err(
+            return Err(err_at(
                 LMV_S,
-                "lmv_stripe_count",
-                4,
+                lmv_mds_md_v1::lmv_stripe_count,
+                0,
                 ErrorKind::OverLimit {
                     value: count as u64,
                     max: LMV_MAX_STRIPE_COUNT as u64,
@@ -214,36 +242,42 @@ impl<'a> LmvMdView<'a> {
         // lmv_is_sane2 (lustre/include/lustre_lmv.h): the MDT refuses an LMV with no stripe or
         // an unknown hash function wherever it loads one.
         if count == 0 {
-            return Err(err(LMV_S, "lmv_stripe_count", 4, ErrorKind::LmvNoStripes));
+            return Err(err_at(
+                LMV_S,
+                lmv_mds_md_v1::lmv_stripe_count,
+                0,
+                ErrorKind::LmvNoStripes,
+            ));
         }
         let hash = LmvHashType(raw.lmv_hash_type.get());
         if !hash.is_sane() {
-            return Err(err(
+            return Err(err_at(
                 LMV_S,
-                "lmv_hash_type",
-                12,
+                lmv_mds_md_v1::lmv_hash_type,
+                0,
                 ErrorKind::LmvBadHashType { got: hash.0 },
             ));
         }
-        raw.lmv_pool_name.check(LMV_S, "lmv_pool_name", 40)?;
-        let expected = 56 + 16 * count;
+        let pool = lmv_mds_md_v1::lmv_pool_name;
+        raw.pool_name().check(LMV_S, pool.name, pool.offset)?;
+        let expected = FIDS.offset + FID_SIZE * count;
         let fids = if bytes.len() == expected {
             count
         } else if rest.is_empty() {
             // The on-disk form: header only, whatever the count.
             0
         } else {
-            return Err(err(
+            return Err(err_at(
                 LMV_S,
-                "lmv_stripe_count",
-                4,
+                lmv_mds_md_v1::lmv_stripe_count,
+                0,
                 ErrorKind::PayloadSizeMismatch {
                     len: bytes.len(),
                     expected,
                 },
             ));
         };
-        let Ok(fids) = <[LuFidRaw<LittleEndian>]>::ref_from_bytes(&rest[..16 * fids]) else {
+        let Ok(fids) = <[LuFidRaw<LittleEndian>]>::ref_from_bytes(&rest[..FID_SIZE * fids]) else {
             return Err(truncated(LMV_S, expected, bytes.len()));
         };
         Ok(LmvMdView { raw, fids })
@@ -283,7 +317,8 @@ impl<'a> LmvMdView<'a> {
     }
     /// `lmv_pool_name`.
     pub fn pool_name(&self) -> &'a PoolName {
-        &self.raw.lmv_pool_name
+        let raw: &'a LmvMdsMdV1Raw = self.raw;
+        zerocopy::transmute_ref!(&raw.lmv_pool_name)
     }
     /// Which form the payload has: the stored header alone, or the header with its FID table.
     pub fn form(&self) -> LmvForm {
@@ -295,12 +330,13 @@ impl<'a> LmvMdView<'a> {
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
-        56 + 16 * self.fids.len()
+        FIDS.offset + FID_SIZE * self.fids.len()
     }
     /// Bytes 28–39 (`lmv_padding2`, `lmv_padding3`), kept as found.
     pub fn padding(&self) -> [u8; 12] {
         let mut p = [0u8; 12];
-        p.copy_from_slice(&self.raw.as_bytes()[28..40]);
+        let pad = lmv_mds_md_v1::lmv_padding2.offset..lmv_mds_md_v1::lmv_pool_name.offset;
+        p.copy_from_slice(&self.raw.as_bytes()[pad]);
         p
     }
     /// The raw header.
@@ -379,10 +415,10 @@ impl<'a> LmvView<'a> {
                 let v = ForeignView::parse(LMV_FOREIGN_S, bytes)?;
                 // lod_xattr_get: "empty foreign LMV is not allowed" (-EINVAL).
                 if v.value().is_empty() {
-                    return Err(err(
+                    return Err(err_at(
                         LMV_FOREIGN_S,
-                        "lfm_length",
-                        4,
+                        super::lov_foreign_md::lfm_length,
+                        0,
                         ErrorKind::LmvForeignEmpty,
                     ));
                 }
@@ -390,7 +426,7 @@ impl<'a> LmvView<'a> {
             }
             m => Err(bad_magic(
                 LMV_S,
-                "lmv_magic",
+                lmv_mds_md_v1::lmv_magic.name,
                 m,
                 &[LMV_MAGIC_V1, LMV_MAGIC_STRIPE, LMV_MAGIC_FOREIGN],
             )),
@@ -539,7 +575,11 @@ impl super::XattrEncode for Lmv {
 
     fn wire_len(&self) -> usize {
         match self {
-            Lmv::Md(m) => m.stripe_fids.len().saturating_mul(16).saturating_add(56),
+            Lmv::Md(m) => m
+                .stripe_fids
+                .len()
+                .saturating_mul(FID_SIZE)
+                .saturating_add(FIDS.offset),
             Lmv::Foreign(f) => f.wire_len(),
         }
     }

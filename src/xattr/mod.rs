@@ -58,6 +58,7 @@ mod lov_text;
 pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
 pub use lov_text::GetStripe;
 mod ostid;
+pub use ostid::{OstIdWire, ost_id};
 pub mod pin;
 mod reply;
 #[cfg(feature = "arbitrary")]
@@ -76,6 +77,9 @@ pub use dmv::{
     DefaultLmvView, LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC, LmvUserMdsData, inherits_default_lmv,
     step_max_inherit, step_max_inherit_rr,
 };
+pub use dmv::{
+    LmvUserMdV1, LmvUserMdV1Wire, LmvUserMdsDataWire, lmv_user_md_v1, lmv_user_mds_data,
+};
 #[cfg(feature = "serde")]
 pub use doc::{XATTR_KINDS, XattrDoc, XattrPayload, xattr_kind};
 pub use lmv::{
@@ -84,6 +88,7 @@ pub use lmv::{
 };
 #[cfg(feature = "alloc")]
 pub use lmv::{Lmv, LmvMd};
+pub use lmv::{LmvMdsMdV1, LmvMdsMdV1Wire, lmv_mds_md_v1};
 pub use lov::{
     FID_SEQ_LOV_DEFAULT, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC,
     LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_OST_IDX_NONE, LayoutOf, LcmFlags, LcmeFlags, LmmMember,
@@ -98,11 +103,9 @@ pub use pin::{PinEntry, PinEntryIter, PinSyntaxError, PinSyntaxKind, PinValue, P
 
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
+use crate::wire::table::c_struct;
 use core::fmt;
-use zerocopy::byteorder::U32;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
-
-pub(crate) type Le32 = U32<LittleEndian>;
 
 /// The error at `structure.field`, offset `offset`.
 pub(crate) const fn err(
@@ -112,6 +115,17 @@ pub(crate) const fn err(
     kind: ErrorKind,
 ) -> DecodeError {
     DecodeError::new(At::new(structure, field, offset), kind)
+}
+
+/// The error at member `at` of a structure that starts `base` bytes into the payload, named
+/// under the payload's `structure` (`posix_acl_xattr`, `lov_comp_md_v1`, …).
+pub(crate) const fn err_at(
+    structure: &'static str,
+    at: crate::wire::layout::FieldAt,
+    base: usize,
+    kind: ErrorKind,
+) -> DecodeError {
+    err(structure, at.name, base + at.offset, kind)
 }
 
 /// Refuses an input over `XATTR_SIZE_MAX` (reported as "larger than the limit", not malformed).
@@ -184,6 +198,18 @@ pub(crate) fn truncated(structure: &'static str, need: usize, have: usize) -> De
 )]
 #[repr(transparent)]
 pub struct PoolName(pub [u8; POOL_NAME_MAX + 1]);
+
+/// A pool name member is read and written whole (a declaration's `__u8 …[16]`).
+impl crate::wire::table::ByteField<{ POOL_NAME_MAX + 1 }> for PoolName {
+    #[inline(always)]
+    fn from_bytes(b: [u8; POOL_NAME_MAX + 1]) -> Self {
+        PoolName(b)
+    }
+    #[inline(always)]
+    fn to_bytes(&self) -> [u8; POOL_NAME_MAX + 1] {
+        self.0
+    }
+}
 
 impl PoolName {
     /// The empty name (no pool).
@@ -285,22 +311,33 @@ wire_enum! {
     }
 }
 
-/// `struct lov_foreign_md` / `struct lmv_foreign_md` header (16 bytes, LE).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct ForeignMdRaw {
-    /// `lfm_magic`.
-    pub lfm_magic: Le32,
-    /// `lfm_length`: bytes of `lfm_value`.
-    pub lfm_length: Le32,
-    /// `lfm_type`.
-    pub lfm_type: Le32,
-    /// `lfm_flags`.
-    pub lfm_flags: Le32,
+/// The header of a foreign layout, `struct lov_foreign_md` (`struct lmv_foreign_md` has the same
+/// members): `lfm_length` opaque bytes follow.
+#[c_struct(lov_foreign_md, size = 16,
+    doc = "A foreign layout (lustre_user.h); lmv_foreign_md is laid out the same.",
+    raw = ForeignMdWire)]
+#[c_member(16, __u8 lfm_value[0], bytes, "the foreign bytes, lfm_length of them")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ForeignMdHeader {
+    /// LOV_MAGIC_FOREIGN or LMV_MAGIC_FOREIGN
+    #[c(0, __u32 lfm_magic, hex)]
+    pub magic: u32,
+    /// bytes of lfm_value
+    #[c(4, __u32 lfm_length)]
+    pub length: u32,
+    /// LU_FOREIGN_TYPE_*
+    #[c(8, __u32 lfm_type, enum)]
+    pub foreign_type: ForeignType,
+    /// flags of the foreign type
+    #[c(12, __u32 lfm_flags, hex)]
+    pub flags: u32,
 }
-crate::wire::check_layout!(ForeignMdRaw, 16; lfm_magic @ 0, lfm_length @ 4, lfm_type @ 8, lfm_flags @ 12);
+
+/// [`ForeignMdWire`] as stored (little-endian).
+pub type ForeignMdRaw = ForeignMdWire<LittleEndian>;
+
+/// Where the foreign bytes start: the header's size.
+const FOREIGN_VALUE: usize = lov_foreign_md::lfm_value.offset;
 
 /// A validated foreign layout (LOV or LMV): header plus `lfm_length` opaque bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,28 +351,28 @@ impl<'a> ForeignView<'a> {
     /// 16 + `lfm_length` bytes.
     pub(crate) fn parse(structure: &'static str, bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let Ok((raw, rest)) = ForeignMdRaw::ref_from_prefix(bytes) else {
-            return Err(truncated(structure, 16, bytes.len()));
+            return Err(truncated(structure, FOREIGN_VALUE, bytes.len()));
         };
         let length = raw.lfm_length.get() as usize;
-        if length > XATTR_SIZE_MAX - 16 {
-            return Err(err(
+        if length > XATTR_SIZE_MAX - FOREIGN_VALUE {
+            return Err(err_at(
                 structure,
-                "lfm_length",
-                4,
+                lov_foreign_md::lfm_length,
+                0,
                 ErrorKind::OverLimit {
                     value: length as u64,
-                    max: (XATTR_SIZE_MAX - 16) as u64,
+                    max: (XATTR_SIZE_MAX - FOREIGN_VALUE) as u64,
                 },
             ));
         }
         if rest.len() != length {
-            return Err(err(
+            return Err(err_at(
                 structure,
-                "lfm_length",
-                4,
+                lov_foreign_md::lfm_length,
+                0,
                 ErrorKind::PayloadSizeMismatch {
                     len: bytes.len(),
-                    expected: 16 + length,
+                    expected: FOREIGN_VALUE + length,
                 },
             ));
         }
@@ -360,7 +397,7 @@ impl<'a> ForeignView<'a> {
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
-        16 + self.value.len()
+        FOREIGN_VALUE + self.value.len()
     }
 
     /// An owned copy.

@@ -1,48 +1,32 @@
 //! `struct ost_id` (`lustre_ostid.h`): an object's id on an OST, a union of `{oi_id, oi_seq}`
 //! and a FID that the bytes alone do not tell apart; [`OstIdForm`] names which member it holds.
 
-use zerocopy::byteorder::U64;
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use crate::wire::table::c_struct;
+use zerocopy::LittleEndian;
 
 /// `FID_SEQ_LOV_DEFAULT`: the `oi_seq` of a layout the MDT made up from the file system's
 /// defaults.
 pub const FID_SEQ_LOV_DEFAULT: u64 = u64::MAX;
 
-/// `struct ost_id` (16 bytes): `oi_id`/`oi_seq`, or a FID.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct OstIdRaw {
-    /// `oi.oi_id` (the first 8 bytes; `oi_fid.f_seq` of the FID form).
-    pub oi_id: U64<LittleEndian>,
-    /// `oi.oi_seq` (`f_oid` and `f_ver` of the FID form).
-    pub oi_seq: U64<LittleEndian>,
-}
-crate::wire::check_layout!(OstIdRaw, 16; oi_id @ 0, oi_seq @ 8);
-
 /// An object id (`struct ost_id`), kept as its two 64-bit words.
+#[c_struct(ost_id, size = 16,
+    doc = "An object's id on an OST (lustre_ostid.h): oi_id/oi_seq, or a FID.",
+    raw = OstIdWire)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct OstId {
-    /// `oi_id` (bytes 0–7).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "oi_id", with = "crate::json::ints::hex")
-    )]
+    /// oi.oi_id (oi_fid.f_seq of the FID form)
+    #[c(0, __u64 oi_id, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
     pub id: u64,
-    /// `oi_seq` (bytes 8–15).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "oi_seq", with = "crate::json::ints::hex")
-    )]
+    /// oi.oi_seq (f_oid and f_ver of the FID form)
+    #[c(8, __u64 oi_seq, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
     pub seq: u64,
 }
+
+/// [`OstIdWire`] as stored: layouts are little-endian on every host.
+pub type OstIdRaw = OstIdWire<LittleEndian>;
 
 impl OstId {
     pub(crate) fn from_raw(r: &OstIdRaw) -> Self {

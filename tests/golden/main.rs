@@ -21,6 +21,7 @@ use lustre_dne_intent::wire::{
 
 mod bytes;
 mod expected;
+mod layouts;
 mod lock_intent;
 mod replies;
 mod requests;

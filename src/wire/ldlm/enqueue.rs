@@ -12,7 +12,7 @@ use crate::limits::{
 use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
 use crate::wire::table::put_struct;
-use crate::wire::table::{WireStruct, wire_struct};
+use crate::wire::table::{WireStruct, c_struct};
 use core::fmt;
 use zerocopy::byteorder::U32;
 use zerocopy::{ByteOrder, FromBytes, LittleEndian};
@@ -76,24 +76,29 @@ impl<'a> arbitrary::Arbitrary<'a> for LockHandles {
     }
 }
 
-wire_struct! {
-    /// `struct ldlm_request`: an enqueue. Its value is read and written by hand: the handles
-    /// past the two every request carries follow the structure.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct LdlmRequest;
-    /// `struct ldlm_request` with the [`LDLM_LOCKREQ_HANDLES`] handles every request carries
-    /// (104 bytes); more may follow.
-    raw LdlmRequestRaw;
-    c ldlm_request[LDLM_REQUEST_MIN] "A lock enqueue (lustre_idl.h); more lock handles may follow.";
-    members {
-        0 __u32 lock_flags => lock_flags: LdlmFlags, "LDLM_FL_*";
-        4 __u32 lock_count => lock_count, "handles in use: the requester's own and early cancels";
-        8 struct LdlmLockDesc lock_desc => lock_desc, "the lock asked for";
-        LDLM_REQUEST_FIXED struct LustreHandle lock_handle[LDLM_LOCKREQ_HANDLES] => handles: LockHandles,
-            "the lock handles (opaque)";
-    }
+/// `struct ldlm_request`: an enqueue. Its value is read and written by hand: the handles
+/// past the two every request carries follow the structure.
+#[c_struct(ldlm_request, size = LDLM_REQUEST_MIN,
+    doc = "A lock enqueue (lustre_idl.h); more lock handles may follow.",
+    raw_doc = "`struct ldlm_request` with the [`LDLM_LOCKREQ_HANDLES`] handles every request carries\n(104 bytes); more may follow.",
+    convert = none)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmRequest {
+    /// LDLM_FL_*
+    #[c(0, __u32 lock_flags)]
+    pub lock_flags: LdlmFlags,
+    /// handles in use: the requester's own and early cancels
+    #[c(4, __u32 lock_count)]
+    pub lock_count: u32,
+    /// the lock asked for
+    #[c(8, struct LdlmLockDesc lock_desc)]
+    pub lock_desc: LdlmLockDesc,
+    /// the lock handles (opaque)
+    #[c(88, struct LustreHandle lock_handle[LDLM_LOCKREQ_HANDLES])]
+    pub handles: LockHandles,
 }
+const _: () = assert!(ldlm_request::lock_handle.offset == LDLM_REQUEST_FIXED);
 
 impl LdlmRequest {
     /// Bytes on the wire: 88 + 8 per handle.
@@ -237,25 +242,30 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
     }
 }
 
-wire_struct! {
-    /// `struct ldlm_reply`: the granted lock and the intent's dispositions.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct LdlmReply;
-    /// `struct ldlm_reply` (112 bytes).
-    raw LdlmReplyRaw;
-    c ldlm_reply[LDLM_REPLY_SIZE] "The answer to a lock enqueue (lustre_idl.h).";
-    impl WireStruct;
-    members {
-        0 __u32 lock_flags => lock_flags: LdlmFlags, "LDLM_FL_*";
-        4 __u32 lock_padding => _, "padding";
-        8 struct LdlmLockDesc lock_desc => lock_desc, "the granted lock";
-        88 struct LustreHandle lock_handle => lock_handle,
-            "the server's handle of the granted lock (opaque)";
-        96 __u64 lock_policy_res1 => policy_res1: DispFlags, "DISP_*: the dispositions";
-        104 __u64 lock_policy_res2 => policy_res2, "the intent's status (0 for a prepare intent)"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-    }
+/// `struct ldlm_reply`: the granted lock and the intent's dispositions.
+#[c_struct(ldlm_reply, size = LDLM_REPLY_SIZE,
+    doc = "The answer to a lock enqueue (lustre_idl.h).",
+    raw_doc = "`struct ldlm_reply` (112 bytes).")]
+#[c_member(4, __u32 lock_padding, "padding")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmReply {
+    /// LDLM_FL_*
+    #[c(0, __u32 lock_flags)]
+    pub lock_flags: LdlmFlags,
+    /// the granted lock
+    #[c(8, struct LdlmLockDesc lock_desc)]
+    pub lock_desc: LdlmLockDesc,
+    /// the server's handle of the granted lock (opaque)
+    #[c(88, struct LustreHandle lock_handle)]
+    pub lock_handle: LustreHandle,
+    /// DISP_*: the dispositions
+    #[c(96, __u64 lock_policy_res1)]
+    pub policy_res1: DispFlags,
+    /// the intent's status (0 for a prepare intent)
+    #[c(104, __u64 lock_policy_res2, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub policy_res2: u64,
 }
 
 wire_enum! {
@@ -295,16 +305,14 @@ wire_enum! {
     }
 }
 
-wire_struct! {
-    /// `struct ldlm_intent`: which intent buffer 3 onwards carry.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct LdlmIntent;
-    /// `struct ldlm_intent` (8 bytes).
-    raw LdlmIntentRaw;
-    c ldlm_intent[LDLM_INTENT_SIZE] "The intent of an enqueue (lustre_idl.h).";
-    impl WireStruct;
-    members {
-        0 __u64 opc => opc: IntentOpc, "IT_*: the intent (enum ldlm_intent_flags)";
-    }
+/// `struct ldlm_intent`: which intent buffer 3 onwards carry.
+#[c_struct(ldlm_intent, size = LDLM_INTENT_SIZE,
+    doc = "The intent of an enqueue (lustre_idl.h).",
+    raw_doc = "`struct ldlm_intent` (8 bytes).")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmIntent {
+    /// IT_*: the intent (enum ldlm_intent_flags)
+    #[c(0, __u64 opc, enum)]
+    pub opc: IntentOpc,
 }

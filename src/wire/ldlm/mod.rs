@@ -11,7 +11,7 @@ pub use enqueue::{
 };
 
 use super::fid::LuFid;
-use super::table::{Field, FieldType, Layout, WireStruct, wire_struct};
+use super::table::{Display, Field, FieldType, Layout, WireStruct, c_struct};
 use crate::limits::RES_NAME_SIZE;
 use core::fmt;
 use zerocopy::ByteOrder;
@@ -65,6 +65,7 @@ impl LustreHandle {
             array: None,
             names: None,
             doc: "the handle, read as little-endian whatever the message's order",
+            display: Display::Hex,
         }],
     };
 }
@@ -257,20 +258,20 @@ wire_flags! {
     }
 }
 
-wire_struct! {
-    /// An LDLM resource name.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct LdlmResId;
-    /// `struct ldlm_res_id` (32 bytes).
-    raw LdlmResIdRaw;
-    c ldlm_res_id[32] "A lock's resource name (lustre_idl.h).";
-    impl WireStruct;
-    members {
-        0 __u64 name[RES_NAME_SIZE] => name,
-            "FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock)"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex_array"))];
-    }
+/// An LDLM resource name.
+#[c_struct(
+    ldlm_res_id,
+    size = 32,
+    doc = "A lock's resource name (lustre_idl.h).",
+    raw_doc = "`struct ldlm_res_id` (32 bytes)."
+)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmResId {
+    /// FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock)
+    #[c(0, __u64 name[RES_NAME_SIZE], hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex_array"))]
+    pub name: [u64; RES_NAME_SIZE],
 }
 
 impl LdlmResId {
@@ -292,42 +293,56 @@ impl LdlmResId {
     }
 }
 
-wire_struct! {
-    /// The inodebits policy of a lock.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct LdlmInodebits;
-    /// `struct ldlm_inodebits` (32 bytes), the policy of an IBITS lock.
-    raw LdlmInodebitsRaw;
-    c ldlm_inodebits[32] "The policy of an inodebits lock (lustre_idl.h).";
-    impl WireStruct;
-    members {
-        0 __u64 bits => bits: InodeBits, "MDS_INODELOCK_* bits to lock";
-        8 __u64 try_bits => try_bits: InodeBits, "optional bits to try (cancel_bits in a convert)";
-        16 __u64 li_gid => gid, "group lock id"
-            #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))];
-        24 __u32 li_padding => _, "padding";
-        28 __u32 li_initiator_id => initiator_id, "index of the MDT that started the lock";
-    }
+/// The inodebits policy of a lock.
+#[c_struct(
+    ldlm_inodebits,
+    size = 32,
+    doc = "The policy of an inodebits lock (lustre_idl.h).",
+    raw_doc = "`struct ldlm_inodebits` (32 bytes), the policy of an IBITS lock."
+)]
+#[c_member(24, __u32 li_padding, "padding")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmInodebits {
+    /// MDS_INODELOCK_* bits to lock
+    #[c(0, __u64 bits)]
+    pub bits: InodeBits,
+    /// optional bits to try (cancel_bits in a convert)
+    #[c(8, __u64 try_bits)]
+    pub try_bits: InodeBits,
+    /// group lock id
+    #[c(16, __u64 li_gid, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    pub gid: u64,
+    /// index of the MDT that started the lock
+    #[c(28, __u32 li_initiator_id)]
+    pub initiator_id: u32,
 }
 
-wire_struct! {
-    /// A lock descriptor: resource, modes and (inodebits) policy.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct LdlmLockDesc;
-    /// `struct ldlm_lock_desc` (80 bytes), with `ldlm_resource_desc` inlined.
-    raw LdlmLockDescRaw;
-    c ldlm_lock_desc[80]
-        "A lock's description (lustre_idl.h), its ldlm_resource_desc l_resource inlined.";
-    impl WireStruct;
-    members {
-        0 __u32 lr_type (in l_resource) => lr_type: LockType, "LDLM_*: the lock's type";
-        4 __u32 lr_pad (in l_resource) => _, "padding";
-        8 struct LdlmResId lr_name (in l_resource) => resource, "the resource";
-        40 __u32 l_req_mode => req_mode: LockMode, "the mode asked for";
-        44 __u32 l_granted_mode => granted_mode: LockMode, "the mode granted";
-        48 struct LdlmInodebits l_policy_data => policy,
-            "the policy, read as inodebits (the union's three members share this layout)";
-    }
+/// A lock descriptor: resource, modes and (inodebits) policy.
+#[c_struct(
+    ldlm_lock_desc,
+    size = 80,
+    doc = "A lock's description (lustre_idl.h), its ldlm_resource_desc l_resource inlined.",
+    raw_doc = "`struct ldlm_lock_desc` (80 bytes), with `ldlm_resource_desc` inlined."
+)]
+#[c_member(4, __u32 lr_pad in l_resource, "padding")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct LdlmLockDesc {
+    /// LDLM_*: the lock's type
+    #[c(0, __u32 lr_type in l_resource, enum)]
+    pub lr_type: LockType,
+    /// the resource
+    #[c(8, struct LdlmResId lr_name in l_resource)]
+    pub resource: LdlmResId,
+    /// the mode asked for
+    #[c(40, __u32 l_req_mode, enum)]
+    pub req_mode: LockMode,
+    /// the mode granted
+    #[c(44, __u32 l_granted_mode, enum)]
+    pub granted_mode: LockMode,
+    /// the policy, read as inodebits (the union's three members share this layout)
+    #[c(48, struct LdlmInodebits l_policy_data)]
+    pub policy: LdlmInodebits,
 }

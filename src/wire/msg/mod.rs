@@ -6,7 +6,7 @@ pub(crate) use frame::{Frame, Span};
 
 use super::out::Out;
 pub(crate) use super::out::encode_into_slice;
-use super::table::{WireStruct, element_names, wire_struct};
+use super::table::{WireStruct, c_struct, element_names};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 use crate::limits::round8;
@@ -35,29 +35,34 @@ pub(crate) const BUFLEN_FIELDS: &[&str; MSG_MAX_BUFCOUNT] =
 pub(crate) const BUFFER_FIELDS: &[&str; MSG_MAX_BUFCOUNT] =
     element_names!("buffer", MSG_MAX_BUFCOUNT);
 
-wire_struct! {
-    /// The header fields of a message that are not derived from its buffers. As a
-    /// [`WireStruct`], its framing members (`lm_bufcount`, `lm_magic`) are ignored on input and
-    /// written as zero; the message encoders set them.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-    #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-    pub struct MsgHeader;
-    /// The fixed 32 bytes of `struct lustre_msg_v2`; `lm_buflens[lm_bufcount]` follows.
-    raw MsgHeaderRaw;
-    c lustre_msg_v2[MSG_HEADER_FIXED]
-        "The framing of every RPC message (lustre_idl.h): lm_bufcount lengths follow.";
-    impl WireStruct;
-    members {
-        0 __u32 lm_bufcount => _, "how many buffers (the framing's)";
-        4 __u32 lm_secflvr => secflvr, "the security flavour: 0 for the null flavour";
-        8 __u32 lm_magic => _, "LUSTRE_MSG_MAGIC_V2, in the sender's byte order (the framing's)";
-        12 __u32 lm_repsize => repsize, "reply space the sender preallocated";
-        16 __u32 lm_cksum => cksum, "checksum";
-        20 __u32 lm_flags => flags, "MSGHDR_*";
-        24 __u32 lm_opc => opc, "the operation";
-        28 __u32 lm_padding_3 => _, "padding";
-        32 __u32 lm_buflens[0] => _, "each buffer's length, lm_bufcount of them";
-    }
+/// The header fields of a message that are not derived from its buffers. As a
+/// [`WireStruct`], its framing members (`lm_bufcount`, `lm_magic`) are ignored on input and
+/// written as zero; the message encoders set them.
+#[c_struct(lustre_msg_v2, size = MSG_HEADER_FIXED,
+    doc = "The framing of every RPC message (lustre_idl.h): lm_bufcount lengths follow.",
+    raw_doc = "The fixed 32 bytes of `struct lustre_msg_v2`; `lm_buflens[lm_bufcount]` follows.")]
+#[c_member(0, __u32 lm_bufcount, decimal, "how many buffers (the framing's)")]
+#[c_member(8, __u32 lm_magic, "LUSTRE_MSG_MAGIC_V2, in the sender's byte order (the framing's)")]
+#[c_member(28, __u32 lm_padding_3, "padding")]
+#[c_member(32, __u32 lm_buflens[0], decimal, "each buffer's length, lm_bufcount of them")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct MsgHeader {
+    /// the security flavour: 0 for the null flavour
+    #[c(4, __u32 lm_secflvr, hex)]
+    pub secflvr: u32,
+    /// reply space the sender preallocated
+    #[c(12, __u32 lm_repsize)]
+    pub repsize: u32,
+    /// checksum
+    #[c(16, __u32 lm_cksum, hex)]
+    pub cksum: u32,
+    /// MSGHDR_*
+    #[c(20, __u32 lm_flags, hex)]
+    pub flags: u32,
+    /// the operation
+    #[c(24, __u32 lm_opc)]
+    pub opc: u32,
 }
 
 /// `MSGHDR_AT_SUPPORT` in `lm_flags`: the sender uses adaptive timeouts, so `pb_timeout` is the

@@ -17,12 +17,13 @@ pub use text::{AclKind, Getfacl};
 #[cfg(feature = "alloc")]
 pub use value::{Acl, AclCreated, posix_acl_create};
 
-use super::{check_xattr_size, err};
+use super::{check_xattr_size, err, err_at};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::{ACL_MAX_ENTRIES, XATTR_SIZE_MAX};
+use crate::wire::table::c_struct;
 use core::fmt;
-use zerocopy::byteorder::{U16, U32, U64};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::byteorder::U64;
+use zerocopy::{FromBytes, LittleEndian};
 
 const ACL_S: &str = "posix_acl_xattr";
 
@@ -99,6 +100,24 @@ impl AclPerm {
 }
 
 /// `AclPerm::READ | AclPerm::EXECUTE == AclPerm::RX`.
+/// `e_perm` converts to and from its bits (the declaration's accessor and conversions).
+impl crate::flags::WireBits for AclPerm {
+    const TYPE: &'static str = "AclPerm";
+    const BITS: u32 = u16::BITS;
+    #[inline(always)]
+    fn named(_: usize) -> Option<(&'static str, u64)> {
+        None
+    }
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self.0 as u64
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        AclPerm(v as u16)
+    }
+}
+
 impl core::ops::BitOr for AclPerm {
     type Output = AclPerm;
     fn bitor(self, rhs: AclPerm) -> AclPerm {
@@ -132,24 +151,40 @@ impl fmt::Debug for AclPerm {
 
 /// One ACL entry. `id` is meaningful for USER and GROUP only; decoders report
 /// [`ACL_UNDEFINED_ID`] for the others (the wire value is ignored on read).
+#[c_struct(posix_acl_xattr_entry, size = 8,
+    doc = "One entry of a POSIX ACL xattr (linux/posix_acl_xattr.h), little-endian.",
+    raw = AclEntryWire)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct AclEntry {
-    /// `e_tag`.
-    #[cfg_attr(feature = "serde", serde(rename = "e_tag"))]
+    /// ACL_USER_OBJ … ACL_OTHER
+    #[c(0, __u16 e_tag, enum)]
     pub tag: AclTag,
-    /// `e_perm`.
-    #[cfg_attr(feature = "serde", serde(rename = "e_perm"))]
+    /// permission bits rwx
+    #[c(2, __u16 e_perm, octal)]
     pub perm: AclPerm,
-    /// `e_id`: a uid for USER, a gid for GROUP.
-    #[cfg_attr(feature = "serde", serde(rename = "e_id"))]
+    /// a uid for USER, a gid for GROUP, else ACL_UNDEFINED_ID
+    #[c(4, __u32 e_id)]
     pub id: u32,
 }
+
+/// [`AclEntryWire`] as stored: an ACL xattr is little-endian on every host.
+pub type AclEntryRaw = AclEntryWire<LittleEndian>;
+
+/// The header of an ACL xattr: its version; the entries follow.
+#[c_struct(posix_acl_xattr_header, size = 4,
+    doc = "The header of a POSIX ACL xattr (linux/posix_acl_xattr.h): the entries follow.",
+    raw = AclHeaderWire)]
+#[c_member(4, struct AclEntry a_entries[0], nested, "the entries, to the end of the xattr")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct AclHeader {
+    /// POSIX_ACL_XATTR_VERSION
+    #[c(0, __u32 a_version)]
+    pub version: u32,
+}
+
+/// [`AclHeaderWire`] as stored (little-endian).
+pub type AclHeaderRaw = AclHeaderWire<LittleEndian>;
 
 impl AclEntry {
     /// An entry; the id of an unnamed entry becomes [`ACL_UNDEFINED_ID`].
@@ -162,32 +197,6 @@ impl AclEntry {
     }
 }
 
-/// The xattr header (`posix_acl_xattr_header`, 4 bytes).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct AclHeaderRaw {
-    /// `a_version`.
-    pub a_version: U32<LittleEndian>,
-}
-crate::wire::check_layout!(AclHeaderRaw, 4; a_version @ 0);
-
-/// One entry on the wire (`posix_acl_xattr_entry`, 8 bytes).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct AclEntryRaw {
-    /// `e_tag`.
-    pub e_tag: U16<LittleEndian>,
-    /// `e_perm`.
-    pub e_perm: U16<LittleEndian>,
-    /// `e_id`.
-    pub e_id: U32<LittleEndian>,
-}
-crate::wire::check_layout!(AclEntryRaw, 8; e_tag @ 0, e_perm @ 2, e_id @ 4);
-
 impl AclEntryRaw {
     fn entry(&self) -> AclEntry {
         AclEntry::new(
@@ -197,6 +206,10 @@ impl AclEntryRaw {
         )
     }
 }
+
+/// Where the entries start, and the size of one.
+const ENTRIES: crate::wire::layout::FieldAt = posix_acl_xattr_header::a_entries;
+const ENTRY_SIZE: usize = posix_acl_xattr_entry::LAYOUT.size;
 
 /// Checks entries against the `posix_acl_valid` rules plus strictly increasing named ids
 /// (lustre-semantics.md §7). `(index, tag, perm, id)`; offsets are those of the xattr.
@@ -210,28 +223,28 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
     let mut n = 0usize;
     for (index, (tag, perm, id)) in entries.enumerate() {
         n = index + 1;
-        let off = 4 + 8 * index;
+        let off = ENTRIES.offset + ENTRY_SIZE * index;
         let t = AclTag(tag);
         let Some(name) = t.name() else {
-            return Err(err(
+            return Err(err_at(
                 ACL_S,
-                "e_tag",
+                posix_acl_xattr_entry::e_tag,
                 off,
                 ErrorKind::AclBadTag { index, tag },
             ));
         };
         if perm > 7 {
-            return Err(err(
+            return Err(err_at(
                 ACL_S,
-                "e_perm",
-                off + 2,
+                posix_acl_xattr_entry::e_perm,
+                off,
                 ErrorKind::AclBadPerm { index, perm },
             ));
         }
         let order = || {
-            err(
+            err_at(
                 ACL_S,
-                "e_tag",
+                posix_acl_xattr_entry::e_tag,
                 off,
                 ErrorKind::AclOrder { index, tag: name },
             )
@@ -239,18 +252,18 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
         let ids = |prev: &mut Option<u32>| -> Result<(), DecodeError> {
             if let Some(p) = *prev {
                 if id == p {
-                    return Err(err(
+                    return Err(err_at(
                         ACL_S,
-                        "e_id",
-                        off + 4,
+                        posix_acl_xattr_entry::e_id,
+                        off,
                         ErrorKind::AclDuplicateEntry { index, id },
                     ));
                 }
                 if id < p {
-                    return Err(err(
+                    return Err(err_at(
                         ACL_S,
-                        "e_id",
-                        off + 4,
+                        posix_acl_xattr_entry::e_id,
+                        off,
                         ErrorKind::AclIdsNotIncreasing { index, prev: p, id },
                     ));
                 }
@@ -282,7 +295,7 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
     if n == 0 {
         return Ok(());
     }
-    let end = 4 + 8 * n;
+    let end = ENTRIES.offset + ENTRY_SIZE * n;
     let missing = match state {
         0 => Some("USER_OBJ"),
         1 => Some("GROUP_OBJ"),
@@ -292,13 +305,13 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
     if let Some(tag) = missing {
         return Err(err(
             ACL_S,
-            "a_entries",
+            ENTRIES.name,
             end,
             ErrorKind::AclMissingEntry { tag },
         ));
     }
     if named && !mask {
-        return Err(err(ACL_S, "a_entries", end, ErrorKind::AclMissingMask));
+        return Err(err(ACL_S, ENTRIES.name, end, ErrorKind::AclMissingMask));
     }
     Ok(())
 }
@@ -422,22 +435,22 @@ impl<'a> AclView<'a> {
     fn refused(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         check_xattr_size(ACL_S, bytes.len())?;
         let Ok((hdr, rest)) = AclHeaderRaw::ref_from_prefix(bytes) else {
-            return Err(super::truncated(ACL_S, 4, bytes.len()));
+            return Err(super::truncated(ACL_S, ENTRIES.offset, bytes.len()));
         };
         let version = hdr.a_version.get();
         if version != POSIX_ACL_XATTR_VERSION {
-            return Err(err(
+            return Err(err_at(
                 ACL_S,
-                "a_version",
+                posix_acl_xattr_header::a_version,
                 0,
                 ErrorKind::AclUnsupportedVersion { got: version },
             ));
         }
         let Ok(entries) = <[AclEntryRaw]>::ref_from_bytes(rest) else {
-            return Err(err(
+            return Err(err_at(
                 ACL_S,
-                "a_entries",
-                4,
+                ENTRIES,
+                0,
                 ErrorKind::AclBadLength { len: bytes.len() },
             ));
         };

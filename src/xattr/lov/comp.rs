@@ -4,85 +4,106 @@ use super::LayoutOf;
 use super::{COMP_S, ENTRY_S, FOREIGN_S, KNOWN, LOV_S};
 use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC};
 use super::{LOV_MAGIC_V1, LOV_MAGIC_V3};
-use super::{LcmFlags, LcmeFlags, LovCompMdEntryV1Raw, LovCompMdV1Raw, LovMdView};
+use super::{LcmFlags, LcmeFlags, LovMdView};
 #[cfg(feature = "alloc")]
 use super::{LmmMember, LovBlob, LovComp, LovComponent};
 use crate::error::{DecodeError, ErrorKind};
-use crate::xattr::{ForeignView, bad_magic, err, truncated};
-use zerocopy::{FromBytes, IntoBytes};
+use crate::wire::table::{WireStruct, c_struct};
+use crate::xattr::{ForeignView, bad_magic, err, err_at, truncated};
+use zerocopy::{FromBytes, IntoBytes, LittleEndian};
 
 /// One component's place and attributes in a composite layout.
+#[c_struct(lov_comp_md_entry_v1, size = 48,
+    doc = "One entry of a composite layout's table (lustre_user.h), little-endian; its \
+           lu_extent lcme_extent is named by its members.",
+    raw = LovCompMdEntryV1Wire)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct LovCompEntry {
-    /// `lcme_id`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
+    /// the component's id; bits 16–30 the mirror id
+    #[c(0, __u32 lcme_id)]
     pub id: u32,
-    /// `lcme_flags`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
+    /// LCME_FL_*
+    #[c(4, __u32 lcme_flags)]
     pub flags: LcmeFlags,
-    /// `lcme_extent.e_start`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_extent_start", with = "crate::json::ints::dec")
-    )]
+    /// lcme_extent.e_start: the extent's first byte
+    #[c(8, __u64 lcme_extent_start)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
     pub extent_start: u64,
-    /// `lcme_extent.e_end` (`u64::MAX`: EOF).
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_extent_end", with = "crate::json::ints::dec")
-    )]
+    /// lcme_extent.e_end: the byte past its last (u64::MAX: EOF)
+    #[c(16, __u64 lcme_extent_end)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
     pub extent_end: u64,
-    /// `lcme_offset`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_offset"))]
+    /// the blob's offset from the start of the composite layout
+    #[c(24, __u32 lcme_offset)]
     pub offset: u32,
-    /// `lcme_size`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_size"))]
+    /// the blob's size
+    #[c(28, __u32 lcme_size)]
     pub size: u32,
-    /// `lcme_layout_gen`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
+    /// the component's layout generation
+    #[c(32, __u32 lcme_layout_gen)]
     pub layout_gen: u32,
-    /// `lcme_time_and_id`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_time_and_id", with = "crate::json::ints::hex")
-    )]
+    /// timestamp in bits 0–47, mirror link id in bits 48–63
+    #[c(36, __u64 lcme_time_and_id, hex)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
     pub time_and_id: u64,
-    /// `lcme_dstripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
+    /// data stripe count (erasure coding)
+    #[c(44, __u8 lcme_dstripe_count)]
     pub dstripe_count: u8,
-    /// `lcme_cstripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
+    /// code stripe count (erasure coding)
+    #[c(45, __u8 lcme_cstripe_count)]
     pub cstripe_count: u8,
-    /// `lcme_compr_type`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
+    /// compression type
+    #[c(46, __u8 lcme_compr_type)]
     pub compr_type: u8,
-    /// Byte 47: compression level (low nibble) and chunk bits (high nibble).
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
+    /// lcme_compr_lvl:4 (low nibble) and lcme_compr_chunk_lum_bits:4 (high nibble)
+    #[c(47, __u8 lcme_compr_bits, hex)]
     pub compr_bits: u8,
 }
 
+/// [`LovCompMdEntryV1Wire`] as stored (little-endian).
+pub type LovCompMdEntryV1Raw = LovCompMdEntryV1Wire<LittleEndian>;
+
+/// The header of a composite layout; the entry table follows, then the blobs.
+#[c_struct(lov_comp_md_v1, size = 32,
+    doc = "A composite layout (lustre_user.h), little-endian: lcm_entry_count entries follow.",
+    raw = LovCompMdV1Wire)]
+#[c_member(19, __u8 lcm_padding3, "padding")]
+#[c_member(20, __u16 lcm_padding1[2], "padding")]
+#[c_member(24, __u64 lcm_padding2, "padding; a stripe count and size after a client read")]
+#[c_member(32, struct LovCompEntry lcm_entries[0], nested, "the entry table")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LovCompMdV1 {
+    /// LOV_MAGIC_COMP_V1, or LOV_MAGIC_SEL as stored on disk
+    #[c(0, __u32 lcm_magic, hex)]
+    pub magic: u32,
+    /// the whole layout, this header included
+    #[c(4, __u32 lcm_size)]
+    pub size: u32,
+    /// the layout's generation
+    #[c(8, __u32 lcm_layout_gen)]
+    pub layout_gen: u32,
+    /// LCM_FL_*
+    #[c(12, __u16 lcm_flags)]
+    pub flags: LcmFlags,
+    /// entries in the table
+    #[c(14, __u16 lcm_entry_count)]
+    pub entry_count: u16,
+    /// mirrors − 1
+    #[c(16, __u16 lcm_mirror_count)]
+    pub mirror_count: u16,
+    /// erasure-coded components
+    #[c(18, __u8 lcm_ec_count)]
+    pub ec_count: u8,
+}
+
+/// [`LovCompMdV1Wire`] as stored (little-endian).
+pub type LovCompMdV1Raw = LovCompMdV1Wire<LittleEndian>;
+
+/// Where the entry table starts, and the size of one entry.
+const ENTRIES: crate::wire::layout::FieldAt = lov_comp_md_v1::lcm_entries;
+const ENTRY_SIZE: usize = lov_comp_md_entry_v1::LAYOUT.size;
+
 impl LovCompEntry {
-    fn from_raw(r: &LovCompMdEntryV1Raw) -> Self {
-        LovCompEntry {
-            id: r.lcme_id.get(),
-            flags: LcmeFlags(r.lcme_flags.get()),
-            extent_start: r.lcme_extent_start.get(),
-            extent_end: r.lcme_extent_end.get(),
-            offset: r.lcme_offset.get(),
-            size: r.lcme_size.get(),
-            layout_gen: r.lcme_layout_gen.get(),
-            time_and_id: r.lcme_time_and_id.get(),
-            dstripe_count: r.lcme_dstripe_count,
-            cstripe_count: r.lcme_cstripe_count,
-            compr_type: r.lcme_compr_type,
-            compr_bits: r.lcme_compr_bits,
-        }
-    }
     /// The mirror id (`lcme_id` bits 16–30).
     pub const fn mirror_id(&self) -> u32 {
         (self.id & 0x7FFF_0000) >> 16
@@ -115,11 +136,16 @@ impl<'a> LovBlobView<'a> {
             LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, blob).map(LovBlobView::Foreign),
             LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => Err(err(
                 LOV_S,
-                "lmm_magic",
+                super::lov_user_md_v1::lmm_magic.name,
                 0,
                 ErrorKind::LovNestedComposite { index },
             )),
-            m => Err(bad_magic(LOV_S, "lmm_magic", m, &KNOWN)),
+            m => Err(bad_magic(
+                LOV_S,
+                super::lov_user_md_v1::lmm_magic.name,
+                m,
+                &KNOWN,
+            )),
         }
     }
 
@@ -183,14 +209,14 @@ impl<'a> LovCompView<'a> {
     pub(super) fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let len = bytes.len();
         let Ok((raw, rest)) = LovCompMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(COMP_S, 32, len));
+            return Err(truncated(COMP_S, ENTRIES.offset, len));
         };
         let size = raw.lcm_size.get() as usize;
         if size != len {
-            return Err(err(
+            return Err(err_at(
                 COMP_S,
-                "lcm_size",
-                4,
+                lov_comp_md_v1::lcm_size,
+                0,
                 ErrorKind::PayloadSizeMismatch {
                     len,
                     expected: size,
@@ -199,19 +225,19 @@ impl<'a> LovCompView<'a> {
         }
         let count = raw.lcm_entry_count.get();
         if count == 0 {
-            return Err(err(
+            return Err(err_at(
                 COMP_S,
-                "lcm_entry_count",
-                14,
+                lov_comp_md_v1::lcm_entry_count,
+                0,
                 ErrorKind::LovCompNoEntries,
             ));
         }
-        let table_end = 32 + 48 * count as usize;
-        let Some(table) = rest.get(..48 * count as usize) else {
-            return Err(err(
+        let table_end = ENTRIES.offset + ENTRY_SIZE * count as usize;
+        let Some(table) = rest.get(..ENTRY_SIZE * count as usize) else {
+            return Err(err_at(
                 COMP_S,
-                "lcm_entry_count",
-                14,
+                lov_comp_md_v1::lcm_entry_count,
+                0,
                 ErrorKind::LovEntryTableOutside {
                     count,
                     end: table_end,
@@ -227,15 +253,15 @@ impl<'a> LovCompView<'a> {
         // that starts before it is compared with every earlier entry.
         let mut max_end = table_end;
         for (i, e) in entries.iter().enumerate() {
-            let eo = 32 + 48 * i;
+            let eo = ENTRIES.offset + ENTRY_SIZE * i;
             let (off, sz) = (e.lcme_offset.get(), e.lcme_size.get());
             let start = off as usize;
             let end = start.saturating_add(sz as usize);
             if end > len {
-                return Err(err(
+                return Err(err_at(
                     ENTRY_S,
-                    "lcme_offset",
-                    eo + 24,
+                    lov_comp_md_entry_v1::lcme_offset,
+                    eo,
                     ErrorKind::LovComponentOutside {
                         index: i,
                         offset: off,
@@ -245,10 +271,10 @@ impl<'a> LovCompView<'a> {
                 ));
             }
             if start < table_end {
-                return Err(err(
+                return Err(err_at(
                     ENTRY_S,
-                    "lcme_offset",
-                    eo + 24,
+                    lov_comp_md_entry_v1::lcme_offset,
+                    eo,
                     ErrorKind::LovComponentOverlapsTable {
                         index: i,
                         offset: off,
@@ -261,10 +287,10 @@ impl<'a> LovCompView<'a> {
                     let ps = p.lcme_offset.get() as usize;
                     let pe = ps + p.lcme_size.get() as usize;
                     if start < pe && ps < end {
-                        return Err(err(
+                        return Err(err_at(
                             ENTRY_S,
-                            "lcme_offset",
-                            eo + 24,
+                            lov_comp_md_entry_v1::lcme_offset,
+                            eo,
                             ErrorKind::LovComponentOverlap { index: i, other: j },
                         ));
                     }
@@ -293,7 +319,9 @@ impl<'a> LovCompView<'a> {
     /// client read, bytes 24–29 hold a stripe count and size (`ll_lov_getstripe`).
     pub fn padding(&self) -> [u8; 13] {
         let mut p = [0u8; 13];
-        p.copy_from_slice(&self.raw.as_bytes()[19..32]);
+        p.copy_from_slice(
+            &self.raw.as_bytes()[lov_comp_md_v1::lcm_padding3.offset..ENTRIES.offset],
+        );
         p
     }
     /// `lcm_flags`.

@@ -17,21 +17,25 @@ mod value;
 
 pub use super::ostid::{FID_SEQ_LOV_DEFAULT, OstId, OstIdForm, OstIdRaw};
 pub use super::unions::{LayoutOf, LmmMember, LmmUnion};
-use super::{ForeignView, Le32, PoolName, bad_magic, check_xattr_size};
+use super::{ForeignView, PoolName, bad_magic, check_xattr_size};
 use crate::error::DecodeError;
+use crate::wire::table::c_struct;
 pub use comp::{LovBlobView, LovCompEntry, LovCompView, LovComponentView};
+pub use comp::{
+    LovCompMdEntryV1Raw, LovCompMdEntryV1Wire, LovCompMdV1, LovCompMdV1Raw, LovCompMdV1Wire,
+    lov_comp_md_entry_v1, lov_comp_md_v1,
+};
 pub use plain::LovMdView;
 #[cfg(feature = "alloc")]
 pub use value::{Lov, LovBlob, LovComp, LovComponent, LovMd};
 
-use zerocopy::byteorder::{U16, U64};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::LittleEndian;
 
 const LOV_S: &str = "lov_user_md";
-const LOV_V1_S: &str = "lov_user_md_v1";
-const LOV_V3_S: &str = "lov_user_md_v3";
-const COMP_S: &str = "lov_comp_md_v1";
-const ENTRY_S: &str = "lov_comp_md_entry_v1";
+const LOV_V1_S: &str = lov_user_md_v1::LAYOUT.name;
+const LOV_V3_S: &str = lov_user_md_v3::LAYOUT.name;
+const COMP_S: &str = lov_comp_md_v1::LAYOUT.name;
+const ENTRY_S: &str = lov_comp_md_entry_v1::LAYOUT.name;
 const FOREIGN_S: &str = "lov_foreign_md";
 
 /// `LOV_MAGIC_V1` (= `LOV_USER_MAGIC_V1`).
@@ -150,139 +154,91 @@ wire_flags! {
     }
 }
 
-/// `struct lov_user_md_v1` (32 bytes, packed).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LovUserMdV1Raw {
-    /// `lmm_magic`.
-    pub lmm_magic: Le32,
-    /// `lmm_pattern`.
-    pub lmm_pattern: Le32,
-    /// `lmm_oi`.
-    pub lmm_oi: OstIdRaw,
-    /// `lmm_stripe_size`.
-    pub lmm_stripe_size: Le32,
-    /// `lmm_stripe_count`.
-    pub lmm_stripe_count: U16<LittleEndian>,
-    /// `lmm_stripe_offset` (union with `lmm_layout_gen`).
-    pub lmm_stripe_offset: U16<LittleEndian>,
+/// The header of a plain layout, `struct lov_user_md_v1`; one object per stripe follows.
+#[c_struct(lov_user_md_v1, size = 32,
+    doc = "A plain layout (lustre_user.h), little-endian: the stripe objects follow.",
+    raw = LovUserMdV1Wire)]
+#[c_member(32, struct LovOstData lmm_objects[0], nested, "one object per stripe")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LovUserMdV1 {
+    /// LOV_MAGIC_V1 (V3 and SPECIFIC share these first 32 bytes)
+    #[c(0, __u32 lmm_magic, hex)]
+    pub magic: u32,
+    /// LOV_PATTERN_*
+    #[c(4, __u32 lmm_pattern)]
+    pub pattern: LovPattern,
+    /// the file's object id
+    #[c(8, struct OstId lmm_oi, hex)]
+    pub oi: OstId,
+    /// stripe size in bytes
+    #[c(24, __u32 lmm_stripe_size)]
+    pub stripe_size: u32,
+    /// stripes; LOV_ALL_STRIPES*: as wide as the file system allows
+    #[c(28, __u16 lmm_stripe_count)]
+    pub stripe_count: u16,
+    /// the first stripe's OST, or lmm_layout_gen (a union)
+    #[c(30, __u16 lmm_stripe_offset)]
+    pub stripe_offset: u16,
 }
-crate::wire::check_layout!(LovUserMdV1Raw, 32;
-    lmm_magic @ 0, lmm_pattern @ 4, lmm_oi @ 8, lmm_stripe_size @ 24, lmm_stripe_count @ 28,
-    lmm_stripe_offset @ 30);
 
-/// `struct lov_user_md_v3` (48 bytes, packed).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LovUserMdV3Raw {
-    /// The V1 fields.
-    pub v1: LovUserMdV1Raw,
-    /// `lmm_pool_name`.
-    pub lmm_pool_name: PoolName,
-}
-crate::wire::check_layout!(LovUserMdV3Raw, 48; v1 @ 0, lmm_pool_name @ 32);
+/// [`LovUserMdV1Wire`] as stored (little-endian).
+pub type LovUserMdV1Raw = LovUserMdV1Wire<LittleEndian>;
 
-/// `struct lov_user_ost_data_v1` (24 bytes, packed).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LovUserOstDataRaw {
-    /// `l_ost_oi`.
-    pub l_ost_oi: OstIdRaw,
-    /// `l_ost_gen`.
-    pub l_ost_gen: Le32,
-    /// `l_ost_idx`.
-    pub l_ost_idx: Le32,
+/// `struct lov_user_md_v3`: the V1 members and a pool name; one object per stripe follows.
+#[c_struct(lov_user_md_v3, size = 48,
+    doc = "A plain layout with a pool (lustre_user.h), little-endian: the stripe objects follow.",
+    raw = LovUserMdV3Wire)]
+#[c_member(48, struct LovOstData lmm_objects[0], nested, "one object per stripe")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LovUserMdV3 {
+    /// LOV_MAGIC_V3 or LOV_MAGIC_SPECIFIC
+    #[c(0, __u32 lmm_magic, hex)]
+    pub magic: u32,
+    /// LOV_PATTERN_*
+    #[c(4, __u32 lmm_pattern)]
+    pub pattern: LovPattern,
+    /// the file's object id
+    #[c(8, struct OstId lmm_oi, hex)]
+    pub oi: OstId,
+    /// stripe size in bytes
+    #[c(24, __u32 lmm_stripe_size)]
+    pub stripe_size: u32,
+    /// stripes; LOV_ALL_STRIPES*: as wide as the file system allows
+    #[c(28, __u16 lmm_stripe_count)]
+    pub stripe_count: u16,
+    /// the first stripe's OST, or lmm_layout_gen (a union)
+    #[c(30, __u16 lmm_stripe_offset)]
+    pub stripe_offset: u16,
+    /// the OST pool, NUL-terminated
+    #[c(32, __u8 lmm_pool_name[16], text)]
+    pub pool_name: PoolName,
 }
-crate::wire::check_layout!(LovUserOstDataRaw, 24; l_ost_oi @ 0, l_ost_gen @ 16, l_ost_idx @ 20);
+
+/// [`LovUserMdV3Wire`] as stored (little-endian).
+pub type LovUserMdV3Raw = LovUserMdV3Wire<LittleEndian>;
 
 /// One stripe object of a plain layout. Its serde form adds, after the raw words, what
 /// `lfs` shows of them: `"ostid"` (the [`OstIdForm`] and `ostid_seq()`/`ostid_id()`) and
 /// `"fid"` (`ostid_to_fid()`, or null); on input they are optional and checked.
+#[c_struct(lov_user_ost_data_v1, size = 24,
+    doc = "One stripe object of a plain layout (lustre_user.h), little-endian.",
+    raw = LovUserOstDataWire, serde = none)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct LovOstData {
-    /// `l_ost_oi`.
+    /// the object's id
+    #[c(0, struct OstId l_ost_oi, hex)]
     pub oi: OstId,
-    /// `l_ost_gen`.
+    /// generation of the OST index
+    #[c(16, __u32 l_ost_gen)]
     pub gen_: u32,
-    /// `l_ost_idx`.
+    /// the OST index
+    #[c(20, __u32 l_ost_idx)]
     pub idx: u32,
 }
 
-/// `struct lov_comp_md_v1` header (32 bytes, packed).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LovCompMdV1Raw {
-    /// `lcm_magic`.
-    pub lcm_magic: Le32,
-    /// `lcm_size`: the whole layout, this header included.
-    pub lcm_size: Le32,
-    /// `lcm_layout_gen`.
-    pub lcm_layout_gen: Le32,
-    /// `lcm_flags`.
-    pub lcm_flags: U16<LittleEndian>,
-    /// `lcm_entry_count`.
-    pub lcm_entry_count: U16<LittleEndian>,
-    /// `lcm_mirror_count` (mirrors − 1).
-    pub lcm_mirror_count: U16<LittleEndian>,
-    /// `lcm_ec_count`.
-    pub lcm_ec_count: u8,
-    /// `lcm_padding3`.
-    pub lcm_padding3: u8,
-    /// `lcm_padding1`.
-    pub lcm_padding1: [U16<LittleEndian>; 2],
-    /// `lcm_padding2`.
-    pub lcm_padding2: U64<LittleEndian>,
-}
-crate::wire::check_layout!(LovCompMdV1Raw, 32;
-    lcm_magic @ 0, lcm_size @ 4, lcm_layout_gen @ 8, lcm_flags @ 12, lcm_entry_count @ 14,
-    lcm_mirror_count @ 16, lcm_ec_count @ 18, lcm_padding3 @ 19, lcm_padding1 @ 20,
-    lcm_padding2 @ 24);
-
-/// `struct lov_comp_md_entry_v1` (48 bytes, packed).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned,
-)]
-#[repr(C)]
-pub struct LovCompMdEntryV1Raw {
-    /// `lcme_id`.
-    pub lcme_id: Le32,
-    /// `lcme_flags`.
-    pub lcme_flags: Le32,
-    /// `lcme_extent.e_start`.
-    pub lcme_extent_start: U64<LittleEndian>,
-    /// `lcme_extent.e_end`.
-    pub lcme_extent_end: U64<LittleEndian>,
-    /// `lcme_offset`: the blob's offset from the start of the composite layout.
-    pub lcme_offset: Le32,
-    /// `lcme_size`.
-    pub lcme_size: Le32,
-    /// `lcme_layout_gen`.
-    pub lcme_layout_gen: Le32,
-    /// `lcme_time_and_id`: timestamp in bits 0–47, mirror link id in bits 48–63.
-    pub lcme_time_and_id: U64<LittleEndian>,
-    /// `lcme_dstripe_count`.
-    pub lcme_dstripe_count: u8,
-    /// `lcme_cstripe_count`.
-    pub lcme_cstripe_count: u8,
-    /// `lcme_compr_type`.
-    pub lcme_compr_type: u8,
-    /// `lcme_compr_lvl:4` (low nibble) and `lcme_compr_chunk_lum_bits:4` (high nibble).
-    pub lcme_compr_bits: u8,
-}
-crate::wire::check_layout!(LovCompMdEntryV1Raw, 48;
-    lcme_id @ 0, lcme_flags @ 4, lcme_extent_start @ 8, lcme_extent_end @ 16,
-    lcme_offset @ 24, lcme_size @ 28, lcme_layout_gen @ 32, lcme_time_and_id @ 36,
-    lcme_dstripe_count @ 44, lcme_cstripe_count @ 45, lcme_compr_type @ 46,
-    lcme_compr_bits @ 47);
+/// [`LovUserOstDataWire`] as stored (little-endian).
+pub type LovUserOstDataRaw = LovUserOstDataWire<LittleEndian>;
 
 /// A validated `trusted.lov`, borrowing the input.
 #[derive(Debug, Clone, Copy)]
@@ -305,7 +261,7 @@ impl<'a> LovView<'a> {
             }
             LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => LovCompView::parse(bytes).map(LovView::Comp),
             LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, bytes).map(LovView::Foreign),
-            m => Err(bad_magic(LOV_S, "lmm_magic", m, &KNOWN)),
+            m => Err(bad_magic(LOV_S, lov_user_md_v1::lmm_magic.name, m, &KNOWN)),
         }
     }
 

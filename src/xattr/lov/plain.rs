@@ -1,15 +1,20 @@
 //! A plain layout: `lov_user_md_v1`, `lov_user_md_v3` and LOV_MAGIC_SPECIFIC.
 
+use super::lov_user_ost_data_v1;
 use super::{LOV_ALL_STRIPES_WIDE, LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_OST_IDX_NONE};
 use super::{LOV_V1_S, LOV_V3_S, stripe_objects};
 use super::{LayoutOf, LmmUnion, LovOstData, LovPattern, OstId};
 #[cfg(feature = "alloc")]
 use super::{LmmMember, LovMd};
-use super::{LovUserMdV1Raw, LovUserOstDataRaw};
+use super::{LovUserMdV1Raw, LovUserOstDataRaw, lov_user_md_v1, lov_user_md_v3};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LOV_MAX_STRIPE_COUNT;
-use crate::xattr::{PoolName, err, truncated};
+use crate::xattr::{PoolName, err, err_at, truncated};
 use zerocopy::FromBytes;
+
+const V1_SIZE: usize = lov_user_md_v1::LAYOUT.size;
+const V3_SIZE: usize = lov_user_md_v3::LAYOUT.size;
+const OBJECT_SIZE: usize = lov_user_ost_data_v1::LAYOUT.size;
 
 /// A validated plain layout (V1, V3 or SPECIFIC), borrowing the input.
 #[derive(Debug, Clone, Copy)]
@@ -28,19 +33,19 @@ impl<'a> LovMdView<'a> {
     #[inline]
     pub(super) fn parse(bytes: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
         let Ok((v1, _)) = LovUserMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(LOV_V1_S, 32, bytes.len()));
+            return Err(truncated(LOV_V1_S, V1_SIZE, bytes.len()));
         };
         let (s, hdr) = if v1.lmm_magic.get() == LOV_MAGIC_V1 {
-            (LOV_V1_S, 32)
+            (LOV_V1_S, V1_SIZE)
         } else {
-            (LOV_V3_S, 48)
+            (LOV_V3_S, V3_SIZE)
         };
         let sc = v1.lmm_stripe_count.get();
         if sc < LOV_ALL_STRIPES_WIDE && sc as usize > LOV_MAX_STRIPE_COUNT {
-            return Err(err(
+            return Err(err_at(
                 s,
-                "lmm_stripe_count",
-                28,
+                lov_user_md_v1::lmm_stripe_count,
+                0,
                 ErrorKind::OverLimit {
                     value: sc as u64,
                     max: LOV_MAX_STRIPE_COUNT as u64,
@@ -50,11 +55,12 @@ impl<'a> LovMdView<'a> {
         let Some(rest) = bytes.get(hdr..) else {
             return Err(truncated(s, hdr, bytes.len()));
         };
-        let pool = if hdr == 48 {
-            let Ok((p, _)) = PoolName::ref_from_prefix(&bytes[32..]) else {
-                return Err(truncated(s, 48, bytes.len()));
+        let pool = if hdr == V3_SIZE {
+            let pool = lov_user_md_v3::lmm_pool_name;
+            let Ok((p, _)) = PoolName::ref_from_prefix(&bytes[pool.offset..]) else {
+                return Err(truncated(s, V3_SIZE, bytes.len()));
             };
-            p.check(s, "lmm_pool_name", 32)?;
+            p.check(s, pool.name, pool.offset)?;
             Some(p)
         } else {
             None
@@ -63,14 +69,14 @@ impl<'a> LovMdView<'a> {
         // An uninstantiated component: Lustre keeps the header's count but stores one entry
         // with l_ost_idx = -1 (lod_comp_shrink_stripe_count), or one per stripe when the
         // component was made with an OST list (`lfs setstripe -o`).
-        if uninit && rest.len() == 24 && n != 1 {
+        if uninit && rest.len() == OBJECT_SIZE && n != 1 {
             let Ok(one) = LovUserOstDataRaw::ref_from_bytes(rest) else {
-                return Err(truncated(s, hdr + 24, bytes.len()));
+                return Err(truncated(s, hdr + OBJECT_SIZE, bytes.len()));
             };
             if one.l_ost_idx.get() != LOV_OST_IDX_NONE {
                 return Err(err(
                     s,
-                    "lmm_objects",
+                    lov_user_md_v1::lmm_objects.name,
                     hdr,
                     ErrorKind::LovUninitObjects {
                         objects: 1,
@@ -78,19 +84,19 @@ impl<'a> LovMdView<'a> {
                     },
                 ));
             }
-        } else if !rest.is_empty() && rest.len() != 24 * n {
-            return Err(err(
+        } else if !rest.is_empty() && rest.len() != OBJECT_SIZE * n {
+            return Err(err_at(
                 s,
-                "lmm_stripe_count",
-                28,
+                lov_user_md_v1::lmm_stripe_count,
+                0,
                 ErrorKind::PayloadSizeMismatch {
                     len: bytes.len(),
-                    expected: hdr + 24 * n,
+                    expected: hdr + OBJECT_SIZE * n,
                 },
             ));
         }
         let Ok(objects) = <[LovUserOstDataRaw]>::ref_from_bytes(rest) else {
-            return Err(truncated(s, hdr + 24 * n, bytes.len()));
+            return Err(truncated(s, hdr + OBJECT_SIZE * n, bytes.len()));
         };
         Ok(LovMdView { v1, pool, objects })
     }
@@ -145,7 +151,11 @@ impl<'a> LovMdView<'a> {
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
-        (if self.pool.is_some() { 48 } else { 32 }) + 24 * self.objects.len()
+        (if self.pool.is_some() {
+            V3_SIZE
+        } else {
+            V1_SIZE
+        }) + OBJECT_SIZE * self.objects.len()
     }
 
     /// An owned copy, naming the union at offset 30 as a top-level layout would by
