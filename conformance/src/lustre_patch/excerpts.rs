@@ -44,6 +44,10 @@ pub(crate) const EXCERPTS: &[(&str, &str)] = &[
         include_str!("../../lustre/base/lustre/ldlm/ldlm_lock.c.excerpt"),
     ),
     (
+        "lustre/ptlrpc/Makefile",
+        include_str!("../../lustre/base/lustre/ptlrpc/Makefile.excerpt"),
+    ),
+    (
         "lustre/kunit/Makefile",
         include_str!("../../lustre/base/lustre/kunit/Makefile.excerpt"),
     ),

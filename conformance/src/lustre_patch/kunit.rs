@@ -48,6 +48,8 @@ fn module_c() -> Result<Vec<String>, PatchError> {
     let text = TEMPLATE
         .replace("@TICKET@", TICKET)
         .replace("@SIZE_FN@", SIZE_FN)
+        .replace("@REQ_CHECK@", super::check::REQ_CHECK)
+        .replace("@REP_CHECK@", super::check::REP_CHECK)
         .replace("@RQF@", RQF)
         .replace("@VECTORS_H@", VECTORS_H)
         .replace("@MODULE@", MODULE)
