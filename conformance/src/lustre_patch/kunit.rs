@@ -89,7 +89,7 @@ pub(crate) fn vectors_h(t: &Table) -> Vec<String> {
         n = t.ncases,
         total = t.total,
     ));
-    let defines: [(&str, String); 12] = [
+    let defines: [(&str, String); 13] = [
         ("DPT_REQUEST", "0".into()),
         ("DPT_REPLY", "1".into()),
         ("DPT_VALID", "0".into()),
@@ -101,6 +101,7 @@ pub(crate) fn vectors_h(t: &Table) -> Vec<String> {
         ("DPT_MIN_MATCH", MIN_MATCH.to_string()),
         ("DPT_NCASES", t.ncases.to_string()),
         ("DPT_TOTAL", t.total.to_string()),
+        ("DPT_NSKIPPED", t.skipped.to_string()),
         ("DPT_STREAM_LEN", t.stream.len().to_string()),
     ];
     for (name, v) in defines {
