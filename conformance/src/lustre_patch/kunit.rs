@@ -60,6 +60,7 @@ fn module_c() -> Result<Vec<String>, PatchError> {
         .replace("@PASSED@", PASSED)
         .replace("@RESULTS@", &results.join("\n"))
         .replace("@REQ_BODY_OFF@", &REQ_BODY_OFF.to_string())
+        .replace("@REQ_NAME_OFF@", &(REQ_BODY_OFF + 1).to_string())
         .replace("@REP_BODY_OFF@", &REP_BODY_OFF.to_string());
     Ok(lines(&text))
 }
