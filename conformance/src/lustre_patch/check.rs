@@ -13,6 +13,8 @@ use super::c::lines;
 use super::{Draft, PatchError, TICKET};
 
 pub(crate) const CHECK_C: &str = "lustre/ptlrpc/dne_prepare_check.c";
+/// The testee's `dp.h`: its bounds, structures and the prototypes across its files.
+const CHECK_H: &str = "lustre/ptlrpc/dne_prepare_check.h";
 const MAKEFILE: &str = "lustre/ptlrpc/Makefile";
 /// The entry points, as `lustre_req_layout.h` declares them.
 pub(crate) const REQ_CHECK: &str = "lustre_dne_prepare_req_check";
@@ -98,15 +100,27 @@ fn body(name: &str, text: &str) -> String {
     out
 }
 
-fn header() -> String {
+/// The license, the comment and the includes; `spdx` empty: a C file's.
+fn header(spdx: &str) -> String {
+    let spdx = if spdx.is_empty() {
+        "// SPDX-License-Identifier: GPL-2.0"
+    } else {
+        spdx
+    };
+    let includes = if spdx.starts_with("//") {
+        "#define DEBUG_SUBSYSTEM S_RPC\n\n#include <linux/errno.h>\n#include <linux/string.h>\n\n\
+         #include <obd_support.h>\n#include <lustre_net.h>\n#include <lustre_req_layout.h>\n\n"
+    } else {
+        ""
+    };
     format!(
-        "// SPDX-License-Identifier: GPL-2.0\n\
+        "{spdx}\n\
          \n\
          /*\n \
          * This file is part of Lustre, http://www.lustre.org/\n \
          *\n \
-         * The rules of the DNE prepare intents ({TICKET}) past what ptlrpc_unpack_*_msg()\n \
-         * and the capsule check: the flags, limits, names, groups, results and xattr\n \
+         * The rules of the DNE prepare intents ({TICKET}) past what\n \
+         * ptlrpc_unpack_*_msg() and the capsule check: the flags, limits, names, groups, results and xattr\n \
          * payloads of WIRE.md sections 5 to 9. The MDT handler runs\n \
          * {REQ_CHECK}() on a request as received, the requester\n \
          * {REP_CHECK}() on a reply and the request it sent.\n \
@@ -116,15 +130,7 @@ fn header() -> String {
          * lustre-patch), its macros prefixed with DP_; do not edit.\n \
          */\n\
          \n\
-         #define DEBUG_SUBSYSTEM S_RPC\n\
-         \n\
-         #include <linux/errno.h>\n\
-         #include <linux/string.h>\n\
-         \n\
-         #include <obd_support.h>\n\
-         #include <lustre_net.h>\n\
-         #include <lustre_req_layout.h>\n\
-         \n"
+         {includes}"
     )
 }
 
@@ -200,20 +206,45 @@ fn entries() -> String {
     )
 }
 
-/// The text of `dne_prepare_check.c`.
+/// The text of `dne_prepare_check.c`: the testee's C files, then the entry points.
 pub(crate) fn check_c() -> Vec<String> {
     let names = testee_macros();
-    let mut text = header();
-    for (name, t) in TESTEE {
-        text.push_str(&prefixed(&body(name, t), &names));
+    let mut text = header("");
+    text.push_str("#include \"dne_prepare_check.h\"\n\n");
+    for (name, t) in TESTEE.iter().skip(1) {
+        text.push_str(&kernel_forms(&prefixed(&body(name, t), &names)));
         text.push('\n');
     }
     text.push_str(&entries());
     lines(&text)
 }
 
+/// The text of `dne_prepare_check.h`: the testee's `dp.h`.
+pub(crate) fn check_h() -> Vec<String> {
+    let names = testee_macros();
+    let (name, t) = TESTEE[0];
+    let mut text = header("/* SPDX-License-Identifier: GPL-2.0 */");
+    text.push_str("#ifndef _DNE_PREPARE_CHECK_H\n#define _DNE_PREPARE_CHECK_H\n\n");
+    text.push_str(&prefixed(&body(name, t), &names));
+    text.push_str("\n#endif /* _DNE_PREPARE_CHECK_H */\n");
+    lines(&text)
+}
+
+/// The kernel's spelling of what the testee writes out for user space.
+fn kernel_forms(text: &str) -> String {
+    let mut out = text.to_string();
+    for (name, _) in [("lov_known", ())] {
+        out = out.replace(
+            &format!("(sizeof({name}) / sizeof({name}[0]))"),
+            &format!("ARRAY_SIZE({name})"),
+        );
+    }
+    out
+}
+
 pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let check = FileDiff::new_file(CHECK_C, &check_c());
+    let check_h = FileDiff::new_file(CHECK_H, &check_h());
     let mk = src.file(MAKEFILE)?;
     let last = mk.find("the last ptlrpc_objs line", |l| {
         l.starts_with("ptlrpc_objs += ") && l.contains("batch.o")
@@ -232,7 +263,7 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
              refuses what the reference refuses, naming the same rule."
         )],
         test_parameters: None,
-        diffs: vec![check, mk_diff],
+        diffs: vec![check, check_h, mk_diff],
     })
 }
 
@@ -248,9 +279,12 @@ mod tests {
         assert!(!names.contains("DP_OUT_MAX"));
         let p = prefixed("x(LDLM_ENQUEUE, LDLM_ENQUEUE_X, MLI_BUF_MAX)", &names);
         assert_eq!(p, "x(DP_LDLM_ENQUEUE, LDLM_ENQUEUE_X, MLI_BUF_MAX)");
+        let h = check_h().join("\n");
+        assert!(h.contains("#define DP_LDLM_ENQUEUE\t\t\t101"));
         let c = check_c().join("\n");
-        assert!(c.contains("#define DP_LDLM_ENQUEUE\t\t\t101"));
+        assert!(c.contains("#include \"dne_prepare_check.h\""));
         assert!(!c.contains("#include \"dp.h\""));
+        assert!(c.contains("ARRAY_SIZE(lov_known)"));
         // a prefixed name must not collide with one the testee defines itself
         let own: Vec<String> = TESTEE
             .iter()
