@@ -82,12 +82,22 @@ fn a_failed_vector_fails_and_names_why() {
         "{P}11: passed\n{P}12: refused as W5.3\n{P}12: failed: the DNE prepare checks\n\
          {P}13: failed: invalid, but accepted\n{P}13: failed: invalid, but accepted\n"
     );
-    let log = run_log(&cases, "1 passed, 0 invalid refused (0 by another rule), 2 failed", "");
+    let log = run_log(
+        &cases,
+        "1 passed, 0 invalid refused (0 by another rule), 2 failed",
+        "",
+    );
     let (rc, lines) = verdicts("failed", &log);
     assert_eq!(rc, 1);
-    assert_eq!(lines[1], "vector 12: FAILED the DNE prepare checks (refused as W5.3)");
+    assert_eq!(
+        lines[1],
+        "vector 12: FAILED the DNE prepare checks (refused as W5.3)"
+    );
     assert_eq!(lines[2], "vector 13: FAILED invalid, but accepted");
-    assert_eq!(lines.last().map(String::as_str), Some("kernel-check: 1 passed, 2 failed, 103 skipped"));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("kernel-check: 1 passed, 2 failed, 103 skipped")
+    );
 }
 
 #[test]
@@ -97,7 +107,11 @@ fn a_line_seen_twice_counts_once_and_a_failure_stays() {
         "{P}12: failed: the capsule\n{P}11: passed\n{P}12: failed: the capsule\n\
          {P}13: passed\n{P}11: passed\n"
     );
-    let log = run_log(&cases, "2 passed, 0 invalid refused (0 by another rule), 1 failed", "");
+    let log = run_log(
+        &cases,
+        "2 passed, 0 invalid refused (0 by another rule), 1 failed",
+        "",
+    );
     let (rc, lines) = verdicts("twice", &log);
     assert_eq!(rc, 1);
     assert_eq!(lines.len(), 4, "{lines:?}");
@@ -113,8 +127,11 @@ fn a_kernel_crash_a_load_failure_or_no_end_fails_a_run_whose_vectors_passed() {
     for (tag, log, problem) in [
         (
             "lbug",
-            run_log(&cases, ok, "[ 8.0] LustreError: 77:0:(pack_generic.c:1) LBUG\n")
-                + &passed,
+            run_log(
+                &cases,
+                ok,
+                "[ 8.0] LustreError: 77:0:(pack_generic.c:1) LBUG\n",
+            ) + &passed,
             "problem: kernel: [ 8.0] LustreError: 77:0:(pack_generic.c:1) LBUG",
         ),
         (
@@ -145,7 +162,10 @@ fn a_kernel_crash_a_load_failure_or_no_end_fails_a_run_whose_vectors_passed() {
         assert_eq!(rc, 1, "{tag}: {lines:?}");
         assert!(lines.iter().any(|l| l == problem), "{tag}: {lines:?}");
         let last = lines.last().expect("a summary");
-        assert!(last.starts_with("kernel-check: 3 passed, "), "{tag}: {last}");
+        assert!(
+            last.starts_with("kernel-check: 3 passed, "),
+            "{tag}: {last}"
+        );
         assert!(last.ends_with(": FAIL)"), "{tag}: {last}");
     }
 }
@@ -156,12 +176,21 @@ fn no_module_summary_fails() {
     let (rc, lines) = verdicts("nosummary", log);
     assert_eq!(rc, 1);
     assert!(lines.contains(&"problem: the test module printed no summary".to_string()));
-    assert_eq!(lines.last().map(String::as_str), Some("kernel-check: 0 passed, 0 failed, 0 skipped (1 problem: FAIL)"));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("kernel-check: 0 passed, 0 failed, 0 skipped (1 problem: FAIL)")
+    );
 }
 
 /// Fake modules and a fake busybox in `d`, and the load list naming them.
 fn fake_modules(d: &Path) -> PathBuf {
-    for n in ["busybox", "e1000.ko", "libcfs.ko", "lnet.ko", "dne_prepare_test.ko"] {
+    for n in [
+        "busybox",
+        "e1000.ko",
+        "libcfs.ko",
+        "lnet.ko",
+        "dne_prepare_test.ko",
+    ] {
         std::fs::write(d.join(n), format!("fake {n}")).expect("write a fake file");
     }
     let list = d.join("load.list");
@@ -206,7 +235,10 @@ fn the_initramfs_tree_holds_init_busybox_and_the_modules_in_order() {
     assert!(init.starts_with("#!/bin/busybox sh\n"));
     // eth0 comes up before ksocklnd, each load is reported, the log is dumped, then the end
     for (a, b) in [
-        ("ip addr add 10.0.2.15/24 dev eth0", "insmod \"/m/$name.ko\" $args"),
+        (
+            "ip addr add 10.0.2.15/24 dev eth0",
+            "insmod \"/m/$name.ko\" $args",
+        ),
         ("echo \"KC: load $name rc=$rc", "echo \"KC: dmesg begin\""),
         ("dmesg\n", "echo \"KC: end\""),
         ("echo \"KC: end\"", "poweroff -f"),
@@ -252,7 +284,15 @@ fn the_initramfs_archive_lists_the_tree() {
     ));
     assert_eq!(rc, 0);
     let names: Vec<&str> = out.lines().collect();
-    for n in ["init", "bin/busybox", "m/load", "m/e1000.ko", "m/dne_prepare_test.ko", "proc", "dev"] {
+    for n in [
+        "init",
+        "bin/busybox",
+        "m/load",
+        "m/e1000.ko",
+        "m/dne_prepare_test.ko",
+        "proc",
+        "dev",
+    ] {
         assert!(names.contains(&n), "{n} in {names:?}");
     }
 }
@@ -272,6 +312,8 @@ fn modules_load_after_what_they_depend_on_each_once() {
         out,
         "libcfs /m/libcfs.ko\nlnet /m/lnet.ko\nobdclass /m/obdclass.ko\nptlrpc /m/ptlrpc.ko\n"
     );
-    let (rc, _) = bash(&format!("{resolver}; kc_depends_order r ptlrpc nosuch 2>/dev/null"));
+    let (rc, _) = bash(&format!(
+        "{resolver}; kc_depends_order r ptlrpc nosuch 2>/dev/null"
+    ));
     assert_eq!(rc, 1);
 }
