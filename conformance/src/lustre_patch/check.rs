@@ -120,8 +120,9 @@ fn header(spdx: &str) -> String {
          * This file is part of Lustre, http://www.lustre.org/\n \
          *\n \
          * The rules of the DNE prepare intents ({TICKET}) past what\n \
-         * ptlrpc_unpack_*_msg() and the capsule check: the flags, limits, names, groups, results and xattr\n \
-         * payloads of WIRE.md sections 5 to 9. The MDT handler runs\n \
+         * ptlrpc_unpack_*_msg() and the capsule check: the flags, limits, names,\n \
+         * groups, results and xattr payloads of WIRE.md sections 5 to 9. The MDT\n \
+         * handler runs\n \
          * {REQ_CHECK}() on a request as received, the requester\n \
          * {REP_CHECK}() on a reply and the request it sent.\n \
          * Each refusal names the rule the message breaks.\n \
