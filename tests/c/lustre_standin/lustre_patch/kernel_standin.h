@@ -38,6 +38,10 @@
 #define EINVAL 22
 #define MSG_PTLRPC_HEADER_OFF 31
 #define MSG_PTLRPC_BODY_OFF 0
+#define DLM_LOCKREQ_OFF 1
+struct ptlrpc_body {
+	__u8 pb_bytes[184];
+};
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GOTO(label, rc) do { (void)(rc); goto label; } while (0)
 #define LUSTRE_MSG_MAGIC_V2 0x0BD00BD3
