@@ -69,7 +69,7 @@
 #define LDLM_IBITS			13
 #define LCK_NL				32
 #define LDLM_FL_HAS_INTENT		0x1000
-/* LDLM_FL_WIRE_REQ_FLAGS_MASK without REPLAY (0x100) and INTENT_ONLY (0x200). */
+/* LDLM_FL_WIRE_REQ_FLAGS_MASK without REPLAY (0x100), INTENT_ONLY (0x200) */
 #define DP_PREPARE_REQ_FLAGS		0xe08c101aU
 #define MDS_INODELOCK_UPDATE		0x2ULL
 #define DISP_IT_EXECD			0x1ULL
@@ -86,7 +86,7 @@
 #define DP_S_ISVTX			01000
 #define DP_UMASK_BITS			0777
 #define DP_PROJINHERIT_FL		0x20000000U
-/* OBD_MD_* of mbo_valid, and the mdt_body fields the derived child is held to */
+/* OBD_MD_* of mbo_valid, and the mdt_body fields of the derived child */
 #define DP_OBD_MD_FLMODE		0x80ULL
 #define DP_OBD_MD_FLGID			0x400ULL
 #define DP_OBD_MD_FLFLAGS		0x800ULL

@@ -193,7 +193,8 @@ int dp_ptlrpc_check_type(struct dp_ctx *ctx, const struct dp_msg *m,
 	const __u8 *b = dp_msg_buf(m, 0, &len);
 
 	t = dp_get32(m->swab, b + PB_TYPE);
-	if (t == type || (type == PTL_RPC_MSG_REPLY && t == PTL_RPC_MSG_ERR))
+	if (t == type ||
+	    (type == PTL_RPC_MSG_REPLY && t == PTL_RPC_MSG_ERR))
 		return 0;
 	return dp_broke(ctx, "W2.3");
 }
@@ -224,7 +225,8 @@ int dp_ptlrpc_check(struct dp_ctx *ctx, const struct dp_msg *m,
 	} else {
 		if (secflvr & FLVR_POLICY_MASK)
 			return dp_broke(ctx, "W0.6");
-		if ((version & ~LUSTRE_VERSION_MASK) != PTLRPC_MSG_VERSION)
+		if ((version & ~LUSTRE_VERSION_MASK) !=
+		    PTLRPC_MSG_VERSION)
 			return dp_broke(ctx, "W0.4");
 	}
 	if (dp_get32(m->swab, b + PB_OPC) != LDLM_ENQUEUE)

@@ -23,7 +23,8 @@ static const struct dp_field prepare_rep_fields[] = {
  */
 static const struct dp_field mdt_body_fields[] = {
 	{ 0, 8, DP_NUM }, { 8, 4, DP_NUM }, { 12, 4, DP_NUM },	/* fid1 */
-	{ 16, 8, DP_NUM }, { 24, 4, DP_NUM }, { 28, 4, DP_NUM },	/* fid2 */
+	/* fid2 */
+	{ 16, 8, DP_NUM }, { 24, 4, DP_NUM }, { 28, 4, DP_NUM },
 	{ 32, 8, DP_RAW },	/* mbo_open_handle: opaque */
 	{ 40, 8, DP_NUM }, { 48, 8, DP_NUM }, { 56, 8, DP_NUM },
 	{ 64, 8, DP_NUM }, { 72, 8, DP_NUM }, { 80, 8, DP_NUM },
@@ -164,7 +165,10 @@ static int dp_rep_check_lookup(struct dp_ctx *ctx, const struct dp_rep *r)
 	return 0;
 }
 
-/* The result masks and the derived child (W6.1, W7.8, W6.2, W7.13/14/18/19/23). */
+/*
+ * The result masks and the derived child (W6.1, W7.8, W6.2,
+ * W7.13/14/18/19/23).
+ */
 static int dp_rep_check_masks(struct dp_ctx *ctx, const struct dp_rep *r)
 {
 	const struct md_create_prepare_rep *b = &r->body;
@@ -440,7 +444,10 @@ int dp_rep_unpack(struct dp_ctx *ctx, struct dp_rep *r,
 	return dp_rep_check(ctx, r);
 }
 
-/* Canonical reply: nine buffers, the body at its size, PATTR little-endian, xattrs verbatim. */
+/*
+ * Canonical reply: nine buffers, the body at its size, PATTR little-endian,
+ * xattrs verbatim.
+ */
 void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 {
 	const struct dp_msg *m = &r->msg;
@@ -476,7 +483,8 @@ void dp_rep_pack(struct dp_out *o, const struct dp_rep *r)
 	dp_canon(d, b, m->swab, prepare_rep_fields,
 		 DP_NFIELDS(prepare_rep_fields));
 	for (i = 0; i < MLI_BUF_MAX; i++) {
-		if (i == MLI_BUF_PATTR && r->result_len[i] == MDT_BODY_SIZE) {
+		if (i == MLI_BUF_PATTR &&
+		    r->result_len[i] == MDT_BODY_SIZE) {
 			/* a numeric structure in the sender's order */
 			dp_canon(dp_put_zero(o, MDT_BODY_SIZE), r->result[i],
 				 m->swab, mdt_body_fields,

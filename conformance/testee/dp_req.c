@@ -72,7 +72,8 @@ static size_t dp_reply_size_for(const __u32 *limits)
 {
 	size_t need = dp_round8(MSG_HEADER_FIXED + 4 * REPLY_BUFCOUNT) +
 		      dp_round8(PTLRPC_BODY_V3_SIZE) +
-		      dp_round8(LDLM_REPLY_SIZE) + dp_round8(PREPARE_REP_SIZE);
+		      dp_round8(LDLM_REPLY_SIZE) +
+		      dp_round8(PREPARE_REP_SIZE);
 	int i;
 
 	for (i = 0; i < MLI_BUF_MAX; i++)
@@ -283,7 +284,10 @@ int dp_req_unpack(struct dp_ctx *ctx, struct dp_req *r,
 	return dp_req_unpack_groups(ctx, r);
 }
 
-/* Canonical request: six buffers, the body at its size, zero padding, name + NUL. */
+/*
+ * Canonical request: six buffers, the body at its size, zero padding,
+ * name + NUL.
+ */
 void dp_req_pack(struct dp_out *o, const struct dp_req *r)
 {
 	const struct dp_msg *m = &r->msg;

@@ -281,7 +281,8 @@ static int dp_dmv_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 	if (len < LUM_HDR)
 		return dp_broke(ctx, "W0.1");
 	count = (__s32)dp_le32(p + 4);
-	min = magic == LMV_USER_MAGIC_SPECIFIC ? 0 : -LMV_MAX_STRIPES_PER_MDT;
+	min = magic == LMV_USER_MAGIC_SPECIFIC ? 0 :
+	      -LMV_MAX_STRIPES_PER_MDT;
 	if (count < min)
 		return dp_broke(ctx, "W9.11");
 	if (count > LMV_MAX_STRIPE_COUNT)
@@ -303,12 +304,13 @@ static int dp_dmv_check(struct dp_ctx *ctx, const __u8 *p, size_t len)
 #define LCME_SIZE	48
 
 static const __u32 lov_known[] = {
-	LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_MAGIC_SPECIFIC, LOV_MAGIC_COMP_V1,
+	LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_MAGIC_SPECIFIC,
+	LOV_MAGIC_COMP_V1,
 	LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL
 };
 #define LOV_NKNOWN	(sizeof(lov_known) / sizeof(lov_known[0]))
 
-/* LOV_MAGIC_SEL is how LOD stores a layout with a self-extending component. */
+/* LOV_MAGIC_SEL: how LOD stores a layout with a self-extending component */
 static int dp_lov_is_comp(__u32 magic)
 {
 	return magic == LOV_MAGIC_COMP_V1 || magic == LOV_MAGIC_SEL;
@@ -454,7 +456,8 @@ static void dp_lov_comp_pack(struct dp_out *o, const __u8 *p)
 	__u8 *d;
 
 	d = dp_put_zero(o, LCM_HDR);
-	memcpy(d, p, LCM_HDR);		/* lcm_size is rewritten below */
+	/* lcm_size is rewritten below */
+	memcpy(d, p, LCM_HDR);
 	dp_put_bytes(o, p + LCM_HDR, LCME_SIZE * (size_t)count);
 
 	off = LCM_HDR + LCME_SIZE * (size_t)count;

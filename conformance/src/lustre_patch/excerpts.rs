@@ -44,6 +44,14 @@ pub(crate) const EXCERPTS: &[(&str, &str)] = &[
         include_str!("../../lustre/base/lustre/ldlm/ldlm_lock.c.excerpt"),
     ),
     (
+        "lustre/include/lustre_net.h",
+        include_str!("../../lustre/base/lustre/include/lustre_net.h.excerpt"),
+    ),
+    (
+        "lustre/ptlrpc/Makefile",
+        include_str!("../../lustre/base/lustre/ptlrpc/Makefile.excerpt"),
+    ),
+    (
         "lustre/kunit/Makefile",
         include_str!("../../lustre/base/lustre/kunit/Makefile.excerpt"),
     ),

@@ -10,6 +10,7 @@
 
 mod base;
 pub(crate) mod c;
+mod check;
 mod connect;
 mod excerpts;
 mod kunit;
@@ -187,6 +188,7 @@ fn drafts(src: &Source) -> Result<Vec<Draft>, PatchError> {
             uapi::draft(src)?,
             swab::draft(src)?,
             reqfmt::draft(src)?,
+            check::draft(src)?,
             wirecheck::draft(src)?,
             names::draft(src)?,
         ],

@@ -169,9 +169,11 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
     let h_diff = h.diff_and_apply(&mut [
         Edit::insert_after(
             set_size_end,
-            vec![format!(
+            std::iter::once(format!(
                 "int {SIZE_FN}(struct req_capsule *pill, const __u32 *sizes);"
-            )],
+            ))
+            .chain(super::check::prototypes())
+            .collect(),
         ),
         Edit::insert_after(rqf, vec![format!("extern struct req_format {RQF};")]),
         Edit::insert_after(rmf_at, externs),

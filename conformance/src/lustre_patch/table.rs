@@ -41,6 +41,8 @@ pub(crate) struct Table {
     pub(crate) stream: Vec<u8>,
     pub(crate) ncases: usize,
     pub(crate) total: usize,
+    /// The kit's cases left out: xattr payloads, which are not RPC messages.
+    pub(crate) skipped: usize,
 }
 
 fn leb128(out: &mut Vec<u8>, mut v: usize) {
@@ -140,11 +142,15 @@ pub(crate) fn table(cases: &[Case]) -> Table {
     };
     let mut body = Vec::new();
     let mut ncases = 0;
+    let mut skipped = 0;
     for c in cases {
         let kind = match c.kind {
             Kind::Request => 0,
             Kind::Reply => 1,
-            Kind::Xattr(_) => continue,
+            Kind::Xattr(_) => {
+                skipped += 1;
+                continue;
+            }
         };
         ncases += 1;
         let (result, rule) = match c.expect {
@@ -184,6 +190,7 @@ pub(crate) fn table(cases: &[Case]) -> Table {
         rules,
         stream,
         ncases,
+        skipped,
         total: lz.history.len(),
     }
 }

@@ -38,6 +38,10 @@
 #define EINVAL 22
 #define MSG_PTLRPC_HEADER_OFF 31
 #define MSG_PTLRPC_BODY_OFF 0
+#define DLM_LOCKREQ_OFF 1
+struct ptlrpc_body {
+	__u8 pb_bytes[184];
+};
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GOTO(label, rc) do { (void)(rc); goto label; } while (0)
 #define LUSTRE_MSG_MAGIC_V2 0x0BD00BD3
@@ -61,12 +65,14 @@ struct lustre_msg {
 	__u32 lm_buflens[];
 };
 struct ptlrpc_request;
+#define REQ_MAX_FIELD_NR 12
 struct req_capsule {
 	struct ptlrpc_request *rc_req;
 	const struct req_format *rc_fmt;
 	enum req_location rc_loc;
 	__u32 rc_req_swab_mask;
 	__u32 rc_rep_swab_mask;
+	__u32 rc_area[2][REQ_MAX_FIELD_NR];
 };
 struct ptlrpc_request {
 	struct req_capsule rq_pill;
@@ -91,6 +97,11 @@ void *req_capsule_client_get(struct req_capsule *pill,
 			     const struct req_msg_field *field);
 void *req_capsule_server_get(struct req_capsule *pill,
 			     const struct req_msg_field *field);
+size_t req_capsule_filled_sizes(struct req_capsule *pill,
+				enum req_location loc);
+__u32 lustre_msg_size_v2(int count, __u32 *lengths);
+void lustre_init_msg_v2(struct lustre_msg *msg, int count, __u32 *lens,
+			char **bufs);
 __u32 req_capsule_get_size(const struct req_capsule *pill,
 			   const struct req_msg_field *field,
 			   enum req_location loc);

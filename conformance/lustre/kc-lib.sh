@@ -1,0 +1,156 @@
+# shellcheck shell=bash
+# The pieces of kernel-check that need no Lustre tree, no root, no qemu and no kernel: the
+# guest's init, the initramfs tree and archive, the order modules load in, and the reading of
+# the guest's console into one verdict per vector. Sourced by kernel-check and by
+# conformance/tests/kernel_check.rs, which runs them on made-up inputs.
+
+# The name the test module prints under (lustre_<module>_<run_id>: ...).
+KC_MODULE=dne_prepare_test
+
+# kc_init: the guest's /init. It loads /m/<name>.ko in the order of /m/load ("name args" per
+# line), bringing eth0 up before ksocklnd, reports each load as "KC: load NAME rc=N", then dumps
+# the kernel log between markers and powers off. A load failure stops the loading (what comes
+# after depends on it) but not the dump.
+kc_init() {
+	cat <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+echo "KC: boot"
+while read -r name args; do
+	if [ "$name" = ksocklnd ]; then
+		ip link set lo up; ip link set eth0 up
+		ip addr add 10.0.2.15/24 dev eth0; sleep 1
+	fi
+	insmod "/m/$name.ko" $args >/tmp/err 2>&1
+	rc=$?
+	echo "KC: load $name rc=$rc $(cat /tmp/err)"
+	[ $rc = 0 ] || break
+done < /m/load
+echo "KC: dmesg begin"
+dmesg
+echo "KC: dmesg end"
+echo "KC: end"
+poweroff -f
+EOF
+}
+
+# kc_stage DIR BUSYBOX LOADLIST: the initramfs tree in DIR. LOADLIST has one module a line,
+# "name path [args]", in load order; each is copied to /m/<name>.ko.
+kc_stage() {
+	local dir=$1 busybox=$2 list=$3 name path args
+	rm -rf "$dir"
+	mkdir -p "$dir"/bin "$dir"/sbin "$dir"/proc "$dir"/sys "$dir"/dev "$dir"/tmp "$dir"/m
+	cp "$busybox" "$dir/bin/busybox"
+	kc_init > "$dir/init"
+	chmod 755 "$dir/init" "$dir/bin/busybox"
+	: > "$dir/m/load"
+	while read -r name path args; do
+		[ -n "$name" ] || continue
+		[ -f "$path" ] || { echo "kc_stage: $name: no module at $path" >&2; return 1; }
+		cp "$path" "$dir/m/$name.ko"
+		echo "$name${args:+ $args}" >> "$dir/m/load"
+	done < "$list"
+}
+
+# kc_cpio DIR OUT: DIR as a gzipped newc archive, the form the kernel unpacks as its rootfs.
+kc_cpio() {
+	(cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 > "$2"
+}
+
+# kc_depends_order RESOLVE NAME...: NAME... and what they depend on, dependencies first, each
+# once. RESOLVE is a command printing "path" and then the module's depends (comma separated)
+# for a name, on two lines; the real one is modinfo on the built tree and the kernel's modules.
+kc_depends_order() {
+	local resolve=$1 seen=" " out=()
+	shift
+	_kc_visit() {
+		local n=$1 info path deps d
+		case "$seen" in *" $n "*) return 0 ;; esac
+		seen="$seen$n "
+		info=$($resolve "$n") || { echo "kc_depends_order: no module $n" >&2; return 1; }
+		path=$(printf '%s\n' "$info" | sed -n 1p)
+		deps=$(printf '%s\n' "$info" | sed -n 2p)
+		for d in ${deps//,/ }; do
+			_kc_visit "$d" || return 1
+		done
+		out+=("$n $path")
+	}
+	for n in "$@"; do
+		_kc_visit "$n" || return 1
+	done
+	printf '%s\n' "${out[@]}"
+}
+
+# kc_verdicts LOG: one line per vector, "vector ID: passed|refused|FAILED ...", the problems
+# (a load failure, an LBUG, an assertion, an Oops, a panic, no end of run, a vector counted twice
+# or missing against the module's own count), then the summary as its last line:
+#   kernel-check: P passed, F failed, S skipped
+# Refused invalid vectors count as passed. Returns 0 only when nothing failed.
+kc_verdicts() {
+	tr -d '\r' < "$1" | awk -v mod="lustre_${KC_MODULE}_" '
+	function problem(s) { problems[++np] = s }
+	/KC: load / {
+		split($0, a, "KC: load "); split(a[2], w, " ")
+		if (w[2] != "rc=0") problem("module " w[1] " failed to load: " a[2])
+		loaded[w[1]] = 1
+	}
+	/KC: end$/ { ended = 1 }
+	/LBUG|ASSERTION|LASSERT|Oops|Kernel panic|BUG: |general protection fault|Call Trace/ {
+		if (!(crash[$0]++)) problem("kernel: " $0)
+	}
+	index($0, mod) {
+		line = substr($0, index($0, mod) + length(mod))
+		sub(/^[0-9]+: /, "", line)
+		if (match(line, /^[0-9]+ cases: /)) {
+			split(line, f, /[ ,()]+/)
+			# passed counts the valid ones, refused the invalid ones
+			ncases = f[1]; npassed = f[3] + f[5]; nfailed = f[12]
+			nskipped = f[14]
+			summary = 1
+			next
+		}
+		if (line ~ /^DNE prepare test passed/) { module_ok = 1; next }
+		if (!match(line, /^[0-9]+: /)) next
+		id = substr(line, 1, RLENGTH - 2); rest = substr(line, RLENGTH + 1)
+		if (rest ~ /^failed: /) v = "FAILED " substr(rest, 9)
+		else if (rest == "passed") v = "passed"
+		else if (rest ~ / refused by /) v = rest
+		else if (rest ~ /^refused as /) { why[id] = rest; next }
+		else next
+		# a line seen twice (console and dump) counts once; a failure stays
+		if (id in verdict && verdict[id] ~ /^FAILED/) next
+		if (!(id in verdict)) order[++nid] = id
+		verdict[id] = v
+	}
+	END {
+		passed = 0; failed = 0
+		for (i = 1; i <= nid; i++) {
+			id = order[i]; v = verdict[id]
+			if (v ~ /^FAILED/) { failed++; if (id in why) v = v " (" why[id] ")" }
+			else passed++
+			print "vector " id ": " v
+		}
+		if (!ended) problem("the guest did not reach the end of its run")
+		if (!summary) problem("the test module printed no summary")
+		else {
+			if (nid != ncases)
+				problem("the module ran " ncases " cases, the log shows " nid)
+			if (npassed + nfailed != ncases)
+				problem("the module counts " npassed " passed and " nfailed " failed of " ncases)
+			if (nfailed + 0 != failed)
+				problem("the module counts " nfailed " failed, the log shows " failed)
+		}
+		if (summary && !module_ok && failed == 0)
+			problem("the test module did not print that it passed")
+		for (i = 1; i <= np; i++) print "problem: " problems[i]
+		skipped = summary ? nskipped + 0 : 0
+		# vectors the module ran but the log does not show failed too
+		if (summary && ncases > nid) failed += ncases - nid
+		printf "kernel-check: %d passed, %d failed, %d skipped", passed, failed, skipped
+		if (np > 0) printf " (%d problem%s: FAIL)", np, (np > 1 ? "s" : "")
+		printf "\n"
+		exit (failed > 0 || np > 0) ? 1 : 0
+	}'
+}

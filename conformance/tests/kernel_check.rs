@@ -1,0 +1,319 @@
+//! The pieces of `conformance/lustre/kernel-check` that need no Lustre tree, no root, no qemu and
+//! no kernel (`conformance/lustre/kc-lib.sh`): the reading of a guest's console into verdicts
+//! and one summary line, the initramfs tree and archive, and the module load order.
+//!
+//! They run through `bash`; the archive test also needs `cpio` and `gzip` (it prints `SKIP:`
+//! without them, and fails under `CI=true`).
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn lib() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("lustre/kc-lib.sh")
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kernel-check-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create a scratch dir");
+    d
+}
+
+/// `script` run by bash after sourcing the library: (exit code, stdout).
+fn bash(script: &str) -> (i32, String) {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(". '{}' && {script}", lib().display()))
+        .output()
+        .expect("bash runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The verdicts of a console log: (exit code, output lines).
+fn verdicts(tag: &str, log: &str) -> (i32, Vec<String>) {
+    let d = scratch(tag);
+    let f = d.join("guest.log");
+    std::fs::write(&f, log).expect("write the log");
+    let (rc, out) = bash(&format!("kc_verdicts '{}'", f.display()));
+    (rc, out.lines().map(str::to_string).collect())
+}
+
+const P: &str = "[    7.100000] lustre_dne_prepare_test_921: ";
+
+/// A guest's console for a run of three cases: the lines of `cases`, then the module's summary.
+fn run_log(cases: &str, summary: &str, tail: &str) -> String {
+    format!(
+        "KC: boot\r\nKC: load libcfs rc=0 \nKC: load dne_prepare_test rc=0 \nKC: dmesg begin\n\
+         {cases}{P}3 cases: {summary}, 103 skipped\n{tail}KC: dmesg end\nKC: end\n"
+    )
+}
+
+#[test]
+fn a_clean_run_passes_with_one_verdict_per_vector_and_a_summary_last() {
+    let cases = format!(
+        "{P}11: passed\n{P}12: W5.9 refused by the DNE prepare checks\n\
+         {P}13: W2.1 refused by the unwrap, as W2.2\n"
+    );
+    let log = run_log(
+        &cases,
+        "1 passed, 2 invalid refused (1 by another rule), 0 failed",
+        &format!("{P}DNE prepare test passed\n"),
+    );
+    let (rc, lines) = verdicts("clean", &log);
+    assert_eq!(rc, 0, "{lines:?}");
+    assert_eq!(
+        lines,
+        [
+            "vector 11: passed",
+            "vector 12: W5.9 refused by the DNE prepare checks",
+            "vector 13: W2.1 refused by the unwrap, as W2.2",
+            "kernel-check: 3 passed, 0 failed, 103 skipped",
+        ]
+    );
+}
+
+#[test]
+fn a_failed_vector_fails_and_names_why() {
+    let cases = format!(
+        "{P}11: passed\n{P}12: refused as W5.3\n{P}12: failed: the DNE prepare checks\n\
+         {P}13: failed: invalid, but accepted\n{P}13: failed: invalid, but accepted\n"
+    );
+    let log = run_log(
+        &cases,
+        "1 passed, 0 invalid refused (0 by another rule), 2 failed",
+        "",
+    );
+    let (rc, lines) = verdicts("failed", &log);
+    assert_eq!(rc, 1);
+    assert_eq!(
+        lines[1],
+        "vector 12: FAILED the DNE prepare checks (refused as W5.3)"
+    );
+    assert_eq!(lines[2], "vector 13: FAILED invalid, but accepted");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("kernel-check: 1 passed, 2 failed, 103 skipped")
+    );
+}
+
+#[test]
+fn a_line_seen_twice_counts_once_and_a_failure_stays() {
+    // loglevel lets errors reach the console before the dump repeats them
+    let cases = format!(
+        "{P}12: failed: the capsule\n{P}11: passed\n{P}12: failed: the capsule\n\
+         {P}13: passed\n{P}11: passed\n"
+    );
+    let log = run_log(
+        &cases,
+        "2 passed, 0 invalid refused (0 by another rule), 1 failed",
+        "",
+    );
+    let (rc, lines) = verdicts("twice", &log);
+    assert_eq!(rc, 1);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0], "vector 12: FAILED the capsule");
+    assert_eq!(lines[3], "kernel-check: 2 passed, 1 failed, 103 skipped");
+}
+
+#[test]
+fn a_kernel_crash_a_load_failure_or_no_end_fails_a_run_whose_vectors_passed() {
+    let cases = format!("{P}11: passed\n{P}12: passed\n{P}13: passed\n");
+    let ok = "3 passed, 0 invalid refused (0 by another rule), 0 failed";
+    let passed = format!("{P}DNE prepare test passed\n");
+    for (tag, log, problem) in [
+        (
+            "lbug",
+            run_log(
+                &cases,
+                ok,
+                "[ 8.0] LustreError: 77:0:(pack_generic.c:1) LBUG\n",
+            ) + &passed,
+            "problem: kernel: [ 8.0] LustreError: 77:0:(pack_generic.c:1) LBUG",
+        ),
+        (
+            "oops",
+            run_log(&cases, ok, &format!("{passed}[ 9.0] Oops: 0000 [#1] SMP\n")),
+            "problem: kernel: [ 9.0] Oops: 0000 [#1] SMP",
+        ),
+        (
+            "load",
+            run_log(&cases, ok, &passed).replace(
+                "KC: load libcfs rc=0 ",
+                "KC: load ptlrpc rc=1 insmod: can't insert 'ptlrpc.ko': Unknown symbol",
+            ),
+            "problem: module ptlrpc failed to load: ptlrpc rc=1 insmod: can't insert 'ptlrpc.ko': Unknown symbol",
+        ),
+        (
+            "end",
+            run_log(&cases, ok, &passed).replace("KC: end\n", ""),
+            "problem: the guest did not reach the end of its run",
+        ),
+        (
+            "count",
+            run_log(&cases, ok, &passed).replace("3 cases", "4 cases"),
+            "problem: the module ran 4 cases, the log shows 3",
+        ),
+    ] {
+        let (rc, lines) = verdicts(tag, &log);
+        assert_eq!(rc, 1, "{tag}: {lines:?}");
+        assert!(lines.iter().any(|l| l == problem), "{tag}: {lines:?}");
+        let last = lines.last().expect("a summary");
+        assert!(
+            last.starts_with("kernel-check: 3 passed, "),
+            "{tag}: {last}"
+        );
+        assert!(last.ends_with(": FAIL)"), "{tag}: {last}");
+    }
+}
+
+#[test]
+fn no_module_summary_fails() {
+    let log = "KC: boot\nKC: load dne_prepare_test rc=0 \nKC: end\n";
+    let (rc, lines) = verdicts("nosummary", log);
+    assert_eq!(rc, 1);
+    assert!(lines.contains(&"problem: the test module printed no summary".to_string()));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("kernel-check: 0 passed, 0 failed, 0 skipped (1 problem: FAIL)")
+    );
+}
+
+/// Fake modules and a fake busybox in `d`, and the load list naming them.
+fn fake_modules(d: &Path) -> PathBuf {
+    for n in [
+        "busybox",
+        "e1000.ko",
+        "libcfs.ko",
+        "lnet.ko",
+        "dne_prepare_test.ko",
+    ] {
+        std::fs::write(d.join(n), format!("fake {n}")).expect("write a fake file");
+    }
+    let list = d.join("load.list");
+    std::fs::write(
+        &list,
+        format!(
+            "e1000 {0}/e1000.ko\nlibcfs {0}/libcfs.ko\nlnet {0}/lnet.ko networks=tcp(eth0)\n\
+             dne_prepare_test {0}/dne_prepare_test.ko run_id=921\n",
+            d.display()
+        ),
+    )
+    .expect("write the list");
+    list
+}
+
+#[test]
+fn the_initramfs_tree_holds_init_busybox_and_the_modules_in_order() {
+    let d = scratch("stage");
+    let list = fake_modules(&d);
+    let stage = d.join("ir");
+    let (rc, _) = bash(&format!(
+        "kc_stage '{}' '{}' '{}'",
+        stage.display(),
+        d.join("busybox").display(),
+        list.display()
+    ));
+    assert_eq!(rc, 0);
+    let load = std::fs::read_to_string(stage.join("m/load")).expect("m/load");
+    assert_eq!(
+        load,
+        "e1000\nlibcfs\nlnet networks=tcp(eth0)\ndne_prepare_test run_id=921\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(stage.join("m/lnet.ko")).expect("lnet.ko"),
+        "fake lnet.ko"
+    );
+    assert_eq!(
+        std::fs::read_to_string(stage.join("bin/busybox")).expect("busybox"),
+        "fake busybox"
+    );
+    let init = std::fs::read_to_string(stage.join("init")).expect("init");
+    assert!(init.starts_with("#!/bin/busybox sh\n"));
+    // eth0 comes up before ksocklnd, each load is reported, the log is dumped, then the end
+    for (a, b) in [
+        (
+            "ip addr add 10.0.2.15/24 dev eth0",
+            "insmod \"/m/$name.ko\" $args",
+        ),
+        ("echo \"KC: load $name rc=$rc", "echo \"KC: dmesg begin\""),
+        ("dmesg\n", "echo \"KC: end\""),
+        ("echo \"KC: end\"", "poweroff -f"),
+    ] {
+        let (ia, ib) = (init.find(a), init.find(b));
+        assert!(ia.is_some() && ib.is_some() && ia < ib, "{a} before {b}");
+    }
+    // a module that is missing is an error, not a silent gap
+    std::fs::remove_file(d.join("lnet.ko")).expect("remove lnet.ko");
+    let (rc, _) = bash(&format!(
+        "kc_stage '{}' '{}' '{}' 2>/dev/null",
+        stage.display(),
+        d.join("busybox").display(),
+        list.display()
+    ));
+    assert_eq!(rc, 1);
+}
+
+#[test]
+fn the_initramfs_archive_lists_the_tree() {
+    let have = |t: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {t}"))
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !have("cpio") || !have("gzip") {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v != "true"),
+            "cpio and gzip are needed under CI=true"
+        );
+        println!("SKIP: no cpio or gzip");
+        return;
+    }
+    let d = scratch("cpio");
+    let list = fake_modules(&d);
+    let (rc, out) = bash(&format!(
+        "kc_stage '{0}/ir' '{0}/busybox' '{1}' && kc_cpio '{0}/ir' '{0}/ir.cpio.gz' && \
+         gzip -dc '{0}/ir.cpio.gz' | cpio -t --quiet",
+        d.display(),
+        list.display()
+    ));
+    assert_eq!(rc, 0);
+    let names: Vec<&str> = out.lines().collect();
+    for n in [
+        "init",
+        "bin/busybox",
+        "m/load",
+        "m/e1000.ko",
+        "m/dne_prepare_test.ko",
+        "proc",
+        "dev",
+    ] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+}
+
+#[test]
+fn modules_load_after_what_they_depend_on_each_once() {
+    // a resolver that knows four modules: ptlrpc needs obdclass and lnet, lnet libcfs
+    let resolver = "r() { case $1 in \
+        libcfs) printf '/m/libcfs.ko\\n\\n';; \
+        lnet) printf '/m/lnet.ko\\nlibcfs\\n';; \
+        obdclass) printf '/m/obdclass.ko\\nlnet,libcfs\\n';; \
+        ptlrpc) printf '/m/ptlrpc.ko\\nobdclass,lnet,libcfs\\n';; \
+        *) return 1;; esac; }";
+    let (rc, out) = bash(&format!("{resolver}; kc_depends_order r ptlrpc lnet"));
+    assert_eq!(rc, 0);
+    assert_eq!(
+        out,
+        "libcfs /m/libcfs.ko\nlnet /m/lnet.ko\nobdclass /m/obdclass.ko\nptlrpc /m/ptlrpc.ko\n"
+    );
+    let (rc, _) = bash(&format!(
+        "{resolver}; kc_depends_order r ptlrpc nosuch 2>/dev/null"
+    ));
+    assert_eq!(rc, 1);
+}
