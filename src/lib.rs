@@ -120,6 +120,9 @@ mod mli_buf;
 pub mod mode;
 mod msg_type;
 pub mod rules;
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+pub mod serde_helpers;
 pub mod wire;
 pub mod xattr;
 

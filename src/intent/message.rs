@@ -330,7 +330,7 @@ mod wire_message_serde {
 
     impl Serialize for Hex<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            crate::json::bytes::hex::serialize(&self.0, s)
+            crate::serde_helpers::bytes::hex::serialize(&self.0, s)
         }
     }
 
@@ -339,7 +339,7 @@ mod wire_message_serde {
 
     impl<'de> Deserialize<'de> for HexBuf {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            crate::json::bytes::de_hex(d, crate::limits::MSG_MAX_BUFLEN)
+            crate::serde_helpers::bytes::de_hex(d, crate::limits::MSG_MAX_BUFLEN)
                 .map(|v| HexBuf(bytes::Bytes::from(v)))
         }
     }

@@ -20,6 +20,8 @@ mod name_hash;
 pub mod opcodes;
 pub mod reply;
 pub mod request;
+#[cfg(feature = "serde")]
+mod serde_fields;
 #[cfg(test)]
 mod slice_tests;
 

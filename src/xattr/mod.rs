@@ -59,9 +59,6 @@ pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
 pub use lov_text::GetStripe;
 mod ostid;
 pub mod pin;
-mod reply;
-#[cfg(feature = "arbitrary")]
-pub(crate) use reply::check_result;
 mod unions;
 
 #[cfg(feature = "alloc")]

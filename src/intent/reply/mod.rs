@@ -17,6 +17,7 @@ mod rules;
 #[cfg(feature = "alloc")]
 mod validated;
 mod view;
+mod xattrs;
 
 #[cfg(feature = "arbitrary")]
 pub use arbitrary::arbitrary_payload;

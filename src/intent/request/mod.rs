@@ -307,7 +307,10 @@ pub struct PrepareRequest {
     /// Buffer 2's opcode.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "ldlm_intent", with = "crate::json::wire::ldlm_intent")
+        serde(
+            rename = "ldlm_intent",
+            with = "crate::intent::serde_fields::ldlm_intent"
+        )
     )]
     pub opc: IntentOpc,
     /// Buffer 3.

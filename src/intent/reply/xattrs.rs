@@ -1,8 +1,9 @@
 //! Typed accessors for the xattr results of a prepare reply.
 
-use super::{AclView, DefaultLmvView, LmvView, LovView, PinView};
+use super::ReplyView;
 use crate::error::DecodeError;
-use crate::intent::{MliBuf, PrepResult, ReplyView};
+use crate::intent::{MliBuf, PrepResult};
+use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView};
 
 /// Checks a present result of a reply against the rules of its kind (WIRE.md §9): the views'
 /// own `parse`. PATTR (checked by its length) and PIN (opaque) have no payload rules here.
