@@ -20,7 +20,6 @@ mod xattr;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use input::{Input, Output};
 use lustre_dne_intent::intent::{MessageView, WireMessage};
-use lustre_dne_intent::wire::MsgView;
 use std::process::ExitCode;
 
 /// Why a subcommand failed; decides the exit status.
@@ -691,10 +690,7 @@ fn cmd_decode(input: &Input, json: bool, out: &mut Output) -> Result<(), CliErro
             s
         }
         (MessageView::Request(v), false) => text::request_text(&v.msg(), v),
-        (MessageView::Reply(v), false) => {
-            let msg = MsgView::parse(v.as_bytes()).map_err(|e| input.error(e))?;
-            text::reply_text(&msg, v)
-        }
+        (MessageView::Reply(v), false) => text::reply_text(&v.msg(), v),
     };
     out.write(text.as_bytes())
 }

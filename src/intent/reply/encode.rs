@@ -4,7 +4,7 @@
 #[cfg(feature = "alloc")]
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::rules::{Apart, Facts, check};
+use super::rules::{ReplyRuleInput, ValueBuffers, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::DecodeError;
@@ -62,11 +62,11 @@ impl Wire<'_> {
         let body = self.body.map(|b| b.to_raw::<LittleEndian>());
         let ldlm = self.ldlm.to_raw::<LittleEndian>();
         check(
-            &Facts {
+            &ReplyRuleInput {
                 ptlrpc: &PtlrpcHead::of(self.ptlrpc),
                 ldlm: &ldlm,
                 body: body.as_ref(),
-                bufs: Apart {
+                bufs: ValueBuffers {
                     results: self.results,
                     off,
                 },
