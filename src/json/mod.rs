@@ -168,7 +168,7 @@
 // stay until the sibling crates and the structure declarations name the new ones (issue 36).
 #[doc(hidden)]
 pub use crate::serde_helpers::{bytes, flags, ints};
-mod layout;
+mod lov;
 #[cfg(feature = "std")]
 pub(crate) mod wire;
 mod xattr;

@@ -8,12 +8,12 @@ use super::rules::{ReceivedBuffers, ReplyRuleInput, check_after_status, check_ty
 use super::{PrepareOutcome, PrepareReply};
 use crate::endian::{Endian, with_order};
 use crate::error::{DecodeError, EncodeError};
-use crate::intent::body::MdCreatePrepareRepRaw;
 use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT};
 use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::raw::LdlmReplyRaw;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;

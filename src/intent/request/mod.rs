@@ -16,7 +16,6 @@ use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
-use crate::intent::body::MdCreatePrepareReqRaw;
 use crate::limits::{
     LDLM_INTENT_SIZE, LDLM_REPLY_SIZE, MDT_BODY_SIZE, MLI_BUF_MAX, PREPARE_REP_SIZE,
     PREPARE_REQ_SIZE, PTLRPC_BODY_V3_SIZE, REPLY_BUFCOUNT, REQUEST_BUFCOUNT, XATTR_SIZE_MAX,
@@ -29,6 +28,7 @@ use crate::wire::layout::{ldlm_intent, ldlm_request, lustre_msg_v2, ptlrpc_body 
 use crate::wire::msg::{MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::raw::LdlmLockDescRaw;
+use crate::wire::raw::MdCreatePrepareReqRaw;
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
     MsgHeader, PtlrpcBody, PtlrpcMsgType,

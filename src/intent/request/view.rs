@@ -3,7 +3,6 @@
 use super::{RequestRuleInput, check_after_type};
 use crate::endian::{Endian, with_order};
 use crate::error::DecodeError;
-use crate::intent::body::MdCreatePrepareReqRaw;
 use crate::intent::enqueue::{Expect, PtlrpcHead, check_type};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
@@ -13,6 +12,7 @@ use crate::intent::{
 use crate::limits::{REPLY_BUFCOUNT, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
 use crate::wire::layout::ldlm_request;
 use crate::wire::msg::{Frame, Span};
+use crate::wire::raw::MdCreatePrepareReqRaw;
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
     decode_in,

@@ -4,12 +4,13 @@
 
 use super::{Buffers, ReplyRuleInput, err};
 use crate::error::{DecodeError, ErrorKind};
-use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{McppFlags, MliBuf};
 use crate::limits::MDT_BODY_SIZE;
 use crate::mode::{self, LUSTRE_PROJINHERIT_FL, S_IFDIR, S_IFLNK, S_IFMT, S_ISGID, S_ISVTX};
 use crate::wire::MdtValid;
+use crate::wire::layout::md_create_prepare_rep as rep;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::raw::MdtBodyRaw;
 use zerocopy::{ByteOrder, FromBytes};
 

@@ -4,7 +4,6 @@
 use super::{DISPOSITIONS, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::MdCreatePrepareRepRaw;
 use crate::intent::enqueue::{
     Expect, IN_REPLY, PtlrpcHead, check_lock, check_type, past_last_error,
 };
@@ -16,6 +15,7 @@ use crate::wire::layout::{ldlm_reply, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::raw::LdlmReplyRaw;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
 use derived::{check_derived, check_derived_for};
 use results::{check_payloads, check_requested, check_results};

@@ -4,10 +4,11 @@
 
 use super::{Buffers, ReplyRuleInput, err};
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{MliBuf, ResultMask};
 use crate::limits::{MDT_BODY_SIZE, XATTR_SIZE_MAX};
+use crate::wire::layout::md_create_prepare_rep as rep;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::xattr::{AclView, DefaultLmvView, LmvView, LovView};
 use zerocopy::ByteOrder;
 
