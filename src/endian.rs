@@ -53,6 +53,27 @@ impl Endian {
     }
 }
 
+/// Binds the type `$O` to the `zerocopy` byte order of `$order` (an [`Endian`]) and evaluates
+/// `$body` with it: `with_order!(order, |O| decode_as::<O>(bytes))`. The one place a message's
+/// order, known at run time, becomes the type parameter of the generic readers and writers
+/// (whose names end in `_as`, "in byte order O"). Each arm is its own monomorphic copy of
+/// `$body`, so the dispatch costs one branch; `?` and `return` act on the enclosing function.
+macro_rules! with_order {
+    ($order:expr, |$O:ident| $body:expr) => {
+        match $order {
+            $crate::endian::Endian::Little => {
+                type $O = ::zerocopy::LittleEndian;
+                $body
+            }
+            $crate::endian::Endian::Big => {
+                type $O = ::zerocopy::BigEndian;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_order;
+
 impl fmt::Display for Endian {
     /// `le` or `be`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

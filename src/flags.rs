@@ -369,7 +369,7 @@ macro_rules! wire_flags {
 }
 
 /// What `wire_flags!` and `wire_enum!` share: the [`WireBits`] impl over `NAMED`, `Debug` as
-/// `Name(Display)`, and serde through `json::flags` (as names, or `{bits, names}`).
+/// `Name(Display)`, and serde through `serde_helpers::flags` (as names, or `{bits, names}`).
 #[macro_export]
 #[doc(hidden)]
 macro_rules! wire_bits_common {
@@ -410,14 +410,14 @@ macro_rules! wire_bits_common {
         #[cfg(feature = "serde")]
         impl serde::Serialize for $Name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                $crate::json::flags::$ser(*self, s)
+                $crate::serde_helpers::flags::$ser(*self, s)
             }
         }
 
         #[cfg(feature = "serde")]
         impl<'de> serde::Deserialize<'de> for $Name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::json::flags::$de(d)
+                $crate::serde_helpers::flags::$de(d)
             }
         }
     };

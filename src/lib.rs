@@ -56,6 +56,17 @@
 //! - Both byte orders decode (the order is detected from `lm_magic` and reported); encoders
 //!   write little-endian unless told otherwise.
 //!
+//! ## Reading the source
+//! - **Layers, one way.** Leaf types and the serde helpers (`flags`, `limits`, `endian`,
+//!   `mli_buf`, `serde_helpers`) → errors and rule ids ([`error`], [`rules`]) → [`wire`] →
+//!   [`xattr`] → [`intent`] → the serde forms of whole values (`json`). A module names only
+//!   modules before it; `.ci/import-cycles` checks it.
+//! - **Byte order as a type.** A reader or writer generic over the byte order takes it as a type
+//!   parameter `O: zerocopy::ByteOrder` and its name ends in `_as` ("in byte order O":
+//!   `check_as::<O>`, `write_as::<O>`). A message's order, found at run time in `lm_magic`,
+//!   becomes that type in one place, the crate's `with_order!(order, |O| …)`. (The wire layer's
+//!   `decode_in`, `parse_spans_in`, `decode_buffer_in` and `check_in` keep the older `_in`.)
+//!
 //! ## Specification
 //! The normative description lives in the repository: `docs/spec/WIRE.md` (the bytes, every
 //! rule a decoder enforces) and `docs/spec/MODEL.md` (the reference model and its invariants),
@@ -117,6 +128,9 @@ mod mli_buf;
 pub mod mode;
 mod msg_type;
 pub mod rules;
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+pub mod serde_helpers;
 pub mod wire;
 pub mod xattr;
 

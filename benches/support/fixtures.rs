@@ -192,27 +192,11 @@ pub fn whole_crate(bytes: &[u8]) -> usize {
             .expect("valid")
             .mode as usize;
     }
-    n += v.def_acl().expect("valid").present().map_or(0, |a| a.len());
-    n += v
-        .pin()
-        .expect("valid")
-        .present()
-        .map_or(0, |p| p.wire_len());
-    n += v
-        .lmv()
-        .expect("valid")
-        .present()
-        .map_or(0, |l| l.wire_len());
-    n += v
-        .lov()
-        .expect("valid")
-        .present()
-        .map_or(0, |l| l.wire_len());
-    n += v
-        .def_lmv()
-        .expect("valid")
-        .present()
-        .map_or(0, |d| d.wire_len());
+    n += v.def_acl().present().map_or(0, |a| a.len());
+    n += v.pin().present().map_or(0, |p| p.wire_len());
+    n += v.lmv().present().map_or(0, |l| l.wire_len());
+    n += v.lov().present().map_or(0, |l| l.wire_len());
+    n += v.def_lmv().present().map_or(0, |d| d.wire_len());
     n
 }
 

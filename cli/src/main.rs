@@ -22,7 +22,6 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use common::{CliError, from_json, note_if_reencodes_otherwise};
 use input::{Input, Output};
 use lustre_dne_intent::intent::{MessageView, WireMessage};
-use lustre_dne_intent::wire::MsgView;
 use std::process::ExitCode;
 
 /// A count of at least one, for `pcap --repeat`.
@@ -675,10 +674,7 @@ fn cmd_decode(input: &Input, json: bool, out: &mut Output) -> Result<(), CliErro
             s
         }
         (MessageView::Request(v), false) => text::request_text(&v.msg(), v),
-        (MessageView::Reply(v), false) => {
-            let msg = MsgView::parse(v.as_bytes()).map_err(|e| input.error(e))?;
-            text::reply_text(&msg, v)
-        }
+        (MessageView::Reply(v), false) => text::reply_text(&v.msg(), v),
     };
     out.write(text.as_bytes())
 }

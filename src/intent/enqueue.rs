@@ -50,7 +50,7 @@ impl PtlrpcHead {
     /// Checks buffer 0 at offset `base` as [`PtlrpcBody::decode_buffer`] does (a v2 body of 152
     /// bytes at least, with the same error) and reads the fields in byte order `O`.
     #[inline(always)]
-    pub(crate) fn check_in<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
+    pub(crate) fn check_as<O: ByteOrder>(buf: &[u8], base: usize) -> Result<Self, DecodeError> {
         let Some(head) = buf.get(..PTLRPC_BODY_V2_SIZE) else {
             return Err(PtlrpcBody::too_short(base, buf.len()));
         };

@@ -16,12 +16,14 @@ use super::enqueue::{PtlrpcHead, wrong_type};
 #[cfg(feature = "alloc")]
 use super::{PrepareReply, PrepareRequest};
 use super::{ReplyView, RequestView};
-use crate::endian::Endian;
+use crate::endian::{Endian, with_order};
 use crate::error::DecodeError;
 #[cfg(feature = "alloc")]
 use crate::error::EncodeError;
-use crate::wire::{MsgView, PtlrpcBody, PtlrpcMsgType};
-use zerocopy::{BigEndian, LittleEndian};
+use crate::limits::REPLY_BUFCOUNT;
+use crate::wire::msg::{Frame, Span};
+use crate::wire::{PtlrpcBody, PtlrpcMsgType};
+use zerocopy::ByteOrder;
 
 /// A received message of this protocol, validated: a request or a reply, whichever `pb_type`
 /// says.
@@ -61,17 +63,28 @@ impl<'a> MessageView<'a> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let msg = MsgView::parse(bytes)?;
-        let (b0, o0) = (msg.buffer_or_empty(0), msg.buffer_offset(0));
-        // The three fields a request's rules read; the same size check as the full decode.
-        let head = match msg.order() {
-            Endian::Little => PtlrpcHead::check_in::<LittleEndian>(b0, o0)?,
-            Endian::Big => PtlrpcHead::check_in::<BigEndian>(b0, o0)?,
-        };
+        let order = Frame::order_of(bytes)?;
+        with_order!(order, |O| Self::parse_as::<O>(bytes, order))
+    }
+
+    /// [`MessageView::parse`] in byte order `O`. The message is framed once, for a reply's nine
+    /// buffers (a request's six are the first of them), and the view of its kind is built from
+    /// that framing and the `ptlrpc_body` head just read: nothing is framed or read twice.
+    #[inline(always)]
+    fn parse_as<O: ByteOrder>(bytes: &'a [u8], order: Endian) -> Result<Self, DecodeError> {
+        let mut spans = [Span::default(); REPLY_BUFCOUNT];
+        let f = Frame::parse_spans_in::<O, REPLY_BUFCOUNT>(bytes, order, &mut spans)?;
+        let p0 = spans[0];
+        // The fields a request's rules read; the same size check as either kind's decode.
+        let head = PtlrpcHead::check_as::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
         match head.msg_type {
-            PtlrpcMsgType::REQUEST => RequestView::from_head(msg, head).map(Self::Request),
-            PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => ReplyView::from_msg(msg).map(Self::Reply),
-            t => Err(wrong_type(t, o0, "a request or a reply")),
+            PtlrpcMsgType::REQUEST => {
+                RequestView::framed_as::<O>(bytes, &f, &spans, head).map(Self::Request)
+            }
+            PtlrpcMsgType::REPLY | PtlrpcMsgType::ERR => {
+                ReplyView::framed_as::<O>(bytes, &f, &spans, head).map(Self::Reply)
+            }
+            t => Err(wrong_type(t, p0.start() as usize, "a request or a reply")),
         }
     }
 
@@ -273,19 +286,13 @@ pub struct WireMessage {
 impl WireMessage {
     /// The owned form of a decoded message, with its order and its extra buffers.
     pub fn of(view: &MessageView<'_>) -> Self {
-        let (bytes, defined) = match view {
-            MessageView::Request(r) => (r.msg().as_bytes(), crate::limits::REQUEST_BUFCOUNT),
-            MessageView::Reply(r) => (r.as_bytes(), crate::limits::REPLY_BUFCOUNT),
+        let (msg, defined) = match view {
+            MessageView::Request(r) => (r.msg(), crate::limits::REQUEST_BUFCOUNT),
+            MessageView::Reply(r) => (r.msg(), crate::limits::REPLY_BUFCOUNT),
         };
-        // The view framed these bytes already: framing them again cannot fail.
-        let extra_buffers = MsgView::parse(bytes).map_or_else(
-            |_| alloc::vec::Vec::new(),
-            |msg| {
-                (defined..msg.bufcount())
-                    .map(|i| bytes::Bytes::copy_from_slice(msg.buffer_or_empty(i)))
-                    .collect()
-            },
-        );
+        let extra_buffers = (defined..msg.bufcount())
+            .map(|i| bytes::Bytes::copy_from_slice(msg.buffer_or_empty(i)))
+            .collect();
         WireMessage {
             order: view.order(),
             message: view.to_value(),
@@ -300,7 +307,7 @@ impl WireMessage {
         if self.extra_buffers.is_empty() {
             return Ok(base);
         }
-        let msg = MsgView::parse(&base)?;
+        let msg = crate::wire::MsgView::parse(&base)?;
         let mut b = crate::wire::MsgBuilder::new(self.order, msg.header());
         for i in 0..msg.bufcount() {
             b.push(msg.buffer_or_empty(i))?;
@@ -330,7 +337,7 @@ mod wire_message_serde {
 
     impl Serialize for Hex<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            crate::json::bytes::hex::serialize(&self.0, s)
+            crate::serde_helpers::bytes::hex::serialize(&self.0, s)
         }
     }
 
@@ -339,7 +346,7 @@ mod wire_message_serde {
 
     impl<'de> Deserialize<'de> for HexBuf {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            crate::json::bytes::de_hex(d, crate::limits::MSG_MAX_BUFLEN)
+            crate::serde_helpers::bytes::de_hex(d, crate::limits::MSG_MAX_BUFLEN)
                 .map(|v| HexBuf(bytes::Bytes::from(v)))
         }
     }

@@ -61,8 +61,7 @@ fn check_dots(name: &[u8], base: usize) -> Result<(), DecodeError> {
 
 /// The index of the first NUL or `/` in `buf`: eight bytes at a time with the "has a zero byte"
 /// identity, whose lowest flag is exact (a false flag only ever sits above a true one), the tail
-/// padded with bytes that are neither. A byte at a time cost a name buffer seven instructions a
-/// byte.
+/// padded with bytes that are neither.
 #[inline]
 fn first_nul_or_slash(buf: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -116,9 +115,8 @@ fn tail_word(rest: &[u8]) -> u64 {
 /// Reads the entry name out of a non-empty name buffer at offset `base`: the bytes before its
 /// NUL, which must be the buffer's last byte, as Lustre's MDT requires of `RMF_NAME`
 /// (`lustre_msg_string` with no maximum length; WIRE.md W5.8, W5.15). The errors are those of
-/// the NUL, then those of [`check_name`]. Always inlined: called from the request decode it
-/// cost 13 instructions more (saved registers, a `Result` through memory) and 3 to 4 % of the
-/// decode's time in paired runs.
+/// the NUL, then those of [`check_name`]. Always inlined: called, it would save registers and
+/// return its `Result` through memory.
 #[inline(always)]
 pub(crate) fn name_from_buffer(buf: &[u8], base: usize) -> Result<&[u8], DecodeError> {
     // The usual case in one scan: the NUL last, no NUL or '/' before it, a length in range, not

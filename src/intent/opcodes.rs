@@ -1,6 +1,6 @@
 //! Intent opcodes and the connect flag that gates them (WIRE.md §4).
 
-pub use crate::wire::IntentOpc;
+use super::IntentOpc;
 
 /// `OBD_CONNECT2_DNE_PREPARE` (bit 45 of `ocd_connect_flags2`, provisional): the peer MDT
 /// understands the prepare opcodes. Without it, an intent enqueue fails with -EPROTO.

@@ -164,54 +164,11 @@
 //! [`XattrDoc`]: crate::xattr::XattrDoc
 //! [`MliBuf`]: crate::intent::MliBuf
 
-// The serde forms below are `pub` for the sibling crates (model, capture), which write their
-// own values in the same JSON forms; they are not part of this crate's documented API.
+// The `#[serde(with)]` helpers moved to `crate::serde_helpers`, below every layer; these paths
+// stay until the sibling crates and the structure declarations name the new ones (issue 36).
 #[doc(hidden)]
-pub mod bytes;
-#[doc(hidden)]
-pub mod flags;
-#[doc(hidden)]
-pub mod ints;
-mod layout;
+pub use crate::serde_helpers::{bytes, flags, ints};
+mod lov;
 #[cfg(feature = "std")]
 pub(crate) mod wire;
 mod xattr;
-
-/// A string of at most `N` bytes built on the stack (no allocation).
-pub(crate) struct StackStr<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-}
-
-impl<const N: usize> StackStr<N> {
-    pub(crate) fn new() -> Self {
-        StackStr {
-            buf: [0; N],
-            len: 0,
-        }
-    }
-    pub(crate) fn as_str(&self) -> &str {
-        // Only whole `&str`s are ever appended.
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
-    }
-}
-
-impl<const N: usize> core::fmt::Write for StackStr<N> {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let end = self.len.checked_add(s.len()).ok_or(core::fmt::Error)?;
-        if end > N {
-            return Err(core::fmt::Error);
-        }
-        self.buf[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
-
-/// Formats into a stack string, for `serialize_str`.
-pub(crate) fn stack_fmt<const N: usize>(args: core::fmt::Arguments<'_>) -> StackStr<N> {
-    let mut s = StackStr::new();
-    // Callers size N for the longest output.
-    let _ = core::fmt::Write::write_fmt(&mut s, args);
-    s
-}

@@ -1,9 +1,9 @@
 //! Hand-written serde forms of xattr values: the pin and pool names as text or hex, and the LMV
 //! hash type as a flag set whose first name is the hash function.
 
-use super::bytes::{de_name, de_padded, ser_name, ser_padded};
 use crate::flags::WireBits;
 use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
+use crate::serde_helpers::bytes::{de_name, de_padded, ser_name, ser_padded};
 use crate::xattr::{LmvHashFlags, LmvHashType, Pin, PoolName};
 use core::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -64,11 +64,11 @@ impl Serialize for LmvHashType {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (names, n, unknown) = hash_names(*self);
         let mut st = s.serialize_struct("LmvHashType", 2 + (unknown != 0) as usize)?;
-        let bits = super::stack_fmt::<10>(format_args!("0x{:08x}", self.0));
+        let bits = crate::serde_helpers::stack_fmt::<10>(format_args!("0x{:08x}", self.0));
         st.serialize_field("bits", bits.as_str())?;
         st.serialize_field("names", &names[..n])?;
         if unknown != 0 {
-            let u = super::stack_fmt::<10>(format_args!("0x{unknown:08x}"));
+            let u = crate::serde_helpers::stack_fmt::<10>(format_args!("0x{unknown:08x}"));
             st.serialize_field("unknown", u.as_str())?;
         }
         st.end()
@@ -92,7 +92,7 @@ impl<'de> Visitor<'de> for Expect<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut i = 0;
-        while let Some(name) = seq.next_element::<super::bytes::BoundedStr>()? {
+        while let Some(name) = seq.next_element::<crate::serde_helpers::bytes::BoundedStr>()? {
             if self.0.get(i) != Some(&name.as_str()) {
                 return Err(de::Error::custom(format_args!(
                     "LmvHashType: `names` disagrees with `bits` (expected {:?})",
@@ -139,7 +139,7 @@ impl<'de> Deserialize<'de> for LmvHashType {
                 let mut bits: Option<u32> = None;
                 let mut deferred = false;
                 let mut unknown: Option<u32> = None;
-                while let Some(k) = map.next_key::<super::bytes::BoundedStr>()? {
+                while let Some(k) = map.next_key::<crate::serde_helpers::bytes::BoundedStr>()? {
                     match k.as_str() {
                         "bits" if bits.is_none() => {
                             let v = map.next_value_seed(U32Seed)?;
@@ -189,7 +189,7 @@ struct U32Seed;
 impl<'de> de::DeserializeSeed<'de> for U32Seed {
     type Value = u32;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u32, D::Error> {
-        let v = d.deserialize_any(super::ints::U64Visitor)?;
+        let v = d.deserialize_any(crate::serde_helpers::ints::U64Visitor)?;
         u32::try_from(v).map_err(|_| de::Error::custom(format_args!("{v:#x} does not fit 32 bits")))
     }
 }

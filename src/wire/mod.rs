@@ -1,6 +1,7 @@
 //! The fixed structures on the wire: Lustre's (FIDs, the `lustre_msg_v2` framing,
 //! `ptlrpc_body`, the LDLM enqueue structures, `mdt_body`; WIRE.md §2–§3) and the prepare
-//! intent's two new ones (`intent::body`).
+//! intent's two new ones (`md_create_prepare_req`, `md_create_prepare_rep`, whose values are
+//! `intent::MdCreatePrepareReq` and `intent::MdCreatePrepareRep`).
 //!
 //! Each is declared once, by a table of its members, and has two faces:
 //! - a *raw layout*, generic over the byte order, derived with zerocopy and checked at compile
@@ -13,7 +14,8 @@
 
 mod fid;
 pub mod layout;
-mod ldlm;
+// `pub(crate)` for the intent opcode, whose one public path is `intent::IntentOpc`.
+pub(crate) mod ldlm;
 mod mdt_body;
 pub(crate) mod msg;
 pub(crate) mod out;
@@ -24,7 +26,7 @@ pub(crate) mod table;
 pub use fid::{FidParseError, LuFid};
 pub(crate) use ldlm::LdlmRequestHead;
 pub use ldlm::{
-    DispFlags, InodeBits, IntentOpc, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
+    DispFlags, InodeBits, LdlmFlags, LdlmInodebits, LdlmIntent, LdlmLockDesc, LdlmReply,
     LdlmRequest, LdlmResId, LockHandles, LockMode, LockType, LustreHandle,
 };
 pub use mdt_body::{MdtBody, MdtValid};
@@ -56,5 +58,6 @@ pub mod raw {
     };
     pub use super::mdt_body::MdtBodyRaw;
     pub use super::msg::MsgHeaderRaw;
+    pub use super::prepare::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
     pub use super::ptlrpc::PtlrpcBodyRaw;
 }

@@ -1,6 +1,6 @@
 //! The two new fixed structures: `md_create_prepare_req` (request buffer 3) and
 //! `md_create_prepare_rep` (reply buffer 2), 80 bytes each (WIRE.md §5, §7). Declared beside
-//! Lustre's own structures; `intent::body` is where callers find them.
+//! Lustre's own structures; callers find their values in `intent`.
 
 use super::fid::LuFid;
 use super::table::c_struct;

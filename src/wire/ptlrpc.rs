@@ -11,7 +11,7 @@ use crate::error::DecodeError;
 use crate::limits::{
     LUSTRE_JOBID_SIZE, PTLRPC_BODY_V2_SIZE, PTLRPC_BODY_V3_SIZE, PTLRPC_NUM_VERSIONS,
 };
-use zerocopy::{ByteOrder, LittleEndian};
+use zerocopy::ByteOrder;
 
 pub use crate::msg_type::PtlrpcMsgType;
 
@@ -183,10 +183,7 @@ impl PtlrpcBody {
     /// `base` is the buffer's offset in the message, for error positions.
     #[inline]
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        match order {
-            Endian::Little => Self::decode_buffer_in::<LittleEndian>(buf, base),
-            Endian::Big => Self::decode_buffer_in::<zerocopy::BigEndian>(buf, base),
-        }
+        crate::endian::with_order!(order, |O| Self::decode_buffer_in::<O>(buf, base))
     }
 
     /// [`PtlrpcBody::decode_buffer`] in byte order `O`.

@@ -201,6 +201,15 @@ impl<'a> DefaultLmvView<'a> {
         Ok(DefaultLmvView { raw, objects })
     }
 
+    /// The view of a payload [`DefaultLmvView::parse`] has accepted already (a result of a validated
+    /// reply): its parts are found again, no rule is checked. `None` only for bytes `parse`
+    /// refuses.
+    pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
+        let (raw, rest) = LmvUserMdV1Raw::ref_from_prefix(bytes).ok()?;
+        let objects = <[LmvUserMdsDataRaw]>::ref_from_bytes(rest).ok()?;
+        Some(DefaultLmvView { raw, objects })
+    }
+
     /// `lum_magic`.
     pub fn magic(&self) -> u32 {
         self.raw.lum_magic.get()

@@ -432,6 +432,18 @@ impl<'a> LmvView<'a> {
             )),
         }
     }
+    /// The view of a payload [`LmvView::parse`] has accepted already (a result of a validated
+    /// reply): its parts are found again, no rule is checked. `None` only for bytes `parse`
+    /// refuses.
+    pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
+        if super::le_magic(bytes)? == LMV_MAGIC_FOREIGN {
+            return ForeignView::of_validated(bytes).map(LmvView::Foreign);
+        }
+        // The header, then one FID per stripe or none (the on-disk form).
+        let (raw, rest) = LmvMdsMdV1Raw::ref_from_prefix(bytes).ok()?;
+        let fids = <[LuFidRaw<LittleEndian>]>::ref_from_bytes(rest).ok()?;
+        Some(LmvView::Md(LmvMdView { raw, fids }))
+    }
     /// The striped directory's layout, `None` for a foreign LMV.
     pub fn md(&self) -> Option<&LmvMdView<'a>> {
         match self {

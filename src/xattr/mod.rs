@@ -60,9 +60,6 @@ pub use lov_text::GetStripe;
 mod ostid;
 pub use ostid::{OstIdWire, ost_id};
 pub mod pin;
-mod reply;
-#[cfg(feature = "arbitrary")]
-pub(crate) use reply::check_result;
 mod unions;
 
 #[cfg(feature = "alloc")]
@@ -379,6 +376,12 @@ impl<'a> ForeignView<'a> {
         Ok(ForeignView { raw, value: rest })
     }
 
+    /// The view of a foreign layout a `parse` has accepted already: no rule is checked.
+    pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
+        let (raw, value) = ForeignMdRaw::ref_from_prefix(bytes).ok()?;
+        Some(ForeignView { raw, value })
+    }
+
     /// `lfm_magic`.
     pub fn magic(&self) -> u32 {
         self.raw.lfm_magic.get()
@@ -427,6 +430,12 @@ impl fmt::Display for ForeignView<'_> {
         write_escaped(f, self.value)?;
         writeln!(f, "'")
     }
+}
+
+/// The little-endian magic of an xattr payload, `None` when it is shorter than one (for the
+/// `of_validated` views, which find again the parts of a payload a `parse` has accepted).
+pub(crate) fn le_magic(bytes: &[u8]) -> Option<u32> {
+    bytes.first_chunk::<4>().map(|m| u32::from_le_bytes(*m))
 }
 
 /// An owned foreign layout (the magic is given by where it is used).

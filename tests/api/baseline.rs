@@ -193,22 +193,22 @@ fn check_reply(name: &str, bytes: &[u8]) {
         .present()
         .map(|d| MdtBody::decode(d, view.order()).expect("valid mdt_body"));
     assert_eq!(typed.pattr.as_ref().map(mdt_body), pattr, "{name}: PATTR");
-    let acl = view.def_acl().expect("valid").present();
+    let acl = view.def_acl().present();
     assert_eq!(typed.def_acl.is_some(), acl.is_some(), "{name}: DEF_ACL");
     if let (Some(o), Some(v)) = (&typed.def_acl, acl) {
         check_acl(o, &v, name);
     }
-    let pin = view.pin().expect("valid").present();
+    let pin = view.pin().present();
     assert_eq!(
         typed.pin.as_deref().map(str::as_bytes),
         pin.map(|p| p.as_bytes()),
         "{name}: PIN"
     );
-    let lmv = view.lmv().expect("valid").present();
+    let lmv = view.lmv().present();
     assert_eq!(typed.lmv.as_ref().map(lmv_value), lmv.map(|v| v.to_value()));
-    let lov = view.lov().expect("valid").present();
+    let lov = view.lov().present();
     assert_eq!(typed.lov.as_ref().map(lov_value), lov.map(|v| v.to_value()));
-    let dmv = view.def_lmv().expect("valid").present();
+    let dmv = view.def_lmv().present();
     assert_eq!(
         typed.def_lmv.as_ref().map(dmv_value),
         dmv.map(|v| v.to_value())

@@ -363,3 +363,107 @@ fn both_request_paths_agree_on_every_mutation() {
     // Five vectors of 448 to 456 bytes, four cases a byte: only a changed pb_type is skipped.
     assert!(compared > 5 * 4 * 440, "{compared}");
 }
+
+/// `ReplyView::parse` and `MessageView::parse` (which frames once for either kind and hands the
+/// framing on) give the same view or the same error over every one-byte change and truncation
+/// of every reply vector.
+#[test]
+fn both_reply_paths_agree_on_every_mutation() {
+    let agree =
+        |name: &str, bytes: &[u8]| match (ReplyView::parse(bytes), MessageView::parse(bytes)) {
+            (Ok(a), Ok(MessageView::Reply(b))) => {
+                assert_eq!(a.to_value(), b.to_value(), "{name}");
+                assert_eq!(a.kind(), b.kind(), "{name}");
+                assert_eq!(a.consumed_len(), b.consumed_len(), "{name}");
+                1
+            }
+            (Err(a), Err(b)) if !matches!(a.kind, ErrorKind::WrongMessageType { .. }) => {
+                assert_eq!(a, b, "{name}");
+                1
+            }
+            (Err(a), _) if matches!(a.kind, ErrorKind::WrongMessageType { .. }) => 0,
+            (a, b) => panic!("{name}: {a:?} against {b:?}"),
+        };
+    let mut compared = 0;
+    for v in vectors().into_iter().filter(|v| v.pb_type == 4713) {
+        for at in 0..v.bytes.len() {
+            for flip in [0x01u8, 0x80] {
+                let mut m = v.bytes.clone();
+                m[at] ^= flip;
+                compared += agree(&v.name, &m);
+            }
+        }
+        for len in 0..v.bytes.len() {
+            compared += agree(&v.name, &v.bytes[..len]);
+        }
+    }
+    assert!(compared > 9 * 3 * 300, "{compared}");
+}
+
+/// The entry point frames for nine buffers: a request's first non-empty buffer past its sixth
+/// may be its 7th to 9th (inside that framing) or a later one. Both paths name the same buffer
+/// (W2.2), and accept the request when every extra buffer is empty; a reply with a 10th or 11th
+/// buffer likewise.
+#[test]
+fn buffers_past_the_last_are_named_alike_by_both_paths() {
+    use lustre_dne_intent::wire::{MsgBuilder, MsgView};
+    let with_extra = |bytes: &[u8], defined: usize, extra: usize, full: Option<usize>| {
+        let msg = MsgView::parse(bytes).expect("vector");
+        let mut b = MsgBuilder::new(msg.order(), msg.header());
+        for i in 0..defined {
+            b.push(msg.buffer_or_empty(i)).expect("fits");
+        }
+        for j in 0..extra {
+            b.push(if Some(j) == full {
+                &[7u8, 7, 7][..]
+            } else {
+                &[][..]
+            })
+            .expect("fits");
+        }
+        let mut out = vec![0u8; b.wire_len()];
+        let n = b.encode_into(&mut out).expect("fits");
+        out.truncate(n);
+        out
+    };
+    let request = include_bytes!("../../testdata/mkdir_request_be.bin");
+    let reply = include_bytes!("../../testdata/mkdir_reply_complete.bin");
+    let mut refused = 0;
+    for extra in 1..=5 {
+        for full in (0..extra).map(Some).chain([None]) {
+            let q = with_extra(request, 6, extra, full);
+            match (RequestView::parse(&q), MessageView::parse(&q)) {
+                (Ok(a), Ok(MessageView::Request(b))) if full.is_none() => {
+                    assert_eq!(a.to_value(), b.to_value());
+                }
+                (Err(a), Err(b)) if full.is_some() => {
+                    assert_eq!(a, b, "request, {extra} extra, #{full:?} full");
+                    let index = 6 + full.unwrap_or(0);
+                    assert!(
+                        matches!(a.kind, ErrorKind::BufferPastLast { index: i, len: 3, last: 5 } if i == index),
+                        "{a}"
+                    );
+                    refused += 1;
+                }
+                (a, b) => panic!("request, {extra} extra, #{full:?} full: {a:?} against {b:?}"),
+            }
+            let r = with_extra(reply, 9, extra, full);
+            match (ReplyView::parse(&r), MessageView::parse(&r)) {
+                (Ok(a), Ok(MessageView::Reply(b))) if full.is_none() => {
+                    assert_eq!(a.to_value(), b.to_value());
+                }
+                (Err(a), Err(b)) if full.is_some() => {
+                    assert_eq!(a, b, "reply, {extra} extra, #{full:?} full");
+                    let index = 9 + full.unwrap_or(0);
+                    assert!(
+                        matches!(a.kind, ErrorKind::BufferPastLast { index: i, len: 3, last: 8 } if i == index),
+                        "{a}"
+                    );
+                    refused += 1;
+                }
+                (a, b) => panic!("reply, {extra} extra, #{full:?} full: {a:?} against {b:?}"),
+            }
+        }
+    }
+    assert_eq!(refused, 2 * (1 + 2 + 3 + 4 + 5));
+}

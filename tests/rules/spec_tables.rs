@@ -16,8 +16,8 @@
 
 use core::mem::{offset_of, size_of};
 
-use lustre_dne_intent::intent::body::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
 use lustre_dne_intent::wire::raw::LuFidRaw;
+use lustre_dne_intent::wire::raw::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
 use lustre_dne_intent::xattr::ForeignMdRaw;
 use lustre_dne_intent::xattr::acl::{AclEntryRaw, AclHeaderRaw};
 use lustre_dne_intent::xattr::dmv::{LmvUserMdV1Raw, LmvUserMdsDataRaw};

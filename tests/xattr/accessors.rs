@@ -41,17 +41,14 @@ fn reply_accessors() {
         ),
     ]);
     let view = ReplyView::parse(&msg).unwrap();
-    let PrepResult::Present(a) = view.def_acl().unwrap() else {
+    let PrepResult::Present(a) = view.def_acl() else {
         panic!()
     };
     assert_eq!(a.len(), 6);
-    assert_eq!(view.pin().unwrap().state_name(), "absent");
-    assert_eq!(view.lmv().unwrap().state_name(), "unknown");
-    assert!(matches!(
-        view.lov().unwrap(),
-        PrepResult::Present(LovView::Comp(_))
-    ));
-    assert_eq!(view.def_lmv().unwrap().state_name(), "truncated");
+    assert_eq!(view.pin().state_name(), "absent");
+    assert_eq!(view.lmv().state_name(), "unknown");
+    assert!(matches!(view.lov(), PrepResult::Present(LovView::Comp(_))));
+    assert_eq!(view.def_lmv().state_name(), "truncated");
 
     // A malformed known-present payload fails the reply (WIRE.md §7), reported at its offset in
     // the message with the payload's rule; the encoder refuses it too.

@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn one_table_feeds_the_rust_checks_the_header_the_series_and_the_dissector() {
         use lustre_dne_intent::intent::MdCreatePrepareRep;
-        use lustre_dne_intent::intent::body::MdCreatePrepareRepRaw;
+        use lustre_dne_intent::wire::raw::MdCreatePrepareRepRaw;
         use lustre_dne_intent_capture::wireshark::{Tables, dissector_with};
         use zerocopy::LittleEndian;
 

@@ -17,7 +17,7 @@ pub fn arbitrary_payload(
 ) -> arbitrary::Result<Bytes> {
     let len = u.arbitrary_len::<u8>()?.min(XATTR_SIZE_MAX);
     let data = u.bytes(len)?;
-    if crate::xattr::check_result(buf, data).is_ok() {
+    if super::xattrs::check_result(buf, data).is_ok() {
         return Ok(Bytes::copy_from_slice(data));
     }
     let mut v = alloc::vec::Vec::new();

@@ -4,12 +4,12 @@
 #[cfg(feature = "alloc")]
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
-use super::rules::{Apart, Facts, check};
+use super::rules::{ReplyRuleInput, ValueBuffers, check};
 use crate::endian::Endian;
 #[cfg(feature = "alloc")]
 use crate::error::{DecodeError, EncodeError};
 #[cfg(feature = "alloc")]
-use crate::intent::body::MdCreatePrepareRepRaw;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 #[cfg(feature = "alloc")]
 use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf};
@@ -86,11 +86,11 @@ impl Wire<'_> {
         body: Option<&MdCreatePrepareRepRaw<O>>,
     ) -> Result<(), DecodeError> {
         check(
-            &Facts {
+            &ReplyRuleInput {
                 ptlrpc: &PtlrpcHead::of(self.ptlrpc),
                 ldlm,
                 body,
-                bufs: Apart {
+                bufs: ValueBuffers {
                     results: &self.results,
                     lens,
                 },

@@ -12,20 +12,23 @@
 mod arbitrary;
 mod encode;
 #[cfg(feature = "alloc")]
+mod message;
+#[cfg(feature = "alloc")]
 mod owned;
 mod rules;
 #[cfg(feature = "alloc")]
 mod validated;
 mod view;
+mod xattrs;
 
 #[cfg(feature = "arbitrary")]
 pub use arbitrary::arbitrary_payload;
 #[cfg(feature = "alloc")]
+pub use message::ReplyMessage;
+#[cfg(feature = "alloc")]
 pub use owned::{PrepareOutcome, PrepareReply};
 #[cfg(feature = "alloc")]
 pub use validated::ValidatedReply;
-#[cfg(feature = "alloc")]
-pub use view::ReplyMessage;
 pub use view::ReplyView;
 
 use super::{McprFlags, MdCreatePrepareReq, Operation, ResultMask};

@@ -26,7 +26,7 @@ pub struct PrepareOutcome {
     /// one); the xattr results are little-endian on the wire too (WIRE.md §1).
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "results", with = "crate::json::wire::results")
+        serde(rename = "results", with = "crate::intent::serde_fields::results")
     )]
     pub results: [Bytes; MLI_BUF_MAX],
 }

@@ -1,30 +1,30 @@
-//! The validated views of a reply: borrowing ([`ReplyView`]) and `Bytes`-backed
-//! ([`ReplyMessage`]).
+//! The validated, borrowing view of a reply ([`ReplyView`]) and the layout it shares with the
+//! `Bytes`-backed [`ReplyMessage`](super::ReplyMessage).
 
 use super::ReplyContext;
 use super::encode::{Copied, Wire};
-use super::rules::{Facts, Framed, check_after_status, check_type_and_status};
+use super::rules::{ReceivedBuffers, ReplyRuleInput, check_after_status, check_type_and_status};
 #[cfg(feature = "alloc")]
 use super::{PrepareOutcome, PrepareReply};
-use crate::endian::Endian;
+use crate::endian::{Endian, with_order};
 use crate::error::{DecodeError, EncodeError};
-use crate::intent::body::MdCreatePrepareRepRaw;
 use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf, PrepResult, ResultMask, UnknownReason};
 use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT};
 use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::raw::LdlmReplyRaw;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;
-use zerocopy::{BigEndian, ByteOrder, FromBytes, LittleEndian};
+use zerocopy::{ByteOrder, FromBytes};
 
-/// Everything a reply view knows besides the bytes (all `Copy`, about 100 bytes): shared by the
-/// borrowing view and the `Bytes`-backed message. The fixed structures are not kept: the
-/// accessors decode them again from the validated bytes, which is cheaper than carrying them
-/// (smoltcp's `Packet` style).
+/// Everything a reply view knows besides the bytes and the xattr views (all `Copy`, about 100
+/// bytes): shared by the borrowing view and the `Bytes`-backed message. The fixed structures are
+/// not kept: the accessors decode them again from the validated bytes, which is cheaper than
+/// carrying them (smoltcp's `Packet` style).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Parts {
+pub(super) struct ReplyLayout {
     order: Endian,
     bufcount: u8,
     header: MsgHeader,
@@ -37,61 +37,42 @@ pub(super) struct Parts {
 /// Frames and decodes a reply, then checks every rule: the byte order is chosen once, and each
 /// fixed structure is converted once, straight from its bytes.
 #[inline(always)]
-fn parse_parts(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
-    // The frame is built here, in the chosen order, rather than returned and copied
-    // (callgrind: 47 instructions a reply); its spans go straight into the parts.
-    let mut parts = Parts::unfilled();
-    match Frame::order_of(bytes)? {
-        Endian::Little => {
-            let f =
-                Frame::parse_spans_in::<LittleEndian, _>(bytes, Endian::Little, &mut parts.spans)?;
-            parts_in::<LittleEndian>(bytes, &f, &mut parts, ctx)?;
-        }
-        Endian::Big => {
-            let f = Frame::parse_spans_in::<BigEndian, _>(bytes, Endian::Big, &mut parts.spans)?;
-            parts_in::<BigEndian>(bytes, &f, &mut parts, ctx)?;
-        }
-    }
-    Ok(parts)
+pub(super) fn decode(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<ReplyLayout, DecodeError> {
+    // The spans are framed straight into the layout, where the view keeps them.
+    let mut layout = ReplyLayout::unfilled();
+    let order = Frame::order_of(bytes)?;
+    with_order!(order, |O| {
+        let f = Frame::parse_spans_in::<O, _>(bytes, order, &mut layout.spans)?;
+        let p0 = layout.spans[0];
+        let head = PtlrpcHead::check_as::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
+        fill_as::<O>(bytes, &f, &mut layout, head, ctx)?;
+    });
+    Ok(layout)
 }
 
-/// The rest of a reply decode, once the framing is checked (the path of
-/// [`MessageView::parse`](crate::intent::MessageView::parse)).
-fn parts_of(msg: &MsgView<'_>, ctx: Option<&ReplyContext>) -> Result<Parts, DecodeError> {
-    let mut parts = Parts::unfilled();
-    let f = Frame::of_view(msg, &mut parts.spans);
-    match f.order {
-        Endian::Little => parts_in::<LittleEndian>(msg.as_bytes(), &f, &mut parts, ctx)?,
-        Endian::Big => parts_in::<BigEndian>(msg.as_bytes(), &f, &mut parts, ctx)?,
-    }
-    Ok(parts)
-}
-
-/// Checks every rule after the framing `f`, whose spans are in `parts` already, and fills in
-/// the rest of `parts`.
+/// Checks every rule after buffer 0's head, on the framing `f` whose spans are in `layout`
+/// already, and fills in the rest of `layout`.
 #[inline(always)]
-fn parts_in<O: ByteOrder>(
+fn fill_as<O: ByteOrder>(
     bytes: &[u8],
     f: &Frame,
-    parts: &mut Parts,
+    layout: &mut ReplyLayout,
+    ptlrpc: PtlrpcHead,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
-    let spans = &parts.spans;
-    let p0 = spans[0];
-    let ptlrpc = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
-    let masks = rest_in::<O>(bytes, f, spans, ptlrpc, ctx)?;
-    parts.order = f.order;
+    let masks = rest_as::<O>(bytes, f, &layout.spans, ptlrpc, ctx)?;
+    layout.order = f.order;
     // Frame::parse bounds it by MSG_MAX_BUFCOUNT.
-    parts.bufcount = f.count as u8;
-    parts.header = f.header;
-    parts.masks = masks;
+    layout.bufcount = f.count as u8;
+    layout.header = f.header;
+    layout.masks = masks;
     Ok(())
 }
 
 /// The rules after `ptlrpc_body`'s head; the result masks of the body (`None`: the empty
 /// result).
 #[inline(always)]
-fn rest_in<O: ByteOrder>(
+fn rest_as<O: ByteOrder>(
     bytes: &[u8],
     f: &Frame,
     spans: &[Span; REPLY_BUFCOUNT],
@@ -119,11 +100,11 @@ fn rest_in<O: ByteOrder>(
         },
     };
     check_after_status(
-        &Facts {
+        &ReplyRuleInput {
             ptlrpc: &ptlrpc,
             ldlm,
             body,
-            bufs: Framed { bytes, spans },
+            bufs: ReceivedBuffers { bytes, spans },
             wire_len: f.wire_len,
             past_last: f.past_last,
             secflvr: f.header.secflvr,
@@ -133,14 +114,15 @@ fn rest_in<O: ByteOrder>(
     Ok(body.map(|b| (b.valid(), b.truncated())))
 }
 
-/// A validated reply's `ptlrpc_body`, `ldlm_reply` and body (`None` for the empty result).
-type FixedParts = (PtlrpcBody, LdlmReply, Option<MdCreatePrepareRep>);
+/// A validated reply's fixed structures: `ptlrpc_body`, `ldlm_reply` and the body (`None` for
+/// the empty result).
+type FixedStructs = (PtlrpcBody, LdlmReply, Option<MdCreatePrepareRep>);
 
-impl Parts {
-    /// Parts for a decoder to frame into and fill in ([`parts_in`] sets every field).
+impl ReplyLayout {
+    /// A layout for a decoder to frame into and fill in ([`fill_as`] sets every field).
     #[inline(always)]
     fn unfilled() -> Self {
-        Parts {
+        ReplyLayout {
             order: Endian::Little,
             bufcount: 0,
             header: MsgHeader::default(),
@@ -149,7 +131,7 @@ impl Parts {
         }
     }
 
-    /// Buffer `i` (0..=8) of `bytes`, which these parts were validated from.
+    /// Buffer `i` (0..=8) of `bytes`, which this layout was validated from.
     #[inline]
     fn buffer<'b>(&self, bytes: &'b [u8], i: usize) -> &'b [u8] {
         self.spans[i].in_bytes(bytes)
@@ -159,11 +141,7 @@ impl Parts {
     #[inline]
     fn fixed<T: WireStruct + Default>(&self, bytes: &[u8], i: usize) -> T {
         let b = self.buffer(bytes, i);
-        match self.order {
-            Endian::Little => decode_in::<T, LittleEndian>(b),
-            Endian::Big => decode_in::<T, BigEndian>(b),
-        }
-        .unwrap_or_default()
+        with_order!(self.order, |O| decode_in::<T, O>(b)).unwrap_or_default()
     }
 
     fn ptlrpc(&self, bytes: &[u8]) -> PtlrpcBody {
@@ -177,15 +155,12 @@ impl Parts {
     }
 
     /// Buffers 0, 1 and 2 at once, for the encoders: the byte order is chosen once.
-    fn fixed_parts(&self, bytes: &[u8]) -> FixedParts {
-        match self.order {
-            Endian::Little => self.fixed_parts_in::<LittleEndian>(bytes),
-            Endian::Big => self.fixed_parts_in::<BigEndian>(bytes),
-        }
+    fn fixed_structs(&self, bytes: &[u8]) -> FixedStructs {
+        with_order!(self.order, |O| self.fixed_structs_as::<O>(bytes))
     }
 
     #[inline(always)]
-    fn fixed_parts_in<O: ByteOrder>(&self, bytes: &[u8]) -> FixedParts {
+    fn fixed_structs_as<O: ByteOrder>(&self, bytes: &[u8]) -> FixedStructs {
         let ptlrpc = PtlrpcBody::decode_buffer_in::<O>(self.buffer(bytes, 0), 0);
         (
             ptlrpc.unwrap_or_default(),
@@ -195,7 +170,7 @@ impl Parts {
         )
     }
 
-    fn result_state(&self, bytes: &[u8], buf: MliBuf) -> PrepResult<Span> {
+    pub(super) fn result_state(&self, bytes: &[u8], buf: MliBuf) -> PrepResult<Span> {
         let Some((valid, truncated)) = self.masks else {
             return PrepResult::Unknown(UnknownReason::EmptyResult);
         };
@@ -224,8 +199,8 @@ impl Parts {
 /// against its request). Results are borrowed slices of the input.
 #[derive(Debug, Clone, Copy)]
 pub struct ReplyView<'a> {
-    bytes: &'a [u8],
-    parts: Parts,
+    pub(super) bytes: &'a [u8],
+    pub(super) layout: ReplyLayout,
 }
 
 impl<'a> ReplyView<'a> {
@@ -265,33 +240,41 @@ impl<'a> ReplyView<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes,
-            parts: parse_parts(bytes, None)?,
+            layout: decode(bytes, None)?,
         })
     }
 
-    /// The rest of [`ReplyView::parse`], once the framing is checked.
-    pub(crate) fn from_msg(msg: MsgView<'a>) -> Result<Self, DecodeError> {
-        Ok(ReplyView {
-            bytes: msg.as_bytes(),
-            parts: parts_of(&msg, None)?,
-        })
+    /// The rest of a decode whose framing (the nine spans of `f`) and buffer 0's head are checked
+    /// already: [`MessageView::parse`](crate::intent::MessageView::parse), which frames once for
+    /// either kind.
+    #[inline(always)]
+    pub(crate) fn framed_as<O: ByteOrder>(
+        bytes: &'a [u8],
+        f: &Frame,
+        spans: &[Span; REPLY_BUFCOUNT],
+        head: PtlrpcHead,
+    ) -> Result<Self, DecodeError> {
+        let mut layout = ReplyLayout::unfilled();
+        layout.spans = *spans;
+        fill_as::<O>(bytes, f, &mut layout, head, None)?;
+        Ok(ReplyView { bytes, layout })
     }
 
     /// Decodes and validates a reply against its request's limits, lock and reply space.
     pub fn parse_for(bytes: &'a [u8], ctx: &ReplyContext) -> Result<Self, DecodeError> {
         Ok(ReplyView {
             bytes,
-            parts: parse_parts(bytes, Some(ctx))?,
+            layout: decode(bytes, Some(ctx))?,
         })
     }
 
     /// The byte order the sender used.
     pub fn order(&self) -> Endian {
-        self.parts.order
+        self.layout.order
     }
     /// Header fields.
     pub fn header(&self) -> MsgHeader {
-        self.parts.header
+        self.layout.header
     }
     /// The whole message as received.
     pub fn as_bytes(&self) -> &'a [u8] {
@@ -299,35 +282,39 @@ impl<'a> ReplyView<'a> {
     }
     /// `lm_bufcount` as received.
     pub fn bufcount(&self) -> usize {
-        self.parts.bufcount.into()
+        self.layout.bufcount.into()
     }
     /// How many bytes of the input the message takes: its header and its padded buffers.
     /// Bytes after them are not part of it (WIRE.md §2); the next message, in a stream of them,
     /// starts there. See [`MessageView::consumed_len`](crate::intent::MessageView::consumed_len).
     pub fn consumed_len(&self) -> usize {
-        crate::wire::MsgView::framed(self.bytes, self.parts.order, self.bufcount()).wire_len()
+        self.msg().wire_len()
+    }
+    /// The framing (header, buffers, byte order), from what the decode found: no framing again.
+    pub fn msg(&self) -> MsgView<'a> {
+        MsgView::framed(self.bytes, self.layout.order, self.bufcount())
     }
     /// Buffer 0, decoded from the bytes on each call (a v2 body reads as v3 with zero
     /// `pb_padding` and `pb_jobid`).
     pub fn ptlrpc(&self) -> PtlrpcBody {
-        self.parts.ptlrpc(self.bytes)
+        self.layout.ptlrpc(self.bytes)
     }
     /// Buffer 1: the granted lock, decoded from the bytes on each call.
     pub fn ldlm(&self) -> LdlmReply {
-        self.parts.fixed(self.bytes, 1)
+        self.layout.fixed(self.bytes, 1)
     }
     /// Buffer 2, decoded from the bytes on each call; `None` for the empty result.
     pub fn body(&self) -> Option<MdCreatePrepareRep> {
-        self.parts.body(self.bytes)
+        self.layout.body(self.bytes)
     }
     /// True for the empty result: the lock is granted, every result is unknown.
     pub fn is_empty_result(&self) -> bool {
-        self.parts.masks.is_none()
+        self.layout.masks.is_none()
     }
     /// Result `buf`: present (a slice of the input), absent, or unknown.
     pub fn result(&self, buf: MliBuf) -> PrepResult<&'a [u8]> {
         let bytes = self.bytes;
-        self.parts
+        self.layout
             .result_state(bytes, buf)
             .map(|s| bytes.get(s.range()).unwrap_or(&[]))
     }
@@ -347,7 +334,7 @@ impl<'a> ReplyView<'a> {
         use crate::wire::WireStruct;
         // W6.2 proved a present PATTR is one mdt_body: decoding it cannot fail.
         self.result(MliBuf::Pattr)
-            .map(|s| crate::wire::MdtBody::decode(s, self.parts.order).unwrap_or_default())
+            .map(|s| crate::wire::MdtBody::decode(s, self.layout.order).unwrap_or_default())
     }
     /// What the reply answers: [`ReplyKind`](super::ReplyKind).
     ///
@@ -385,7 +372,7 @@ impl<'a> ReplyView<'a> {
     }
     /// Offset of result `buf`'s buffer in the message, for tools that point at bytes.
     pub fn result_offset(&self, buf: MliBuf) -> usize {
-        self.parts.spans[3 + buf.index()].start() as usize
+        self.layout.spans[3 + buf.index()].start() as usize
     }
     /// Writes this message's canonical form (WIRE.md §11) in `order` at the start of `out`;
     /// returns its size. The view is validated already, so nothing is checked again: this is
@@ -404,12 +391,11 @@ impl<'a> ReplyView<'a> {
     /// # Ok::<(), lustre_dne_intent::DecodeError>(())
     /// ```
     pub fn encode_into(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
-        if order == self.parts.order {
+        if order == self.layout.order {
             // The same order: the fixed structures are copied, not converted twice.
             let c = self.copied();
-            return encode_into_slice(c.wire_len(), out, |o| match order {
-                Endian::Little => c.write_in::<LittleEndian>(o),
-                Endian::Big => c.write_in::<BigEndian>(o),
+            return encode_into_slice(c.wire_len(), out, |o| {
+                with_order!(order, |O| c.write_in::<O>(o))
             });
         }
         self.encode_converted(order, out)
@@ -419,25 +405,25 @@ impl<'a> ReplyView<'a> {
     fn copied(&self) -> Copied<'_> {
         let bytes = self.bytes;
         Copied {
-            header: &self.parts.header,
-            ptlrpc: self.parts.buffer(bytes, 0),
-            ldlm: self.parts.buffer(bytes, 1),
-            body: self.parts.masks.map(|_| self.parts.buffer(bytes, 2)),
-            results: self.parts.results(bytes),
+            header: &self.layout.header,
+            ptlrpc: self.layout.buffer(bytes, 0),
+            ldlm: self.layout.buffer(bytes, 1),
+            body: self.layout.masks.map(|_| self.layout.buffer(bytes, 2)),
+            results: self.layout.results(bytes),
         }
     }
 
     /// [`ReplyView::encode_into`] through the decoded structures: any order (the reference the
     /// copying path is tested against).
     fn encode_converted(&self, order: Endian, out: &mut [u8]) -> Result<usize, EncodeError> {
-        let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
+        let (ptlrpc, ldlm, body) = self.layout.fixed_structs(self.bytes);
         let w = Wire {
-            header: &self.parts.header,
+            header: &self.layout.header,
             ptlrpc: &ptlrpc,
             ldlm: &ldlm,
             body: body.as_ref(),
-            results: self.parts.results(self.bytes),
-            pattr_order: self.parts.order,
+            results: self.layout.results(self.bytes),
+            pattr_order: self.layout.order,
         };
         encode_into_slice(w.wire_len(), out, |o| w.write(order, o))
     }
@@ -457,9 +443,9 @@ impl<'a> ReplyView<'a> {
     /// message (WIRE.md §11): the same bytes exactly when the input was canonical.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> PrepareReply {
-        let (ptlrpc, ldlm, body) = self.parts.fixed_parts(self.bytes);
+        let (ptlrpc, ldlm, body) = self.layout.fixed_structs(self.bytes);
         PrepareReply {
-            header: self.parts.header,
+            header: self.layout.header,
             ptlrpc,
             ldlm,
             outcome: body.map(|body| PrepareOutcome {
@@ -467,7 +453,7 @@ impl<'a> ReplyView<'a> {
                 results: MliBuf::ALL.map(|b| match self.result(b) {
                     // A value holds PATTR little-endian (PrepareOutcome::results).
                     PrepResult::Present(s) if b == MliBuf::Pattr => {
-                        match crate::wire::MdtBody::reorder(s, self.parts.order, Endian::Little) {
+                        match crate::wire::MdtBody::reorder(s, self.layout.order, Endian::Little) {
                             Some(le) => Bytes::copy_from_slice(&le),
                             None => Bytes::copy_from_slice(s),
                         }
@@ -477,45 +463,6 @@ impl<'a> ReplyView<'a> {
                 }),
             }),
         }
-    }
-}
-
-/// A validated reply that owns its bytes and hands out results as zero-copy `Bytes` slices.
-#[cfg(feature = "alloc")]
-#[derive(Debug, Clone)]
-pub struct ReplyMessage {
-    bytes: Bytes,
-    parts: Parts,
-}
-
-#[cfg(feature = "alloc")]
-impl ReplyMessage {
-    /// Validates `bytes` as a reply (see [`ReplyView::parse`]).
-    pub fn parse(bytes: Bytes) -> Result<Self, DecodeError> {
-        let parts = parse_parts(&bytes, None)?;
-        Ok(ReplyMessage { bytes, parts })
-    }
-    /// Validates `bytes` as the reply to a known request.
-    pub fn parse_for(bytes: Bytes, ctx: &ReplyContext) -> Result<Self, DecodeError> {
-        let parts = parse_parts(&bytes, Some(ctx))?;
-        Ok(ReplyMessage { bytes, parts })
-    }
-    /// A borrowing view (no re-validation).
-    pub fn view(&self) -> ReplyView<'_> {
-        ReplyView {
-            bytes: &self.bytes,
-            parts: self.parts,
-        }
-    }
-    /// Result `buf` as a slice sharing this message's allocation.
-    pub fn result(&self, buf: MliBuf) -> PrepResult<Bytes> {
-        self.parts
-            .result_state(&self.bytes, buf)
-            .map(|s| self.bytes.slice(s.range()))
-    }
-    /// The whole message.
-    pub fn bytes(&self) -> &Bytes {
-        &self.bytes
     }
 }
 

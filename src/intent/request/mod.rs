@@ -11,7 +11,6 @@
 //! | 5 | supplementary groups, u32 each |
 
 use super::McprFlags;
-use super::body::{MdCreatePrepareReqRaw, md_create_prepare_req as req};
 use super::enqueue::{Expect, IN_REQUEST, PtlrpcHead, check_lock, check_type, past_last_error};
 use super::name::GroupList;
 use super::{EntryName, IntentOpc, MdCreatePrepareReq, Operation};
@@ -24,10 +23,12 @@ use crate::limits::{
 };
 use crate::mode;
 use crate::wire::WireStruct;
+use crate::wire::layout::md_create_prepare_req as req;
 use crate::wire::layout::{ldlm_intent, ldlm_request, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{MSGHDR_AT_SUPPORT, Span, WIRE_FLVR_MASK, buffer_offsets, msg_size_u32};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_DLM_MSG_VERSION};
 use crate::wire::raw::LdlmLockDescRaw;
+use crate::wire::raw::MdCreatePrepareReqRaw;
 use crate::wire::{
     InodeBits, LdlmFlags, LdlmInodebits, LdlmLockDesc, LdlmRequest, LdlmResId, LockMode, LockType,
     MsgHeader, PtlrpcBody, PtlrpcMsgType,
@@ -47,10 +48,10 @@ pub fn reply_size_for(limits: &[u32; MLI_BUF_MAX]) -> usize {
         .fold(FIXED, |size, &l| size + round8(l as usize))
 }
 
-/// The facts the request rules look at, gathered from a view (the lock description and the
+/// What the request rules look at, gathered from a view (the lock description and the
 /// body are the received structs, read in place) or from a value (its body converted to the
 /// raw layout first).
-struct Facts<'x, O: ByteOrder> {
+struct RequestRuleInput<'x, O: ByteOrder> {
     /// `lm_secflvr`, `lm_repsize` and `lm_flags`.
     header: &'x MsgHeader,
     ptlrpc: PtlrpcHead,
@@ -68,7 +69,7 @@ struct Facts<'x, O: ByteOrder> {
 /// Every semantic rule of WIRE.md §5 and §8 (the requester's side). Framing, sizes, the name and
 /// the groups are checked where they are read.
 #[inline(always)]
-fn check<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
+fn check<O: ByteOrder>(f: &RequestRuleInput<'_, O>) -> Result<Operation, DecodeError> {
     check_type(
         f.ptlrpc.msg_type,
         f.spans[0].start() as usize,
@@ -80,12 +81,10 @@ fn check<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
 /// [`check`] but `pb_type`, which a decoder checks first of all (W2.3). The view's decode
 /// calls it with the received lock description and body, which the rules read in place.
 ///
-/// Always inlined, in the decoder too: that saves the requests 15 to 26 instructions
-/// (callgrind; the mkdir request 503 → 488) and 2 to 8 % of their time in paired runs. Before
-/// the framing and the reply rules last changed, the same inlining cost 18 instructions and
-/// 13 % of the time (`docs/performance.md`): measure again when the code around it changes.
+/// Always inlined, in the decoder too: the rules then read the framed spans and the received
+/// structures where the decoder holds them (the measurements: `docs/performance.md`).
 #[inline(always)]
-fn check_after_type<O: ByteOrder>(f: &Facts<'_, O>) -> Result<Operation, DecodeError> {
+fn check_after_type<O: ByteOrder>(f: &RequestRuleInput<'_, O>) -> Result<Operation, DecodeError> {
     let [o0, o1, o2, o3, o4, _] = f.spans.map(|s| s.start() as usize);
     if let Some((index, len)) = f.past_last {
         return Err(past_last_error(index, len, REQUEST_BUFCOUNT - 1));
@@ -307,7 +306,10 @@ pub struct PrepareRequest {
     /// Buffer 2's opcode.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "ldlm_intent", with = "crate::json::wire::ldlm_intent")
+        serde(
+            rename = "ldlm_intent",
+            with = "crate::intent::serde_fields::ldlm_intent"
+        )
     )]
     pub opc: IntentOpc,
     /// Buffer 3.
@@ -402,7 +404,7 @@ impl PrepareRequest {
         // The rules read the raw layouts, as a decoder does.
         let body = self.body.to_raw::<LittleEndian>();
         let lock_desc = self.ldlm.lock_desc.to_raw::<LittleEndian>();
-        check(&Facts {
+        check(&RequestRuleInput {
             header: &self.header,
             ptlrpc: PtlrpcHead::of(&self.ptlrpc),
             lock_flags: self.ldlm.lock_flags,

@@ -2,7 +2,7 @@
 //! the request's writers, which only it calls.
 
 use super::PrepareRequest;
-use crate::endian::Endian;
+use crate::endian::{Endian, with_order};
 use crate::error::{DecodeError, EncodeError};
 use crate::intent::Operation;
 use crate::limits::REQUEST_BUFCOUNT;
@@ -16,8 +16,8 @@ use crate::wire::out::Out;
 #[cfg(feature = "alloc")]
 use crate::wire::put_struct;
 use crate::wire::{LdlmIntent, copy_at, write_at};
+use zerocopy::ByteOrder;
 use zerocopy::byteorder::U32;
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// A [`PrepareRequest`] that passed every rule a decoder checks ([`PrepareRequest::validated`]):
 /// its encoders write without checking again.
@@ -121,13 +121,10 @@ impl<'r> ValidatedRequest<'r> {
     /// Writes the message at the start of `out`, which holds [`ValidatedRequest::wire_len`]
     /// bytes: each fixed structure converted in place, the byte order chosen once.
     fn write(&self, order: Endian, out: &mut [u8]) {
-        match order {
-            Endian::Little => self.write_in::<LittleEndian>(out),
-            Endian::Big => self.write_in::<BigEndian>(out),
-        }
+        with_order!(order, |O| self.write_as::<O>(out))
     }
 
-    fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
+    fn write_as<O: ByteOrder>(&self, out: &mut [u8]) {
         let (r, lens) = (self.request, &self.lens);
         let mut at = write_header::<O, REQUEST_BUFCOUNT>(&r.header, lens, out);
         // v3, or v2 without a job id (WIRE.md W11.4): the 184 bytes written, the next buffer

@@ -1,23 +1,23 @@
 //! The validated, lazy view of a received prepare request ([`RequestView`]).
 
-use super::{Facts, check_after_type};
-use crate::endian::Endian;
+use super::{RequestRuleInput, check_after_type};
+use crate::endian::{Endian, with_order};
 use crate::error::DecodeError;
-use crate::intent::body::MdCreatePrepareReqRaw;
 use crate::intent::enqueue::{Expect, PtlrpcHead, check_type};
 use crate::intent::name::{GroupsView, name_from_buffer};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{
     EntryName, IntentOpc, McprFlags, MdCreatePrepareReq, Operation, PrepareRequest, ResultMask,
 };
-use crate::limits::{REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
+use crate::limits::{REPLY_BUFCOUNT, REQUEST_BUFCOUNT, REQUEST_MIN_BUFCOUNT};
 use crate::wire::layout::ldlm_request;
 use crate::wire::msg::{Frame, Span};
+use crate::wire::raw::MdCreatePrepareReqRaw;
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
     decode_in,
 };
-use zerocopy::{BigEndian, ByteOrder, FromBytes, LittleEndian};
+use zerocopy::{ByteOrder, FromBytes};
 
 /// A received prepare request, validated against every rule of WIRE.md §5 and §8.
 ///
@@ -79,45 +79,43 @@ impl<'a> RequestView<'a> {
     #[inline]
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         // The frame is built here, in the chosen order, rather than returned and copied; the
-        // spans stay where the framing wrote them (a copy would wait for those stores).
+        // spans stay where the framing wrote them.
         let mut spans = [Span::default(); REQUEST_BUFCOUNT];
-        match Frame::order_of(bytes)? {
-            Endian::Little => {
-                let f =
-                    Frame::parse_spans_in::<LittleEndian, _>(bytes, Endian::Little, &mut spans)?;
-                Self::parse_in::<LittleEndian>(bytes, &f, &spans)
-            }
-            Endian::Big => {
-                let f = Frame::parse_spans_in::<BigEndian, _>(bytes, Endian::Big, &mut spans)?;
-                Self::parse_in::<BigEndian>(bytes, &f, &spans)
-            }
-        }
+        let order = Frame::order_of(bytes)?;
+        with_order!(order, |O| {
+            let f = Frame::parse_spans_in::<O, _>(bytes, order, &mut spans)?;
+            let p0 = spans[0];
+            let head = PtlrpcHead::check_as::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
+            Self::rest_as::<O>(bytes, &f, &spans, head)
+        })
     }
 
-    #[inline(always)]
-    fn parse_in<O: ByteOrder>(
+    /// The rest of a decode whose framing (for a reply's nine buffers: `spans` and `f`) and
+    /// buffer 0's head are checked already:
+    /// [`MessageView::parse`](crate::intent::MessageView::parse), which frames once for either
+    /// kind.
+    pub(crate) fn framed_as<O: ByteOrder>(
         bytes: &'a [u8],
         f: &Frame,
-        spans: &[Span; REQUEST_BUFCOUNT],
+        spans: &[Span; REPLY_BUFCOUNT],
+        head: PtlrpcHead,
     ) -> Result<Self, DecodeError> {
-        let p0 = spans[0];
-        let head = PtlrpcHead::check_in::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
-        Self::rest_in::<O>(bytes, f, spans, head)
-    }
-
-    /// The rest of [`RequestView::parse`], once the framing and buffer 0 are checked.
-    pub(crate) fn from_head(msg: MsgView<'a>, head: PtlrpcHead) -> Result<Self, DecodeError> {
-        let mut spans = [Span::default(); REQUEST_BUFCOUNT];
-        let f = Frame::of_view(&msg, &mut spans);
-        match f.order {
-            Endian::Little => Self::rest_in::<LittleEndian>(msg.as_bytes(), &f, &spans, head),
-            Endian::Big => Self::rest_in::<BigEndian>(msg.as_bytes(), &f, &spans, head),
-        }
+        const _: () = assert!(REQUEST_BUFCOUNT <= REPLY_BUFCOUNT);
+        let own: [Span; REQUEST_BUFCOUNT] = core::array::from_fn(|i| spans[i]);
+        // A request's buffers end at its 6th: the first non-empty one after it, which the
+        // framing for nine did not look for, may be among the 7th to 9th.
+        let past_last = spans[REQUEST_BUFCOUNT..]
+            .iter()
+            .zip(REQUEST_BUFCOUNT..)
+            .find(|(s, _)| s.len() != 0)
+            .map(|(s, i)| (i, s.len() as usize))
+            .or(f.past_last);
+        Self::rest_as::<O>(bytes, &Frame { past_last, ..*f }, &own, head)
     }
 
     /// Every check after buffer 0, in byte order `O`, in the order the errors are reported.
     #[inline(always)]
-    fn rest_in<O: ByteOrder>(
+    fn rest_as<O: ByteOrder>(
         bytes: &'a [u8],
         f: &Frame,
         spans: &[Span; REQUEST_BUFCOUNT],
@@ -147,7 +145,7 @@ impl<'a> RequestView<'a> {
             ));
         };
         let name_buf = buf(4);
-        let op = check_after_type(&Facts {
+        let op = check_after_type(&RequestRuleInput {
             header: &f.header,
             ptlrpc,
             lock_flags: lock.lock_flags,

@@ -15,7 +15,7 @@ use crate::wire::table::put_struct;
 use crate::wire::table::{WireStruct, c_struct};
 use core::fmt;
 use zerocopy::byteorder::U32;
-use zerocopy::{ByteOrder, FromBytes, LittleEndian};
+use zerocopy::{ByteOrder, FromBytes};
 
 /// The lock handles of an `ldlm_request`: at least [`LDLM_LOCKREQ_HANDLES`] on the wire, at most
 /// [`LDLM_REQUEST_MAX_HANDLES`] here. Stored inline, so a request value never allocates.
@@ -108,12 +108,9 @@ impl LdlmRequest {
 
     /// Decodes buffer 1 of a request at offset `base` of the message.
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        Ok(match order {
-            Endian::Little => LdlmRequestHead::<LittleEndian>::check_in(buf, base)?.to_request(buf),
-            Endian::Big => {
-                LdlmRequestHead::<zerocopy::BigEndian>::check_in(buf, base)?.to_request(buf)
-            }
-        })
+        Ok(crate::endian::with_order!(order, |O| {
+            LdlmRequestHead::<O>::check_in(buf, base)?.to_request(buf)
+        }))
     }
 
     /// Appends the request: the fixed part, then every handle.

@@ -1,20 +1,20 @@
 //! The framing pass the typed decoders share: where each buffer of a `lustre_msg_v2` lies,
 //! checked once, for a decoder that knows how many buffers its message kind has.
 
-use super::{BUFFER_FIELDS, BUFLEN_FIELDS, LUSTRE_MSG_MAGIC_V2, MsgHeader, MsgView, S};
-use super::{buflen_offset, lustre_msg_v2, read_header, round8};
+use super::{BUFFER_FIELDS, BUFLEN_FIELDS, LUSTRE_MSG_MAGIC_V2, MsgHeader, S};
+use super::{buflen_offset, lustre_msg_v2, read_header};
 use crate::endian::Endian;
 use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{MSG_ALIGN, msg_header_len};
 use crate::limits::{MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN};
+use zerocopy::ByteOrder;
 use zerocopy::byteorder::U32;
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
 
 /// The framing of a message as a decoder of `N` buffers needs it. The spans of its first `N`
 /// buffers (those past `lm_bufcount` empty, at the end) are written where the decoder keeps
-/// them ([`Frame::parse_spans_in`], [`Frame::of_view`]); the frame holds the rest: the header,
-/// the canonical size and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every
-/// buffer, those past `N` included, is checked as [`MsgView::parse`] does, with the same errors.
+/// them ([`Frame::parse_spans_in`]); the frame holds the rest: the header, the canonical size
+/// and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every buffer, those past `N`
+/// included, is checked as [`MsgView::parse`](super::MsgView::parse) does, with the same errors.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Frame {
     pub(crate) order: Endian,
@@ -34,8 +34,7 @@ pub(crate) struct Frame {
 /// span at once: a view then copies a span with one load of what one store wrote. A load of
 /// what two 4-byte stores wrote cannot be forwarded from them and waits for both to reach the
 /// cache. The framing also writes the spans where the view keeps them, so that nothing copies
-/// them (criterion, paired runs: both together took 11 to 15 % off a request's decode and 2 to
-/// 13 % off a reply's).
+/// them.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Span(u64);
 
@@ -107,40 +106,15 @@ impl Frame {
         ))
     }
 
-    /// The framing of an already parsed view, its first `N` spans written to `spans`.
-    pub(crate) fn of_view<const N: usize>(msg: &MsgView<'_>, spans: &mut [Span; N]) -> Self {
-        let mut past_last = None;
-        let mut cursor = msg.first_offset();
-        for (i, l) in msg.buflens().enumerate() {
-            if i < N {
-                // Offsets fit in u32: parse() bounded the message by MSG_MAX_LEN.
-                spans[i] = Span::new(cursor as u32, l);
-            } else if l != 0 && past_last.is_none() {
-                past_last = Some((i, l as usize));
-            }
-            cursor += round8(l as usize);
-        }
-        for s in spans.iter_mut().skip(msg.bufcount()) {
-            *s = Span::new(cursor as u32, 0);
-        }
-        Frame {
-            order: msg.order,
-            header: msg.header(),
-            count: msg.bufcount(),
-            wire_len: cursor,
-            past_last,
-        }
-    }
-
     /// Checks the framing of `bytes` (one pass over `lm_buflens`, in the detected order).
     #[inline]
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
-        match Self::order_of(bytes)? {
-            Endian::Little => {
-                Self::parse_spans_in::<LittleEndian, 0>(bytes, Endian::Little, &mut [])
-            }
-            Endian::Big => Self::parse_spans_in::<BigEndian, 0>(bytes, Endian::Big, &mut []),
-        }
+        let order = Self::order_of(bytes)?;
+        crate::endian::with_order!(order, |O| Self::parse_spans_in::<O, 0>(
+            bytes,
+            order,
+            &mut []
+        ))
     }
 
     /// The byte order of a message, from `lm_magic` (the first check of [`Frame::parse`]): for a
@@ -217,8 +191,7 @@ impl Frame {
             U32::<O>::from_bytes([w[0], w[1], w[2], w[3]]).get()
         };
         let kept = count.min(N);
-        // Indexed, not `iter_mut().enumerate().take(kept)`: that form cost a reply decode 12
-        // instructions more (callgrind).
+        // Indexed: the iterator form (`iter_mut().enumerate().take(kept)`) compiles to more.
         let mut step = |i: usize, spans: &mut [Span; N]| {
             let l = read(i);
             // Truncated only in a message refused below.

@@ -14,7 +14,7 @@ use crate::limits::{
     MSG_ALIGN, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT, MSG_MAX_BUFLEN, MSG_MAX_LEN, msg_header_len,
 };
 use zerocopy::byteorder::U32;
-use zerocopy::{BigEndian, ByteOrder, FromBytes, IntoBytes, LittleEndian};
+use zerocopy::{ByteOrder, FromBytes, IntoBytes};
 
 /// Where `lm_buflens[i]` lies in a message.
 pub(crate) const fn buflen_offset(i: usize) -> usize {
@@ -131,10 +131,7 @@ impl<'a> MsgView<'a> {
 
     /// The header fields, read from the input.
     pub fn header(&self) -> MsgHeader {
-        match self.order {
-            Endian::Little => read_header::<LittleEndian>(self.bytes).0,
-            Endian::Big => read_header::<BigEndian>(self.bytes).0,
-        }
+        crate::endian::with_order!(self.order, |O| read_header::<O>(self.bytes).0)
     }
 
     /// `lm_bufcount`.
@@ -264,7 +261,7 @@ fn framed_header<O: ByteOrder>(header: &MsgHeader, count: usize) -> MsgHeaderRaw
 }
 
 /// Writes the header and `lm_buflens[]` (with the header's padding) of a message: built in one
-/// array and written with one copy (word by word it was a fifth of a reply's encode).
+/// array and written with one copy, not word by word.
 pub(crate) fn put_header<B: Out + ?Sized>(
     order: Endian,
     header: &MsgHeader,
@@ -275,12 +272,9 @@ pub(crate) fn put_header<B: Out + ?Sized>(
     let mut raw = [0u8; MAX];
     let count = lens.len().min(MSG_MAX_BUFCOUNT);
     let (head, buflens) = raw.split_at_mut(MSG_HEADER_FIXED);
-    match order {
-        Endian::Little => {
-            head.copy_from_slice(framed_header::<LittleEndian>(header, count).as_bytes())
-        }
-        Endian::Big => head.copy_from_slice(framed_header::<BigEndian>(header, count).as_bytes()),
-    }
+    crate::endian::with_order!(order, |O| {
+        head.copy_from_slice(framed_header::<O>(header, count).as_bytes())
+    });
     for (dst, &l) in buflens.chunks_exact_mut(4).zip(&lens[..count]) {
         dst.copy_from_slice(&order.u32_to(l));
     }

@@ -307,6 +307,19 @@ impl<'a> LovCompView<'a> {
         })
     }
 
+    /// The view of a composite layout [`LovCompView::parse`] has accepted already: its header
+    /// and entry table are found again, no rule is checked.
+    pub(super) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
+        let (raw, rest) = LovCompMdV1Raw::ref_from_prefix(bytes).ok()?;
+        let table = rest.get(..48 * raw.lcm_entry_count.get() as usize)?;
+        let entries = <[LovCompMdEntryV1Raw]>::ref_from_bytes(table).ok()?;
+        Some(LovCompView {
+            raw,
+            entries,
+            bytes,
+        })
+    }
+
     /// `lcm_magic`: [`LOV_MAGIC_COMP_V1`], or [`LOV_MAGIC_SEL`] as stored on disk.
     pub fn magic(&self) -> u32 {
         self.raw.lcm_magic.get()

@@ -265,6 +265,19 @@ impl<'a> LovView<'a> {
         }
     }
 
+    /// The view of a payload [`LovView::parse`] has accepted already (a result of a validated
+    /// reply): its parts are found again, no rule is checked. `None` only for bytes `parse`
+    /// refuses.
+    pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
+        match super::le_magic(bytes)? {
+            LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => {
+                LovCompView::of_validated(bytes).map(LovView::Comp)
+            }
+            LOV_MAGIC_FOREIGN => ForeignView::of_validated(bytes).map(LovView::Foreign),
+            _ => LovMdView::of_validated(bytes).map(LovView::Md),
+        }
+    }
+
     /// The magic.
     pub fn magic(&self) -> u32 {
         match self {

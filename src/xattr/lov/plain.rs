@@ -101,6 +101,22 @@ impl<'a> LovMdView<'a> {
         Ok(LovMdView { v1, pool, objects })
     }
 
+    /// The view of a plain layout [`LovMdView::parse`] has accepted already: its header, its
+    /// pool name (V3 and SPECIFIC) and its objects are found again, no rule is checked.
+    pub(super) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
+        let (v1, _) = LovUserMdV1Raw::ref_from_prefix(bytes).ok()?;
+        let (pool, hdr) = if v1.lmm_magic.get() == LOV_MAGIC_V1 {
+            (None, 32)
+        } else {
+            (
+                Some(PoolName::ref_from_prefix(bytes.get(32..)?).ok()?.0),
+                48,
+            )
+        };
+        let objects = <[LovUserOstDataRaw]>::ref_from_bytes(bytes.get(hdr..)?).ok()?;
+        Some(LovMdView { v1, pool, objects })
+    }
+
     /// `lmm_magic`.
     pub fn magic(&self) -> u32 {
         self.v1.lmm_magic.get()

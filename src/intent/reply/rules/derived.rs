@@ -2,14 +2,15 @@
 //! with the body (W7.18, W7.19, W7.23), then its bits against the request and the parent's PATTR
 //! (W7.20 to W7.22), as the create rules of MODEL.md §2, step 6, derive them.
 
-use super::{Buffers, Facts, err};
+use super::{Buffers, ReplyRuleInput, err};
 use crate::error::{DecodeError, ErrorKind};
-use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::reply::ReplyContext;
 use crate::intent::{McppFlags, MliBuf};
 use crate::limits::MDT_BODY_SIZE;
 use crate::mode::{self, LUSTRE_PROJINHERIT_FL, S_IFDIR, S_IFLNK, S_IFMT, S_ISGID, S_ISVTX};
 use crate::wire::MdtValid;
+use crate::wire::layout::md_create_prepare_rep as rep;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::raw::MdtBodyRaw;
 use zerocopy::{ByteOrder, FromBytes};
 
@@ -43,8 +44,8 @@ pub(super) fn check_derived(
     let (child_mode, flags) = (b.child_mode(), b.child_flags());
     let requested = ctx.map_or(child_mode, |c| c.child_mode);
     // The type field with every bit above it: below 16 when nothing lies outside MODE_BITS,
-    // then one bit test for the seven types (callgrind: this way the check costs a derived
-    // reply about 12 instructions, where `is_valid_type` and a mask cost 20).
+    // then one bit test for the seven types (fewer instructions than `is_valid_type` and a
+    // mask).
     let ty = child_mode >> 12;
     let typed = ty < 16 && VALID_TYPES >> ty & 1 != 0;
     let projinherit_dir = flags == LUSTRE_PROJINHERIT_FL && ty == S_IFDIR >> 12;
@@ -89,8 +90,8 @@ fn derived_error(child_mode: u32, requested: u32, flags: u32, o2: usize) -> Deco
 /// cost every reply decode without the request about 100 instructions (callgrind, the empty
 /// result 315 → 417) in spilled registers.
 #[inline(never)]
-pub(super) fn check_derived_for<'x, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, O>,
+pub(super) fn check_derived_for<'x, 'p, O: ByteOrder>(
+    f: &ReplyRuleInput<'x, impl Buffers<'p>, O>,
     b: &MdCreatePrepareRepRaw<O>,
     ctx: &ReplyContext,
 ) -> Result<(), DecodeError> {

@@ -4,7 +4,6 @@
 use super::{DISPOSITIONS, ReplyContext};
 use crate::errno::ErrnoName;
 use crate::error::{At, DecodeError, ErrorKind};
-use crate::intent::body::{MdCreatePrepareRepRaw, md_create_prepare_rep as rep};
 use crate::intent::enqueue::{
     Expect, IN_REPLY, PtlrpcHead, check_lock, check_type, past_last_error,
 };
@@ -13,10 +12,12 @@ use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT};
 #[cfg(feature = "alloc")]
 use crate::limits::{msg_header_len, round8};
 use crate::mode;
+use crate::wire::layout::md_create_prepare_rep as rep;
 use crate::wire::layout::{ldlm_reply, lustre_msg_v2, ptlrpc_body as pb};
 use crate::wire::msg::{FLVR_POLICY_MASK, Span};
 use crate::wire::ptlrpc::{LDLM_ENQUEUE, LUSTRE_VERSION_MASK, PTLRPC_MSG_VERSION};
 use crate::wire::raw::LdlmReplyRaw;
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::{DispFlags, LockType, PtlrpcMsgType};
 use derived::{check_derived, check_derived_for};
 use results::{check_payloads, check_requested, check_results};
@@ -27,7 +28,7 @@ mod results;
 
 /// What the reply rules look at. `ldlm_reply` and the body are raw layouts: the received ones,
 /// read in place, for the decoder; the value's, converted, for the encoder.
-pub(super) struct Facts<'x, B, O: ByteOrder> {
+pub(super) struct ReplyRuleInput<'x, B, O: ByteOrder> {
     /// By reference: a copy of these four `u32`s, written one by one, would be read back with
     /// one 16-byte load that waits for the stores (a store-forwarding stall).
     pub(super) ptlrpc: &'x PtlrpcHead,
@@ -43,8 +44,8 @@ pub(super) struct Facts<'x, B, O: ByteOrder> {
 }
 
 /// Where a reply's buffers lie and what its results hold, as the rules read them: from the
-/// framed input for the decoder ([`Framed`]: nothing is sliced that a rule does not look
-/// inside), from the canonical layout for the encoder ([`Apart`]).
+/// framed input for the decoder ([`ReceivedBuffers`]: nothing is sliced that a rule does not look
+/// inside), from the canonical layout for the encoder ([`ValueBuffers`]).
 pub(super) trait Buffers<'x> {
     /// Offset of buffer `i` (0..=8) in the message.
     fn off(&self, i: usize) -> usize;
@@ -56,12 +57,12 @@ pub(super) trait Buffers<'x> {
 
 /// The buffers of a framed input: its spans, which the framing proved lie inside `bytes`.
 #[derive(Clone, Copy)]
-pub(super) struct Framed<'x> {
+pub(super) struct ReceivedBuffers<'x, 's> {
     pub(super) bytes: &'x [u8],
-    pub(super) spans: &'x [Span; REPLY_BUFCOUNT],
+    pub(super) spans: &'s [Span; REPLY_BUFCOUNT],
 }
 
-impl<'x> Buffers<'x> for Framed<'x> {
+impl<'x> Buffers<'x> for ReceivedBuffers<'x, '_> {
     #[inline(always)]
     fn off(&self, i: usize) -> usize {
         self.spans[i].start() as usize
@@ -82,13 +83,13 @@ impl<'x> Buffers<'x> for Framed<'x> {
 /// encode of the complete mkdir reply 54 instructions (callgrind: 1,314 → 1,260).
 #[cfg(feature = "alloc")]
 #[derive(Clone, Copy)]
-pub(super) struct Apart<'x> {
+pub(super) struct ValueBuffers<'x> {
     pub(super) results: &'x [&'x [u8]; MLI_BUF_MAX],
     pub(super) lens: &'x [u32; REPLY_BUFCOUNT],
 }
 
 #[cfg(feature = "alloc")]
-impl<'x> Buffers<'x> for Apart<'x> {
+impl<'x> Buffers<'x> for ValueBuffers<'x> {
     #[inline(always)]
     fn off(&self, i: usize) -> usize {
         let before = self.lens.iter().take(i);
@@ -165,7 +166,7 @@ impl Disp {
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(super) fn check<'x, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, O>,
+    f: &ReplyRuleInput<'x, impl Buffers<'x>, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     check_type_and_status(f.ptlrpc, f.bufs.off(0))?;
@@ -173,16 +174,15 @@ pub(super) fn check<'x, O: ByteOrder>(
 }
 
 /// [`check`] but `pb_type` and `pb_status`, which a decoder checks first of all, before it
-/// looks at `lm_bufcount` (checked twice, they cost a decode 16 instructions).
+/// looks at `lm_bufcount` (and are not checked twice).
 ///
 /// Always inlined, with the rules it calls: the decoder then keeps the framed spans and the
-/// `Facts` in registers instead of passing them through memory, and each rule's prologue and
-/// returned `Result` go away (callgrind: the complete reply 927 → 808 instructions, the empty
-/// result 390 → 323). The price is code: one copy of the rules per decoder entry point and
-/// byte order, about 5 KiB each.
+/// `ReplyRuleInput` in registers instead of passing them through memory, and each rule's
+/// prologue and returned `Result` go away. The price is code: one copy of the rules per decoder
+/// entry point and byte order (the measurements: `docs/performance.md`).
 #[inline(always)]
-pub(super) fn check_after_status<'x, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, O>,
+pub(super) fn check_after_status<'x, 'p, O: ByteOrder>(
+    f: &ReplyRuleInput<'x, impl Buffers<'p>, O>,
     ctx: Option<&ReplyContext>,
 ) -> Result<(), DecodeError> {
     if let Some((index, len)) = f.past_last {
@@ -258,9 +258,8 @@ fn disp_at(o1: usize) -> At {
 }
 
 /// `ldlm_reply`: an inodebits lock granted as requested, with the dispositions of a prepare.
-/// Inlined: called, it wrote its `Disp` with small stores that the caller's 16-byte copy out
-/// of the `Result` could not forward (a stall of about 11 % of a reply decode in a
-/// `perf record -e cpu-clock` profile); inlined, it costs 5 instructions more.
+/// Inlined: called, it would write its `Disp` with small stores that the caller's 16-byte copy
+/// out of the `Result` cannot forward (a store-forwarding stall).
 #[inline(always)]
 fn check_ldlm(l: &LdlmReplyRaw<impl ByteOrder>, o1: usize) -> Result<Disp, DecodeError> {
     let desc = &l.lock_desc;
@@ -340,8 +339,8 @@ fn check_ldlm(l: &LdlmReplyRaw<impl ByteOrder>, o1: usize) -> Result<Disp, Decod
 }
 
 /// The lock against the request: its resource and mode, the reply space, object mode.
-fn check_granted_for<'x, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, O>,
+fn check_granted_for<'x, 'p, O: ByteOrder>(
+    f: &ReplyRuleInput<'x, impl Buffers<'p>, O>,
     ctx: &ReplyContext,
     d: &Disp,
 ) -> Result<(), DecodeError> {
@@ -385,8 +384,8 @@ fn check_granted_for<'x, O: ByteOrder>(
 /// The empty result: no result buffer may carry anything. One test of the six lengths
 /// together; only a bad reply pays for the walk that names the first buffer that has bytes.
 #[inline(always)]
-fn check_empty_result<'x, O: ByteOrder>(
-    f: &Facts<'x, impl Buffers<'x>, O>,
+fn check_empty_result<'x, 'p, O: ByteOrder>(
+    f: &ReplyRuleInput<'x, impl Buffers<'p>, O>,
 ) -> Result<(), DecodeError> {
     let mut any = 0;
     for i in 0..MLI_BUF_MAX {

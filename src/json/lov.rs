@@ -3,7 +3,7 @@
 //! what `lfs` shows of its `ost_id`; an LMV carries its form. The shown extras are optional on
 //! input and, when given, must agree with the raw fields (they are never a second source).
 
-use super::bytes::padding;
+use crate::serde_helpers::bytes::padding;
 use crate::wire::LuFid;
 use crate::xattr::{
     LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LmmMember, LmvForm, LmvHashType, LmvMd, LovMd,
@@ -19,7 +19,7 @@ struct Hex64(u64);
 
 impl Serialize for Hex64 {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        super::ints::hex::serialize(&self.0, s)
+        crate::serde_helpers::ints::hex::serialize(&self.0, s)
     }
 }
 
@@ -28,9 +28,9 @@ impl Serialize for Hex64 {
 #[serde(deny_unknown_fields)]
 struct OstIdShown {
     form: OstIdForm,
-    #[serde(with = "super::ints::hex")]
+    #[serde(with = "crate::serde_helpers::ints::hex")]
     seq: u64,
-    #[serde(with = "super::ints::hex")]
+    #[serde(with = "crate::serde_helpers::ints::hex")]
     id: u64,
 }
 
