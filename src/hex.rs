@@ -17,8 +17,8 @@
 //! Each grammar is one [nom](https://docs.rs/nom/8) parser: the plain form's prefix and body,
 //! a dump line (blank, `*`, an offset alone, or a row of either dump form), and the run of hex
 //! digits both share. What nom is not used for, and why:
-//! - Splitting into lines is `str::lines`: it keeps a lone carriage return inside a line, where
-//!   nom's `not_line_ending` fails on one, and the reader accepted such lines before.
+//! - Splitting into lines is `str::lines`: a lone carriage return stays inside its line, as
+//!   white space, where nom's `not_line_ending` fails on one.
 //! - Errors: the parsers carry no error value (`()`), since a failure's place is all a caller
 //!   needs, and nom has no notion of lines and columns (nom_locate adds one, for a dependency
 //!   more). Each caller turns the input left at the failure into its [`HexError`] or
