@@ -13,6 +13,23 @@
 //! a line missing, doubled or out of order is refused, with the line that breaks. No input
 //! makes a function here panic; offsets are bounded by [`MAX_DECODED`].
 //!
+//! ## How it is read
+//! Each grammar is one [nom](https://docs.rs/nom/8) parser: the plain form's prefix and body,
+//! a dump line (blank, `*`, an offset alone, or a row of either dump form), and the run of hex
+//! digits both share. What nom is not used for, and why:
+//! - Splitting into lines is `str::lines`: a lone carriage return stays inside its line, as
+//!   white space, where nom's `not_line_ending` fails on one.
+//! - Errors: the parsers carry no error value (`()`), since a failure's place is all a caller
+//!   needs, and nom has no notion of lines and columns (nom_locate adds one, for a dependency
+//!   more). Each caller turns the input left at the failure into its [`HexError`] or
+//!   [`LineError`], with the offset, line and column computed from it.
+//! - What lines mean together (offsets that continue, `*` repeating the row before up to the
+//!   next offset, the bound) is a fold over the parsed lines, not grammar.
+//!
+//! nom is the crate's parser for text only (feature `text`): the binary decoders are checked
+//! hand loops, about ten times cheaper than nom's combinators were there (README,
+//! "Dependencies").
+//!
 //! ```
 //! use lustre_dne_intent::hex::{self, HexForm};
 //!
@@ -30,6 +47,14 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 use core::str;
+use grammar::{DumpLine, decode_digits, decode_dump, dump_line, end_line, is_digit_or_blank};
+use grammar::{plain_body, plain_prefix, plain_text, row};
+use nom::Parser;
+use nom::bytes::complete::take_while;
+use nom::combinator::all_consuming;
+use nom::sequence::preceded;
+
+mod grammar;
 
 /// The largest offset an `xxd` or `hexdump -C` line may give (80 MiB, the `dne-intent` tool's
 /// input limit): well above the largest message (about 1 MB, [`crate::limits::MSG_MAX_LEN`])
@@ -264,28 +289,22 @@ pub fn form<T: AsRef<[u8]> + ?Sized>(text: &T) -> Option<HexForm> {
 
 fn form_of(text: &[u8]) -> Option<HexForm> {
     let s = str::from_utf8(text).ok()?;
-    let body = s.get(plain_start(s)..)?;
-    if body.bytes().any(|b| b.is_ascii_hexdigit())
-        && body
-            .bytes()
-            .all(|b| b.is_ascii_hexdigit() || b.is_ascii_whitespace())
-    {
+    if all_consuming(plain_text).parse(s).is_ok() {
         return Some(HexForm::Plain);
     }
-    let mut lines = s
-        .lines()
-        .filter(|l| !l.trim().is_empty() && l.trim() != "*")
-        .peekable();
-    let first = *lines.peek()?;
-    if offset_then(first, ": ").is_some() && lines.clone().all(|l| offset_then(l, ": ").is_some()) {
+    let mut lines = s.lines().filter(|l| {
+        !matches!(
+            dump_line(HexForm::HexdumpC, l),
+            Some(DumpLine::Blank | DumpLine::Repeat)
+        )
+    });
+    let first = lines.next()?;
+    let is_row = |form, l| row(form, l).is_ok();
+    if is_row(HexForm::Xxd, first) && lines.clone().all(|l| is_row(HexForm::Xxd, l)) {
         return Some(HexForm::Xxd);
     }
-    if offset_then(first, "  ").is_some()
-        && lines.all(|l| offset_then(l, "  ").is_some() || is_offset(l.trim()))
-    {
-        return Some(HexForm::HexdumpC);
-    }
-    None
+    let row_or_end = |l| is_row(HexForm::HexdumpC, l) || end_line(l).is_ok();
+    (is_row(HexForm::HexdumpC, first) && lines.all(row_or_end)).then_some(HexForm::HexdumpC)
 }
 
 /// The bytes that hex text in any of the forms stands for.
@@ -363,16 +382,11 @@ pub fn decode_form<T: AsRef<[u8]> + ?Sized>(text: &T, form: HexForm) -> Result<V
 
 fn decode_form_of(text: &[u8], form: HexForm) -> Result<Vec<u8>, HexError> {
     let s = str::from_utf8(text).map_err(|e| not_text(text, e.valid_up_to()))?;
-    match form.separator() {
-        None => {
-            let digits = text.get(plain_start(s)..).unwrap_or_default();
-            Ok(decode_digits(digits)?)
+    match form {
+        HexForm::Plain => Ok(decode_digits(plain_body(s))?),
+        HexForm::Xxd | HexForm::HexdumpC => {
+            decode_dump(s, form).map_err(|(line, error)| HexError::Line { form, line, error })
         }
-        Some(sep) => decode_offset_lines(s, form, sep).map_err(|(line, error)| HexError::Line {
-            form,
-            line,
-            error,
-        }),
     }
 }
 
@@ -420,159 +434,29 @@ fn not_text(text: &[u8], offset: usize) -> HexError {
 }
 
 /// Why `s`, printable text, is none of the forms: a dump whose first line starts as `xxd` or
-/// `hexdump -C` lines do is read as one, to name its first broken line; anything else is named
+/// `hexdump -C` rows do is read as one, to name its first broken line; anything else is named
 /// by its first character that is neither a hex digit nor white space (after one leading `0x`).
 fn not_hex(s: &str) -> HexError {
     let first = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     for form in [HexForm::Xxd, HexForm::HexdumpC] {
-        if let Some(sep) = form.separator()
-            && offset_then(first, sep).is_some()
-            && let Err((line, error)) = decode_offset_lines(s, form, sep)
+        if row(form, first).is_ok()
+            && let Err((line, error)) = decode_dump(s, form)
         {
             return HexError::BrokenDump { form, line, error };
         }
     }
-    let skip = plain_start(s);
-    let bad = s
-        .char_indices()
-        .find(|&(i, c)| i >= skip && !c.is_ascii_hexdigit() && !c.is_ascii_whitespace());
-    match bad {
-        Some((i, found)) => {
-            let before = s.get(..i).unwrap_or_default();
-            let line = before.matches('\n').count() + 1;
-            let column = i - before.rfind('\n').map_or(0, |n| n + 1) + 1;
-            HexError::NotHex {
-                line,
-                column,
-                found,
-            }
-        }
-        None => HexError::NoDigits,
+    let left = preceded(plain_prefix, take_while(is_digit_or_blank))
+        .parse(s)
+        .map_or(s, |(left, _)| left);
+    let Some(found) = left.chars().next() else {
+        return HexError::NoDigits;
+    };
+    let before = s.get(..s.len() - left.len()).unwrap_or_default();
+    HexError::NotHex {
+        line: before.matches('\n').count() + 1,
+        column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+        found,
     }
-}
-
-/// Where the digits of the plain form start in `s`: past leading white space and one `0x`.
-fn plain_start(s: &str) -> usize {
-    let start = s.len() - s.trim_start().len();
-    match s.get(start..).and_then(|rest| rest.get(..2)) {
-        Some("0x" | "0X") => start + 2,
-        _ => start,
-    }
-}
-
-/// An offset alone (hexdump's closing line).
-fn is_offset(s: &str) -> bool {
-    !s.is_empty() && s.len() <= MAX_OFFSET_DIGITS && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// The hex offset that starts `line` and the rest after it and `sep`, when it starts so.
-fn offset_then<'l>(line: &'l str, sep: &str) -> Option<(&'l str, &'l str)> {
-    let end = line.find(|c: char| !c.is_ascii_hexdigit())?;
-    if end == 0 || end > MAX_OFFSET_DIGITS {
-        return None;
-    }
-    let (offset, rest) = line.split_at_checked(end)?;
-    Some((offset, rest.strip_prefix(sep)?))
-}
-
-/// Decodes `xxd` or `hexdump -C` lines; an error names its line (from 1). Each line's offset
-/// must continue the bytes so far; a `*` line (repeated rows left out) repeats the previous row
-/// up to the next line's offset, and hexdump's closing line, an offset alone, gives the total
-/// length.
-fn decode_offset_lines(
-    s: &str,
-    form: HexForm,
-    sep: &'static str,
-) -> Result<Vec<u8>, (usize, LineError)> {
-    let mut out: Vec<u8> = Vec::new();
-    let mut last_row: Vec<u8> = Vec::new();
-    let mut repeat = false;
-    for (n, line) in s.lines().enumerate() {
-        let n = n + 1;
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        if trimmed == "*" {
-            repeat = true;
-            continue;
-        }
-        let (offset, cols) = if is_offset(trimmed) {
-            (trimmed, None)
-        } else {
-            let (offset, rest) =
-                offset_then(line, sep).ok_or((n, LineError::NoOffset { separator: sep }))?;
-            // The byte columns end where the ASCII column starts: two spaces (xxd) or `|`.
-            let cols = match form {
-                HexForm::Xxd => rest.split("  ").next().unwrap_or(""),
-                _ => rest.split('|').next().unwrap_or(""),
-            };
-            (offset, Some(cols))
-        };
-        let offset = u64::from_str_radix(offset, 16)
-            .ok()
-            .and_then(|o| usize::try_from(o).ok())
-            .filter(|&o| o <= MAX_DECODED)
-            .ok_or_else(|| {
-                (
-                    n,
-                    LineError::OffsetOutOfRange {
-                        offset: offset.into(),
-                    },
-                )
-            })?;
-        if repeat {
-            if last_row.is_empty() {
-                return Err((n, LineError::RepeatWithoutRow));
-            }
-            let missing = offset.saturating_sub(out.len());
-            out.extend(last_row.iter().cycle().take(missing));
-            repeat = false;
-        }
-        if offset != out.len() {
-            return Err((
-                n,
-                LineError::OffsetMismatch {
-                    offset,
-                    held: out.len(),
-                },
-            ));
-        }
-        if let Some(cols) = cols {
-            last_row = decode_digits(cols.as_bytes()).map_err(|e| (n, e.into()))?;
-            out.extend_from_slice(&last_row);
-        }
-    }
-    Ok(out)
-}
-
-fn nibble(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Decodes hex digits, ignoring ASCII white space.
-fn decode_digits(text: &[u8]) -> Result<Vec<u8>, DigitError> {
-    let mut out = Vec::with_capacity(text.len() / 2);
-    let mut high: Option<u8> = None;
-    for (offset, &byte) in text.iter().enumerate() {
-        if byte.is_ascii_whitespace() {
-            continue;
-        }
-        let n = nibble(byte).ok_or(DigitError::NotADigit { offset, byte })?;
-        match high.take() {
-            None => high = Some(n),
-            Some(h) => out.push(h << 4 | n),
-        }
-    }
-    if high.is_some() {
-        return Err(DigitError::Odd);
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -39,7 +39,9 @@
 //! | feature | default | what it adds | dependencies it brings |
 //! |---|---|---|---|
 //! | `std` | yes | `std::error::Error` for the errors; implies `alloc` | `bytes/std`, `thiserror/std` |
-//! | `alloc` | with `std` | the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the owned xattr payloads) the `bytes::Bytes`/`BufMut` API (re-exported as `lustre_dne_intent::bytes`), and the hex reader (module `hex`) for the dump forms the tool reads. Without it the crate depends on neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and [`intent::MdLockIntent::fill`] work on caller buffers | `bytes` |
+//! | `alloc` | with `std` | the owned values that hold bytes (`PrepareReply`, `ReplyMessage`, `Message`, the owned xattr payloads) and the `bytes::Bytes`/`BufMut` API (re-exported as `lustre_dne_intent::bytes`). Without it the crate depends on neither `alloc` nor `bytes`: views, [`intent::PrepareRequest::encode_into`] and [`intent::MdLockIntent::fill`] work on caller buffers | `bytes` |
+//! | `text` | yes | text, not codec: the hex reader (module `hex`) for the dump forms the tool reads, and the `getfacl`, `lfs getstripe` and `lfs getdirstripe` renderers of the xattr views; implies `alloc` | `nom` |
+//! | `posix` | yes | kernel semantics the model applies and the codec's rules do not: ACL permission checks (`xattr::generic_permission`, `AclView::permission`), `posix_acl_equiv_mode` and (with `alloc`) `posix_acl_create` | none |
 //! | `serde` | no | `Serialize`/`Deserialize` for every value type, the JSON schema of `json` | `serde` |
 //! | `arbitrary` | no | `Arbitrary` impls of the values, for fuzzing and the conformance kit's generators | `arbitrary` |
 //!
@@ -118,7 +120,7 @@ pub mod endian;
 pub mod errno;
 pub mod error;
 mod fid;
-#[cfg(feature = "alloc")]
+#[cfg(feature = "text")]
 pub mod hex;
 pub mod intent;
 #[cfg(feature = "serde")]

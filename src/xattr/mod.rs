@@ -21,9 +21,9 @@
 //! Payloads are always little-endian whatever the host (WIRE.md §1); a magic that reads
 //! byte-swapped is rejected with [`ErrorKind::SwabbedMagic`], apart from an unknown magic.
 //!
-//! Text renderers resembling `getfacl`, `lfs getdirstripe` and `lfs getstripe` are the
-//! `Display` implementations returned by the views' `getfacl()`, `getdirstripe()` and
-//! `getstripe()` methods.
+//! Text renderers resembling `getfacl`, `lfs getdirstripe` and `lfs getstripe` (feature
+//! `text`) are the `Display` implementations returned by the views' `getfacl()`,
+//! `getdirstripe()` and `getstripe()` methods.
 //!
 //! ## Example
 //! ```
@@ -52,10 +52,14 @@ pub mod dmv;
 #[cfg(feature = "serde")]
 pub mod doc;
 pub mod lmv;
+#[cfg(feature = "text")]
 mod lmv_text;
 pub mod lov;
+#[cfg(feature = "text")]
 mod lov_text;
+#[cfg(feature = "text")]
 pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
+#[cfg(feature = "text")]
 pub use lov_text::GetStripe;
 mod ostid;
 pub use ostid::{OstIdWire, ost_id};
@@ -63,11 +67,14 @@ pub mod pin;
 mod unions;
 
 #[cfg(feature = "alloc")]
-pub use acl::{Acl, AclCreated, posix_acl_create};
-pub use acl::{
-    AclClass, AclEntry, AclEntryIter, AclKind, AclPerm, AclPermission, AclTag, AclView,
-    Credentials, EquivMode, Getfacl, generic_permission,
-};
+pub use acl::Acl;
+#[cfg(feature = "posix")]
+pub use acl::{AclClass, AclPermission, Credentials, EquivMode, generic_permission};
+#[cfg(all(feature = "posix", feature = "alloc"))]
+pub use acl::{AclCreated, posix_acl_create};
+pub use acl::{AclEntry, AclEntryIter, AclPerm, AclTag, AclView};
+#[cfg(feature = "text")]
+pub use acl::{AclKind, Getfacl};
 #[cfg(feature = "alloc")]
 pub use dmv::DefaultLmv;
 pub use dmv::{

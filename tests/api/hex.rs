@@ -2,7 +2,7 @@
 //! testdata files decodes to the files' bytes (`hex::xxd_plain` writes what `xxd -p` does);
 //! the refusals carry their exact error values and the messages the `dne-intent` tool prints;
 //! no truncation of a dump makes the decoder panic.
-#![cfg(feature = "alloc")]
+#![cfg(feature = "text")]
 
 use lustre_dne_intent::hex::{self, HexError, HexForm, LineError};
 use std::path::Path;

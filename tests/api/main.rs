@@ -8,6 +8,7 @@ mod baseline;
 mod common;
 mod ergonomics;
 mod hex;
+mod hex_fixtures;
 mod message;
 #[path = "../require/mod.rs"]
 mod require;

@@ -1,21 +1,44 @@
-//! POSIX ACLs (`system.posix_acl_access`, `system.posix_acl_default`): the Linux xattr format,
-//! its validity rules, and the three pieces of ACL semantics the model needs (WIRE.md §9,
-//! lustre-semantics.md §7, MODEL.md §2):
-//! - permission evaluation for given credentials ([`AclView::permission`]);
+//! POSIX ACLs (`system.posix_acl_access`, `system.posix_acl_default`): the Linux xattr format
+//! and its validity rules (WIRE.md §9). With the `posix` feature, the three pieces of ACL
+//! semantics the model needs (lustre-semantics.md §7, MODEL.md §2); the codec's rules use none:
+#![cfg_attr(
+    feature = "posix",
+    doc = "- permission evaluation for given credentials ([`AclView::permission`]);"
+)]
+#![cfg_attr(
+    not(feature = "posix"),
+    doc = "- permission evaluation for given credentials (`AclView::permission`);"
+)]
 //! - `posix_acl_create`: masking a new object's mode with a parent's default ACL
-//!   (`posix_acl_create` and `Acl::create_masq`, with the `alloc` feature);
-//! - `posix_acl_equiv_mode`: whether an ACL says no more than a mode ([`AclView::equiv_mode`]).
+//!   (`posix_acl_create` and `Acl::create_masq`, with the `alloc` feature too);
+#![cfg_attr(
+    feature = "posix",
+    doc = "- `posix_acl_equiv_mode`: whether an ACL says no more than a mode ([`AclView::equiv_mode`])."
+)]
+#![cfg_attr(
+    not(feature = "posix"),
+    doc = "- `posix_acl_equiv_mode`: whether an ACL says no more than a mode (`AclView::equiv_mode`)."
+)]
+//!
+//! With the `text` feature, `AclView::getfacl` renders an ACL as `getfacl` prints it.
 
+#[cfg(all(feature = "posix", feature = "alloc"))]
+mod create;
+#[cfg(feature = "posix")]
 mod perm;
+#[cfg(feature = "text")]
 mod text;
 #[cfg(feature = "alloc")]
 mod value;
 
+#[cfg(all(feature = "posix", feature = "alloc"))]
+pub use create::{AclCreated, posix_acl_create};
+#[cfg(feature = "posix")]
 pub use perm::{AclClass, AclPermission, Credentials, EquivMode, generic_permission};
-use perm::{acl_equiv_mode, acl_permission};
+#[cfg(feature = "text")]
 pub use text::{AclKind, Getfacl};
 #[cfg(feature = "alloc")]
-pub use value::{Acl, AclCreated, posix_acl_create};
+pub use value::Acl;
 
 use super::{check_xattr_size, err, err_at};
 use crate::error::{DecodeError, ErrorKind};
@@ -495,38 +518,11 @@ impl<'a> AclView<'a> {
         self.entries
     }
 
-    /// `posix_acl_permission`: may `cred` access, with `want` (`MAY_READ|MAY_WRITE|MAY_EXEC`
-    /// bits), an object owned by `owner_uid:owner_gid` that carries this access ACL? `None` for
-    /// the empty ACL (the mode decides).
-    pub fn permission(
-        &self,
-        owner_uid: u32,
-        owner_gid: u32,
-        cred: &Credentials<'_>,
-        want: u32,
-    ) -> Option<AclPermission> {
-        acl_permission(self.entries(), owner_uid, owner_gid, cred, want)
-    }
-
-    /// `posix_acl_equiv_mode`: the permission bits this ACL implies (MASK standing for the
-    /// group class) and whether the ACL says nothing more. `None` for the empty ACL.
-    pub fn equiv_mode(&self) -> Option<EquivMode> {
-        acl_equiv_mode(self.entries())
-    }
-
     /// An owned copy.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> Acl {
         Acl {
             entries: self.entries().collect(),
-        }
-    }
-
-    /// A `getfacl`-style text renderer (numeric ids, as `getfacl -n`).
-    pub fn getfacl(&self, kind: AclKind) -> Getfacl<AclEntryIter<'a>> {
-        Getfacl {
-            entries: self.entries(),
-            kind,
         }
     }
 }

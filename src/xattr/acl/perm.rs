@@ -1,5 +1,6 @@
-//! What an ACL grants: permission for given credentials (`generic_permission`) and
-//! `posix_acl_equiv_mode`.
+//! What an ACL grants (feature `posix`): permission for given credentials
+//! (`generic_permission`) and `posix_acl_equiv_mode`. Kernel semantics that the model applies;
+//! the codec's rules do not need them.
 
 use super::{AclEntry, AclPerm, AclTag, AclView};
 
@@ -56,7 +57,53 @@ pub struct AclPermission {
     pub groups_consulted: bool,
 }
 
-pub(super) fn acl_permission(
+impl AclView<'_> {
+    /// `posix_acl_permission`: may `cred` access, with `want` (`MAY_READ|MAY_WRITE|MAY_EXEC`
+    /// bits), an object owned by `owner_uid:owner_gid` that carries this access ACL? `None` for
+    /// the empty ACL (the mode decides).
+    pub fn permission(
+        &self,
+        owner_uid: u32,
+        owner_gid: u32,
+        cred: &Credentials<'_>,
+        want: u32,
+    ) -> Option<AclPermission> {
+        acl_permission(self.entries(), owner_uid, owner_gid, cred, want)
+    }
+
+    /// `posix_acl_equiv_mode`: the permission bits this ACL implies (MASK standing for the
+    /// group class) and whether the ACL says nothing more. `None` for the empty ACL.
+    pub fn equiv_mode(&self) -> Option<EquivMode> {
+        acl_equiv_mode(self.entries())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl super::Acl {
+    /// See [`AclView::permission`].
+    pub fn permission(
+        &self,
+        owner_uid: u32,
+        owner_gid: u32,
+        cred: &Credentials<'_>,
+        want: u32,
+    ) -> Option<AclPermission> {
+        acl_permission(
+            self.entries.iter().copied(),
+            owner_uid,
+            owner_gid,
+            cred,
+            want,
+        )
+    }
+
+    /// See [`AclView::equiv_mode`].
+    pub fn equiv_mode(&self) -> Option<EquivMode> {
+        acl_equiv_mode(self.entries.iter().copied())
+    }
+}
+
+fn acl_permission(
     entries: impl Iterator<Item = AclEntry> + Clone,
     owner_uid: u32,
     owner_gid: u32,
@@ -192,7 +239,7 @@ pub struct EquivMode {
     pub equivalent: bool,
 }
 
-pub(super) fn acl_equiv_mode(entries: impl Iterator<Item = AclEntry>) -> Option<EquivMode> {
+fn acl_equiv_mode(entries: impl Iterator<Item = AclEntry>) -> Option<EquivMode> {
     let mut mode = 0u32;
     let mut equivalent = true;
     let mut any = false;

@@ -1,6 +1,6 @@
-//! The `getfacl` text of an ACL.
+//! The `getfacl` text of an ACL (feature `text`).
 
-use super::{AclEntry, AclPerm, AclTag};
+use super::{AclEntry, AclEntryIter, AclPerm, AclTag, AclView};
 use core::fmt;
 
 /// Which ACL a renderer prints: `getfacl` prefixes default entries with `default:`.
@@ -23,8 +23,32 @@ pub enum AclKind {
 /// GROUP entry (byte-identical to getfacl 2.3 for one ACL, without its final blank line).
 #[derive(Debug, Clone)]
 pub struct Getfacl<I> {
-    pub(super) entries: I,
-    pub(super) kind: AclKind,
+    entries: I,
+    kind: AclKind,
+}
+
+impl<'a> AclView<'a> {
+    /// A `getfacl`-style text renderer (numeric ids, as `getfacl -n`).
+    pub fn getfacl(&self, kind: AclKind) -> Getfacl<AclEntryIter<'a>> {
+        Getfacl {
+            entries: self.entries(),
+            kind,
+        }
+    }
+}
+
+// `text` implies `alloc`.
+impl super::Acl {
+    /// A `getfacl`-style text renderer.
+    pub fn getfacl(
+        &self,
+        kind: AclKind,
+    ) -> Getfacl<core::iter::Copied<core::slice::Iter<'_, AclEntry>>> {
+        Getfacl {
+            entries: self.entries.iter().copied(),
+            kind,
+        }
+    }
 }
 
 impl<I: Iterator<Item = AclEntry> + Clone> fmt::Display for Getfacl<I> {
