@@ -66,8 +66,7 @@
 //! - **Byte order as a type.** A reader or writer generic over the byte order takes it as a type
 //!   parameter `O: zerocopy::ByteOrder` and its name ends in `_as` ("in byte order O":
 //!   `check_as::<O>`, `write_as::<O>`). A message's order, found at run time in `lm_magic`,
-//!   becomes that type in one place, the crate's `with_order!(order, |O| …)`. (The wire layer's
-//!   `decode_in`, `parse_spans_in`, `decode_buffer_in` and `check_in` keep the older `_in`.)
+//!   becomes that type in one place, the crate's `with_order!(order, |O| …)`.
 //!
 //! ## Specification
 //! The normative description lives in the repository: `docs/spec/WIRE.md` (the bytes, every

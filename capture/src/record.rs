@@ -62,10 +62,10 @@ pub enum EventRecord {
         /// `kshm_dst_pid`.
         kshm_dst_pid: u32,
         /// `kshm_src_incarnation`.
-        #[serde(with = "lustre_dne_intent::json::ints::hex")]
+        #[serde(with = "lustre_dne_intent::serde_helpers::ints::hex")]
         kshm_src_incarnation: u64,
         /// `kshm_dst_incarnation`.
-        #[serde(with = "lustre_dne_intent::json::ints::hex")]
+        #[serde(with = "lustre_dne_intent::serde_helpers::ints::hex")]
         kshm_dst_incarnation: u64,
         /// `kshm_ctype`.
         kshm_ctype: u32,
@@ -178,7 +178,7 @@ pub struct KsockMsgHdrRecord {
     /// `ksh_csum`.
     pub ksh_csum: u32,
     /// `ksh_zc_cookies`.
-    #[serde(with = "lustre_dne_intent::json::ints::hex_array")]
+    #[serde(with = "lustre_dne_intent::serde_helpers::ints::hex_array")]
     pub ksh_zc_cookies: [u64; 2],
 }
 
@@ -206,14 +206,14 @@ pub struct LnetHdrRecord {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "lustre_dne_intent::json::ints::hex_opt"
+        with = "lustre_dne_intent::serde_helpers::ints::hex_opt"
     )]
     pub match_bits: Option<u64>,
     /// PUT: `hdr_data`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "lustre_dne_intent::json::ints::hex_opt"
+        with = "lustre_dne_intent::serde_helpers::ints::hex_opt"
     )]
     pub hdr_data: Option<u64>,
     /// PUT: `offset`.
@@ -232,7 +232,7 @@ pub struct LnetHdrRecord {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "lustre_dne_intent::json::ints::hex_opt"
+        with = "lustre_dne_intent::serde_helpers::ints::hex_opt"
     )]
     pub incarnation: Option<u64>,
     /// HELLO: `type` (`SOCKLND_CONN_*`).
@@ -382,7 +382,7 @@ impl MessageRecord {
     fn set_prepare(&mut self, m: &Message) {
         let failed = |r: &mut MessageRecord, e: DecodeError| {
             r.prepare_error = Some(e.to_string());
-            r.payload = Some(lustre_dne_intent::json::bytes::Hex(&m.payload).to_string());
+            r.payload = Some(lustre_dne_intent::serde_helpers::bytes::Hex(&m.payload).to_string());
         };
         match m.prepare() {
             Some(Prepare::Request(_, Ok(v))) => {

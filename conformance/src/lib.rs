@@ -189,17 +189,17 @@ pub fn judge_request(bytes: &[u8]) -> Judgement {
 /// Judges a reply message against its request (which must itself be valid).
 pub fn judge_reply(bytes: &[u8], request: &[u8]) -> Judgement {
     match RequestView::parse(request) {
-        Ok(r) => judge_reply_in(bytes, Some(&r.reply_context())),
+        Ok(r) => judge_reply_as(bytes, Some(&r.reply_context())),
         Err(e) => Judgement::Rejected(e),
     }
 }
 
 /// Judges a reply message on its own: only the rules that need no request (WIRE.md §7).
 pub fn judge_reply_alone(bytes: &[u8]) -> Judgement {
-    judge_reply_in(bytes, None)
+    judge_reply_as(bytes, None)
 }
 
-fn judge_reply_in(
+fn judge_reply_as(
     bytes: &[u8],
     ctx: Option<&lustre_dne_intent::intent::ReplyContext>,
 ) -> Judgement {

@@ -73,7 +73,7 @@ impl<'a> MessageView<'a> {
     #[inline(always)]
     fn parse_as<O: ByteOrder>(bytes: &'a [u8], order: Endian) -> Result<Self, DecodeError> {
         let mut spans = [Span::default(); REPLY_BUFCOUNT];
-        let f = Frame::parse_spans_in::<O, REPLY_BUFCOUNT>(bytes, order, &mut spans)?;
+        let f = Frame::parse_spans_as::<O, REPLY_BUFCOUNT>(bytes, order, &mut spans)?;
         let p0 = spans[0];
         // The fields a request's rules read; the same size check as either kind's decode.
         let head = PtlrpcHead::check_as::<O>(p0.in_bytes(bytes), p0.start() as usize)?;

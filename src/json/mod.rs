@@ -164,10 +164,6 @@
 //! [`XattrDoc`]: crate::xattr::XattrDoc
 //! [`MliBuf`]: crate::intent::MliBuf
 
-// The `#[serde(with)]` helpers moved to `crate::serde_helpers`, below every layer; these paths
-// stay until the sibling crates and the structure declarations name the new ones (issue 36).
-#[doc(hidden)]
-pub use crate::serde_helpers::{bytes, flags, ints};
 mod lov;
 #[cfg(feature = "std")]
 pub(crate) mod wire;

@@ -157,7 +157,3 @@ macro_rules! by_name {
 by_name!(Endian, "\"le\" or \"be\"");
 by_name!(Operation, "\"create\", \"rename\" or \"unlink\"");
 by_name!(MliBuf, "an MLI_BUF name");
-
-// The old path of `pb_jobid`'s helper, which `ptlrpc_body`'s declaration names until it names
-// `crate::serde_helpers::jobid` (issue 36: the declarations move in parallel).
-pub(crate) use crate::serde_helpers::jobid;

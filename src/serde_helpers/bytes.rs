@@ -293,7 +293,7 @@ impl<'de> serde::Deserialize<'de> for BoundedStr {
 }
 
 /// `#[serde(with)]` for a fixed padding field (`[u8; N]`): hex of its N bytes. Paired with
-/// `skip_serializing_if = "crate::json::bytes::padding::is_zero"` and `default`, a field that
+/// `skip_serializing_if = "crate::serde_helpers::bytes::padding::is_zero"` and `default`, a field that
 /// is zero, as Lustre writes it, does not appear, and one that is not is shown, never dropped.
 pub mod padding {
     use super::*;

@@ -101,31 +101,31 @@ pub struct MdtBody {
     pub valid: MdtValid,
     /// size in bytes
     #[c(48, __u64 mbo_size)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub size: u64,
     /// modification time, seconds
     #[c(56, __s64 mbo_mtime)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec_i64"))]
     pub mtime: i64,
     /// access time, seconds
     #[c(64, __s64 mbo_atime)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec_i64"))]
     pub atime: i64,
     /// change time, seconds
     #[c(72, __s64 mbo_ctime)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_i64"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec_i64"))]
     pub ctime: i64,
     /// 512-byte blocks allocated
     #[c(80, __u64 mbo_blocks)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub blocks: u64,
     /// object version
     #[c(88, __u64 mbo_version)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub version: u64,
     /// transient state
     #[c(96, __u64 mbo_t_state, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub t_state: u64,
     /// caller's fsuid
     #[c(104, __u32 mbo_fsuid)]
@@ -180,19 +180,19 @@ pub struct MdtBody {
     pub projid: u32,
     /// size of the Data-on-MDT component
     #[c(176, __u64 mbo_dom_size)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub dom_size: u64,
     /// blocks of the Data-on-MDT component
     #[c(184, __u64 mbo_dom_blocks)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub dom_blocks: u64,
     /// birth time, seconds
     #[c(192, __u64 mbo_btime)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub btime: u64,
     /// xattrs known to be absent
     #[c(200, __u64 mbo_xattr_absent, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub xattr_absent: u64,
 }
 
@@ -217,14 +217,14 @@ impl MdtBody {
     /// ```
     pub fn reorder(src: &[u8], from: Endian, to: Endian) -> Option<[u8; MDT_BODY_SIZE]> {
         match (from, to) {
-            (Endian::Little, Endian::Big) => reorder_in::<LittleEndian, BigEndian>(src),
-            (Endian::Big, Endian::Little) => reorder_in::<BigEndian, LittleEndian>(src),
+            (Endian::Little, Endian::Big) => reorder_as::<LittleEndian, BigEndian>(src),
+            (Endian::Big, Endian::Little) => reorder_as::<BigEndian, LittleEndian>(src),
             _ => src.try_into().ok(),
         }
     }
 }
 
-fn reorder_in<A: ByteOrder, B: ByteOrder>(src: &[u8]) -> Option<[u8; MDT_BODY_SIZE]> {
+fn reorder_as<A: ByteOrder, B: ByteOrder>(src: &[u8]) -> Option<[u8; MDT_BODY_SIZE]> {
     let raw = MdtBodyRaw::<A>::read_from_bytes(src).ok()?;
     let mut out = MdtBody::from_raw(&raw).to_raw::<B>();
     out.mbo_unused3 = U32::new(raw.mbo_unused3.get());

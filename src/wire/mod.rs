@@ -47,7 +47,7 @@ pub(crate) use out::copy_at;
 pub use table::WireStruct;
 #[cfg(feature = "alloc")]
 pub(crate) use table::put_struct;
-pub(crate) use table::{decode_in, write_at};
+pub(crate) use table::{decode_as, write_at};
 
 /// The raw zerocopy layouts, for callers who want to overlay them on their own buffers.
 pub mod raw {

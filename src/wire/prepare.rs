@@ -60,7 +60,7 @@ pub struct MdCreatePrepareReq {
     pub umask: u32,
     /// effective capabilities, bit n = capability n
     #[c(32, __u64 mcpr_cap, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub cap: u64,
     /// create: mode with S_IFMT before umask; else 0
     #[c(40, __u32 mcpr_child_mode, octal)]

@@ -76,7 +76,7 @@ pub struct PtlrpcBody {
     pub status: i32,
     /// the highest xid whose reply the sender has
     #[c(24, __u64 pb_last_xid, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub last_xid: u64,
     /// the request's slot (multiple modifying RPCs)
     #[c(32, __u16 pb_tag)]
@@ -86,11 +86,11 @@ pub struct PtlrpcBody {
     pub projid: u32,
     /// the last transaction committed
     #[c(40, __u64 pb_last_committed)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub last_committed: u64,
     /// this request's transaction number
     #[c(48, __u64 pb_transno)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub transno: u64,
     /// MSG_*
     #[c(56, __u32 pb_flags)]
@@ -112,15 +112,18 @@ pub struct PtlrpcBody {
     pub limit: u32,
     /// the server lock volume
     #[c(80, __u64 pb_slv)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub slv: u64,
     /// the objects' versions before the operation
     #[c(88, __u64 pb_pre_versions[PTLRPC_NUM_VERSIONS])]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec_array"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "crate::serde_helpers::ints::dec_array")
+    )]
     pub pre_versions: [u64; PTLRPC_NUM_VERSIONS],
     /// match bits of the bulk transfer
     #[c(120, __u64 pb_mbits, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub mbits: u64,
     /// caller's uid
     #[c(144, __u32 pb_uid)]
@@ -130,7 +133,7 @@ pub struct PtlrpcBody {
     pub gid: u32,
     /// the job id, NUL-padded, never byte-swapped; None for a 152-byte ptlrpc_body_v2
     #[c(152, __u8 pb_jobid[LUSTRE_JOBID_SIZE], text)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::wire::jobid"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::jobid"))]
     pub jobid: Option<[u8; LUSTRE_JOBID_SIZE]>,
 }
 const _: () = assert!(ptlrpc_body::pb_jobid.offset == PTLRPC_BODY_V2_SIZE);
@@ -183,16 +186,16 @@ impl PtlrpcBody {
     /// `base` is the buffer's offset in the message, for error positions.
     #[inline]
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
-        crate::endian::with_order!(order, |O| Self::decode_buffer_in::<O>(buf, base))
+        crate::endian::with_order!(order, |O| Self::decode_buffer_as::<O>(buf, base))
     }
 
     /// [`PtlrpcBody::decode_buffer`] in byte order `O`.
     #[inline]
-    pub(crate) fn decode_buffer_in<O: ByteOrder>(
+    pub(crate) fn decode_buffer_as<O: ByteOrder>(
         buf: &[u8],
         base: usize,
     ) -> Result<Self, DecodeError> {
-        if let Some(body) = super::decode_in::<Self, O>(buf) {
+        if let Some(body) = super::decode_as::<Self, O>(buf) {
             return Ok(body);
         }
         if buf.len() < PTLRPC_BODY_V2_SIZE {
@@ -200,7 +203,7 @@ impl PtlrpcBody {
         }
         let mut v3 = [0u8; PTLRPC_BODY_V3_SIZE];
         v3[..PTLRPC_BODY_V2_SIZE].copy_from_slice(&buf[..PTLRPC_BODY_V2_SIZE]);
-        let mut body = super::decode_in::<Self, O>(&v3).unwrap_or_default();
+        let mut body = super::decode_as::<Self, O>(&v3).unwrap_or_default();
         body.jobid = None;
         Ok(body)
     }

@@ -36,11 +36,10 @@
 
 use super::out::{Out, encode_into_slice};
 use crate::endian::Endian;
+use crate::endian::with_order;
 use crate::error::{At, DecodeError, EncodeError, ErrorKind};
 pub(crate) use lustre_dne_intent_derive::c_struct;
-use zerocopy::{
-    BigEndian, ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned,
-};
+use zerocopy::{ByteOrder, FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// One fixed-size Lustre structure as C declares it and as the crate lays it out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,14 +317,9 @@ pub trait WireStruct: Sized {
                 },
             )
         };
-        match order {
-            Endian::Little => Self::Raw::<LittleEndian>::ref_from_prefix(bytes)
-                .map(|(r, _)| Self::from_raw(r))
-                .map_err(|_| short()),
-            Endian::Big => Self::Raw::<BigEndian>::ref_from_prefix(bytes)
-                .map(|(r, _)| Self::from_raw(r))
-                .map_err(|_| short()),
-        }
+        with_order!(order, |O| Self::Raw::<O>::ref_from_prefix(bytes)
+            .map(|(r, _)| Self::from_raw(r))
+            .map_err(|_| short()))
     }
 
     /// Appends the structure in `order` ([`Self::SIZE`] bytes).
@@ -343,7 +337,7 @@ pub trait WireStruct: Sized {
 /// The value of the first [`WireStruct::SIZE`] bytes of `bytes` in byte order `O` (the decoders
 /// choose the order once); `None` when `bytes` is shorter.
 #[inline]
-pub(crate) fn decode_in<T: WireStruct, O: ByteOrder>(bytes: &[u8]) -> Option<T> {
+pub(crate) fn decode_as<T: WireStruct, O: ByteOrder>(bytes: &[u8]) -> Option<T> {
     T::Raw::<O>::ref_from_prefix(bytes)
         .ok()
         .map(|(r, _)| T::from_raw(r))
@@ -364,10 +358,7 @@ pub(crate) fn write_at<T: WireStruct, O: ByteOrder>(v: &T, out: &mut [u8], at: u
 
 /// [`WireStruct::put`] into any sink of the crate's encoders.
 pub(crate) fn put_struct<T: WireStruct, W: Out + ?Sized>(v: &T, order: Endian, out: &mut W) {
-    match order {
-        Endian::Little => out.put_slice(v.to_raw::<LittleEndian>().as_bytes()),
-        Endian::Big => out.put_slice(v.to_raw::<BigEndian>().as_bytes()),
-    }
+    with_order!(order, |O| out.put_slice(v.to_raw::<O>().as_bytes()))
 }
 
 /// A value field that holds a `__u8` array whole: the bytes themselves, or `None` for an

@@ -320,8 +320,8 @@ pub struct DefaultLmv {
         feature = "serde",
         serde(
             default,
-            skip_serializing_if = "crate::json::bytes::padding::is_zero",
-            with = "crate::json::bytes::padding"
+            skip_serializing_if = "crate::serde_helpers::bytes::padding::is_zero",
+            with = "crate::serde_helpers::bytes::padding"
         )
     )]
     pub padding: [u8; 10],

@@ -167,7 +167,7 @@ impl serde::Serialize for PayloadForm<'_> {
             XattrPayload::Lmv(v) => v.serialize(s),
             XattrPayload::Dmv(v) => v.serialize(s),
             XattrPayload::Lov(v) => v.serialize(s),
-            XattrPayload::Opaque(b) => crate::json::bytes::hex::serialize(b, s),
+            XattrPayload::Opaque(b) => crate::serde_helpers::bytes::hex::serialize(b, s),
         }
     }
 }
@@ -199,7 +199,7 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed {
             "lmv" => XattrPayload::Lmv(Lmv::deserialize(d)?),
             "dmv" => XattrPayload::Dmv(DefaultLmv::deserialize(d)?),
             "lov" => XattrPayload::Lov(Lov::deserialize(d)?),
-            _ => XattrPayload::Opaque(crate::json::bytes::hex::deserialize(d)?),
+            _ => XattrPayload::Opaque(crate::serde_helpers::bytes::hex::deserialize(d)?),
         })
     }
 }
@@ -255,7 +255,7 @@ impl<'de> Visitor<'de> for DocVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<XattrDoc, A::Error> {
         let (mut file, mut xattr, mut kind, mut payload) = (None, None, None, None);
-        while let Some(k) = map.next_key::<crate::json::bytes::BoundedStr>()? {
+        while let Some(k) = map.next_key::<crate::serde_helpers::bytes::BoundedStr>()? {
             match k.as_str() {
                 "file" if file.is_none() => file = Some(map.next_value::<String>()?),
                 "xattr" if xattr.is_none() => {

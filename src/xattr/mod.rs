@@ -51,7 +51,7 @@ pub mod acl;
 pub mod dmv;
 #[cfg(feature = "serde")]
 pub mod doc;
-pub mod lmv;
+mod lmv;
 #[cfg(feature = "text")]
 mod lmv_text;
 pub mod lov;
@@ -92,7 +92,7 @@ pub use lmv::{
 };
 #[cfg(feature = "alloc")]
 pub use lmv::{Lmv, LmvMd};
-pub use lmv::{LmvMdsMdV1, LmvMdsMdV1Wire, lmv_mds_md_v1};
+pub use lmv::{LmvMdsMdV1, LmvMdsMdV1Raw, LmvMdsMdV1Wire, lmv_mds_md_v1};
 pub use lov::{
     FID_SEQ_LOV_DEFAULT, LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_SPECIFIC,
     LOV_MAGIC_V1, LOV_MAGIC_V3, LOV_OST_IDX_NONE, LayoutOf, LcmFlags, LcmeFlags, LmmMember,
@@ -463,7 +463,7 @@ pub struct ForeignMd {
     /// `lfm_value`.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "lfm_value", with = "crate::json::bytes::hex")
+        serde(rename = "lfm_value", with = "crate::serde_helpers::bytes::hex")
     )]
     pub value: bytes::Bytes,
 }

@@ -17,11 +17,11 @@ pub const FID_SEQ_LOV_DEFAULT: u64 = u64::MAX;
 pub struct OstId {
     /// oi.oi_id (oi_fid.f_seq of the FID form)
     #[c(0, __u64 oi_id, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub id: u64,
     /// oi.oi_seq (f_oid and f_ver of the FID form)
     #[c(8, __u64 oi_seq, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub seq: u64,
 }
 

@@ -19,9 +19,9 @@ use core::mem::{offset_of, size_of};
 use lustre_dne_intent::wire::raw::LuFidRaw;
 use lustre_dne_intent::wire::raw::{MdCreatePrepareRepRaw, MdCreatePrepareReqRaw};
 use lustre_dne_intent::xattr::ForeignMdRaw;
+use lustre_dne_intent::xattr::LmvMdsMdV1Raw;
 use lustre_dne_intent::xattr::acl::{AclEntryRaw, AclHeaderRaw};
 use lustre_dne_intent::xattr::dmv::{LmvUserMdV1Raw, LmvUserMdsDataRaw};
-use lustre_dne_intent::xattr::lmv::LmvMdsMdV1Raw;
 use lustre_dne_intent::xattr::lov::{
     LovCompMdEntryV1Raw, LovCompMdV1Raw, LovUserMdV1Raw, LovUserMdV3Raw, LovUserOstDataRaw,
 };

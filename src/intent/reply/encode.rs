@@ -5,11 +5,9 @@
 use super::ReplyContext;
 #[cfg(feature = "alloc")]
 use super::rules::{ReplyRuleInput, ValueBuffers, check};
-use crate::endian::Endian;
+use crate::endian::{Endian, with_order};
 #[cfg(feature = "alloc")]
 use crate::error::{DecodeError, EncodeError};
-#[cfg(feature = "alloc")]
-use crate::wire::raw::MdCreatePrepareRepRaw;
 #[cfg(feature = "alloc")]
 use crate::intent::enqueue::PtlrpcHead;
 use crate::intent::{MdCreatePrepareRep, MliBuf};
@@ -32,10 +30,14 @@ use crate::wire::out::Out;
 use crate::wire::put_struct;
 #[cfg(feature = "alloc")]
 use crate::wire::raw::LdlmReplyRaw;
+#[cfg(feature = "alloc")]
+use crate::wire::raw::MdCreatePrepareRepRaw;
 use crate::wire::{LdlmReply, MdtBody, MsgHeader, PtlrpcBody, copy_at, write_at};
+use zerocopy::ByteOrder;
 #[cfg(feature = "alloc")]
 use zerocopy::IntoBytes;
-use zerocopy::{BigEndian, ByteOrder, LittleEndian};
+#[cfg(feature = "alloc")]
+use zerocopy::LittleEndian;
 
 /// What an encoder writes, borrowed from wherever it lives.
 #[derive(Clone, Copy)]
@@ -114,16 +116,13 @@ impl Wire<'_> {
         order: Endian,
         out: &mut [u8],
     ) -> Result<usize, EncodeError> {
-        match order {
-            Endian::Little => self.encode_checked_in::<LittleEndian>(order, out),
-            Endian::Big => self.encode_checked_in::<BigEndian>(order, out),
-        }
+        with_order!(order, |O| self.encode_checked_as::<O>(order, out))
     }
 
     /// [`Wire::encode_checked`] in byte order `O`, which is `order`.
     #[cfg(feature = "alloc")]
     #[inline(always)]
-    fn encode_checked_in<O: ByteOrder>(
+    fn encode_checked_as<O: ByteOrder>(
         &self,
         order: Endian,
         out: &mut [u8],
@@ -162,7 +161,7 @@ impl Wire<'_> {
         if let Some(b) = self.body {
             put_struct(b, order, out);
             for (i, r) in self.results.iter().enumerate() {
-                match self.pattr_in(i, order) {
+                match self.pattr_as(i, order) {
                     Some(body) => out.put_slice(&body),
                     None => out.put_slice(r),
                 }
@@ -173,7 +172,7 @@ impl Wire<'_> {
 
     /// Result `i` rewritten in `order` when it is a PATTR in the other order.
     #[inline]
-    fn pattr_in(&self, i: usize, order: Endian) -> Option<[u8; MDT_BODY_SIZE]> {
+    fn pattr_as(&self, i: usize, order: Endian) -> Option<[u8; MDT_BODY_SIZE]> {
         if i != MliBuf::Pattr.index() || order == self.pattr_order || self.results[i].is_empty() {
             return None;
         }
@@ -187,19 +186,13 @@ impl Wire<'_> {
     /// once.
     pub(super) fn write(&self, order: Endian, out: &mut [u8]) {
         let lens = self.lens();
-        match order {
-            Endian::Little => self.write_with::<LittleEndian>(order, &lens, out),
-            Endian::Big => self.write_with::<BigEndian>(order, &lens, out),
-        }
+        with_order!(order, |O| self.write_with::<O>(order, &lens, out))
     }
 
     /// [`Wire::write`] with the lengths [`Wire::lens`] computed already.
     #[cfg(feature = "alloc")]
     pub(super) fn write_lens(&self, order: Endian, lens: &[u32; REPLY_BUFCOUNT], out: &mut [u8]) {
-        match order {
-            Endian::Little => self.write_with::<LittleEndian>(order, lens, out),
-            Endian::Big => self.write_with::<BigEndian>(order, lens, out),
-        }
+        with_order!(order, |O| self.write_with::<O>(order, lens, out))
     }
 
     /// Writes in byte order `O`, which is `order`.
@@ -231,7 +224,7 @@ impl Wire<'_> {
     fn write_results_at(&self, order: Endian, out: &mut [u8], at: usize) {
         write_results_apart(&self.results, out, at);
         // PATTR is the first result: its buffer starts right here.
-        if let Some(body) = self.pattr_in(MliBuf::Pattr.index(), order) {
+        if let Some(body) = self.pattr_as(MliBuf::Pattr.index(), order) {
             copy_at(out, at, &body);
         }
     }
@@ -281,7 +274,7 @@ impl Copied<'_> {
 
     /// Writes the message in byte order `O`, the order the buffers are in, at the start of
     /// `out`, which holds at least [`Copied::wire_len`] bytes (the caller checked).
-    pub(super) fn write_in<O: ByteOrder>(&self, out: &mut [u8]) {
+    pub(super) fn write_as<O: ByteOrder>(&self, out: &mut [u8]) {
         let lens = self.lens();
         let mut at = write_header::<O, REPLY_BUFCOUNT>(self.header, &lens, out);
         let n = self.ptlrpc_len();
@@ -310,7 +303,7 @@ fn zero_ranges(out: &mut [u8], base: usize, ranges: &[(usize, usize)]) {
 
 /// [`write_results`] in a call of its own, for [`Wire::write`]: inlined there, its loop saved
 /// and restored three registers around each memcpy (callgrind: 25 instructions more for the
-/// complete mkdir reply), where inlined in [`Copied::write_in`] it saves 28.
+/// complete mkdir reply), where inlined in [`Copied::write_as`] it saves 28.
 #[inline(never)]
 fn write_results_apart(results: &[&[u8]; MLI_BUF_MAX], out: &mut [u8], at: usize) {
     write_results(results, out, at);

@@ -14,7 +14,7 @@ use crate::limits::{MLI_BUF_MAX, REPLY_BUFCOUNT, REPLY_EMPTY_BUFCOUNT};
 use crate::wire::msg::{Frame, Span, encode_into_slice};
 use crate::wire::raw::LdlmReplyRaw;
 use crate::wire::raw::MdCreatePrepareRepRaw;
-use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_in};
+use crate::wire::{LdlmReply, MsgHeader, MsgView, PtlrpcBody, WireStruct, decode_as};
 #[cfg(feature = "alloc")]
 use bytes::Bytes;
 use zerocopy::{ByteOrder, FromBytes};
@@ -42,7 +42,7 @@ pub(super) fn decode(bytes: &[u8], ctx: Option<&ReplyContext>) -> Result<ReplyLa
     let mut layout = ReplyLayout::unfilled();
     let order = Frame::order_of(bytes)?;
     with_order!(order, |O| {
-        let f = Frame::parse_spans_in::<O, _>(bytes, order, &mut layout.spans)?;
+        let f = Frame::parse_spans_as::<O, _>(bytes, order, &mut layout.spans)?;
         let p0 = layout.spans[0];
         let head = PtlrpcHead::check_as::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
         fill_as::<O>(bytes, &f, &mut layout, head, ctx)?;
@@ -141,7 +141,7 @@ impl ReplyLayout {
     #[inline]
     fn fixed<T: WireStruct + Default>(&self, bytes: &[u8], i: usize) -> T {
         let b = self.buffer(bytes, i);
-        with_order!(self.order, |O| decode_in::<T, O>(b)).unwrap_or_default()
+        with_order!(self.order, |O| decode_as::<T, O>(b)).unwrap_or_default()
     }
 
     fn ptlrpc(&self, bytes: &[u8]) -> PtlrpcBody {
@@ -161,12 +161,12 @@ impl ReplyLayout {
 
     #[inline(always)]
     fn fixed_structs_as<O: ByteOrder>(&self, bytes: &[u8]) -> FixedStructs {
-        let ptlrpc = PtlrpcBody::decode_buffer_in::<O>(self.buffer(bytes, 0), 0);
+        let ptlrpc = PtlrpcBody::decode_buffer_as::<O>(self.buffer(bytes, 0), 0);
         (
             ptlrpc.unwrap_or_default(),
-            decode_in::<LdlmReply, O>(self.buffer(bytes, 1)).unwrap_or_default(),
+            decode_as::<LdlmReply, O>(self.buffer(bytes, 1)).unwrap_or_default(),
             self.masks
-                .and_then(|_| decode_in::<MdCreatePrepareRep, O>(self.buffer(bytes, 2))),
+                .and_then(|_| decode_as::<MdCreatePrepareRep, O>(self.buffer(bytes, 2))),
         )
     }
 
@@ -395,7 +395,7 @@ impl<'a> ReplyView<'a> {
             // The same order: the fixed structures are copied, not converted twice.
             let c = self.copied();
             return encode_into_slice(c.wire_len(), out, |o| {
-                with_order!(order, |O| c.write_in::<O>(o))
+                with_order!(order, |O| c.write_as::<O>(o))
             });
         }
         self.encode_converted(order, out)

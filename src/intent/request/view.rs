@@ -15,7 +15,7 @@ use crate::wire::msg::{Frame, Span};
 use crate::wire::raw::MdCreatePrepareReqRaw;
 use crate::wire::{
     LdlmIntent, LdlmLockDesc, LdlmRequest, LdlmRequestHead, MsgView, PtlrpcBody, WireStruct,
-    decode_in,
+    decode_as,
 };
 use zerocopy::{ByteOrder, FromBytes};
 
@@ -83,7 +83,7 @@ impl<'a> RequestView<'a> {
         let mut spans = [Span::default(); REQUEST_BUFCOUNT];
         let order = Frame::order_of(bytes)?;
         with_order!(order, |O| {
-            let f = Frame::parse_spans_in::<O, _>(bytes, order, &mut spans)?;
+            let f = Frame::parse_spans_as::<O, _>(bytes, order, &mut spans)?;
             let p0 = spans[0];
             let head = PtlrpcHead::check_as::<O>(p0.in_bytes(bytes), p0.start() as usize)?;
             Self::rest_as::<O>(bytes, &f, &spans, head)
@@ -125,9 +125,9 @@ impl<'a> RequestView<'a> {
         f.require_count(REQUEST_MIN_BUFCOUNT)?;
         let off: [usize; REQUEST_BUFCOUNT] = spans.map(|s| s.start() as usize);
         let buf = |i: usize| spans[i].in_bytes(bytes);
-        let lock = LdlmRequestHead::<O>::check_in(buf(1), off[1])?;
+        let lock = LdlmRequestHead::<O>::check_as(buf(1), off[1])?;
         let it_buf = buf(2);
-        let Some(intent) = decode_in::<LdlmIntent, O>(it_buf) else {
+        let Some(intent) = decode_as::<LdlmIntent, O>(it_buf) else {
             return Err(DecodeError::too_short(
                 LdlmIntent::NAME,
                 off[2],

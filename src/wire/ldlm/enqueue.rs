@@ -109,7 +109,7 @@ impl LdlmRequest {
     /// Decodes buffer 1 of a request at offset `base` of the message.
     pub fn decode_buffer(buf: &[u8], order: Endian, base: usize) -> Result<Self, DecodeError> {
         Ok(crate::endian::with_order!(order, |O| {
-            LdlmRequestHead::<O>::check_in(buf, base)?.to_request(buf)
+            LdlmRequestHead::<O>::check_as(buf, base)?.to_request(buf)
         }))
     }
 
@@ -166,7 +166,7 @@ impl<'a, O: ByteOrder> LdlmRequestHead<'a, O> {
     /// handle, at least 2 and at most [`LDLM_REQUEST_MAX_HANDLES`] handles) and `lock_count`
     /// within the handles carried.
     #[inline(always)]
-    pub(crate) fn check_in(buf: &'a [u8], base: usize) -> Result<Self, DecodeError> {
+    pub(crate) fn check_as(buf: &'a [u8], base: usize) -> Result<Self, DecodeError> {
         const S: &str = LdlmRequest::LAYOUT.name;
         if buf.len() < LDLM_REQUEST_MIN {
             return Err(DecodeError::too_short(S, base, buf.len(), LDLM_REQUEST_MIN));
@@ -261,7 +261,7 @@ pub struct LdlmReply {
     pub policy_res1: DispFlags,
     /// the intent's status (0 for a prepare intent)
     #[c(104, __u64 lock_policy_res2, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub policy_res2: u64,
 }
 

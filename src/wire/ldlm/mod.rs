@@ -270,7 +270,10 @@ wire_flags! {
 pub struct LdlmResId {
     /// FID seq, (ver << 32 | oid), 0, name hash (0 for a whole-object lock)
     #[c(0, __u64 name[RES_NAME_SIZE], hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex_array"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "crate::serde_helpers::ints::hex_array")
+    )]
     pub name: [u64; RES_NAME_SIZE],
 }
 
@@ -312,7 +315,7 @@ pub struct LdlmInodebits {
     pub try_bits: InodeBits,
     /// group lock id
     #[c(16, __u64 li_gid, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub gid: u64,
     /// index of the MDT that started the lock
     #[c(28, __u32 li_initiator_id)]

@@ -12,7 +12,7 @@ use zerocopy::byteorder::U32;
 
 /// The framing of a message as a decoder of `N` buffers needs it. The spans of its first `N`
 /// buffers (those past `lm_bufcount` empty, at the end) are written where the decoder keeps
-/// them ([`Frame::parse_spans_in`]); the frame holds the rest: the header, the canonical size
+/// them ([`Frame::parse_spans_as`]); the frame holds the rest: the header, the canonical size
 /// and the first non-empty buffer past the `N`th (WIRE.md W2.2). Every buffer, those past `N`
 /// included, is checked as [`MsgView::parse`](super::MsgView::parse) does, with the same errors.
 #[derive(Debug, Clone, Copy)]
@@ -110,7 +110,7 @@ impl Frame {
     #[inline]
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self, DecodeError> {
         let order = Self::order_of(bytes)?;
-        crate::endian::with_order!(order, |O| Self::parse_spans_in::<O, 0>(
+        crate::endian::with_order!(order, |O| Self::parse_spans_as::<O, 0>(
             bytes,
             order,
             &mut []
@@ -118,7 +118,7 @@ impl Frame {
     }
 
     /// The byte order of a message, from `lm_magic` (the first check of [`Frame::parse`]): for a
-    /// decoder that calls [`Frame::parse_spans_in`] itself, so that the frame is built in its
+    /// decoder that calls [`Frame::parse_spans_as`] itself, so that the frame is built in its
     /// own frame of the stack rather than returned and copied.
     #[inline]
     pub(crate) fn order_of(bytes: &[u8]) -> Result<Endian, DecodeError> {
@@ -152,7 +152,7 @@ impl Frame {
     /// into its own field need not copy the spans just stored, which a copy would load before
     /// the stores are done with (the loads wait).
     #[inline(always)]
-    pub(crate) fn parse_spans_in<O: ByteOrder, const N: usize>(
+    pub(crate) fn parse_spans_as<O: ByteOrder, const N: usize>(
         bytes: &[u8],
         order: Endian,
         spans: &mut [Span; N],
@@ -242,7 +242,7 @@ const fn padded(len: u32) -> u64 {
     (len as u64 + (MSG_ALIGN as u64 - 1)) & !(MSG_ALIGN as u64 - 1)
 }
 
-/// The error of a message [`Frame::parse_spans_in`] refused (its buffers, padded, end past the
+/// The error of a message [`Frame::parse_spans_as`] refused (its buffers, padded, end past the
 /// input, or its total is over [`MSG_MAX_LEN`]), in the order of the rules: the first buffer
 /// over [`MSG_MAX_BUFLEN`] or whose padded end is past the input, else the total. In `u64`, as
 /// the framing sums.

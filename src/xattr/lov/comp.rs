@@ -27,11 +27,11 @@ pub struct LovCompEntry {
     pub flags: LcmeFlags,
     /// lcme_extent.e_start: the extent's first byte
     #[c(8, __u64 lcme_extent_start)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub extent_start: u64,
     /// lcme_extent.e_end: the byte past its last (u64::MAX: EOF)
     #[c(16, __u64 lcme_extent_end)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub extent_end: u64,
     /// the blob's offset from the start of the composite layout
     #[c(24, __u32 lcme_offset)]
@@ -44,7 +44,7 @@ pub struct LovCompEntry {
     pub layout_gen: u32,
     /// timestamp in bits 0–47, mirror link id in bits 48–63
     #[c(36, __u64 lcme_time_and_id, hex)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::ints::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub time_and_id: u64,
     /// data stripe count (erasure coding)
     #[c(44, __u8 lcme_dstripe_count)]

@@ -140,13 +140,13 @@ pub struct LovComponent {
     /// `lcme_extent.e_start`.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "lcme_extent_start", with = "crate::json::ints::dec")
+        serde(rename = "lcme_extent_start", with = "crate::serde_helpers::ints::dec")
     )]
     pub extent_start: u64,
     /// `lcme_extent.e_end`.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "lcme_extent_end", with = "crate::json::ints::dec")
+        serde(rename = "lcme_extent_end", with = "crate::serde_helpers::ints::dec")
     )]
     pub extent_end: u64,
     /// `lcme_layout_gen`.
@@ -155,7 +155,7 @@ pub struct LovComponent {
     /// `lcme_time_and_id`.
     #[cfg_attr(
         feature = "serde",
-        serde(rename = "lcme_time_and_id", with = "crate::json::ints::hex")
+        serde(rename = "lcme_time_and_id", with = "crate::serde_helpers::ints::hex")
     )]
     pub time_and_id: u64,
     /// `lcme_dstripe_count`.
@@ -199,8 +199,8 @@ pub struct LovComp {
         feature = "serde",
         serde(
             default,
-            skip_serializing_if = "crate::json::bytes::padding::is_zero",
-            with = "crate::json::bytes::padding"
+            skip_serializing_if = "crate::serde_helpers::bytes::padding::is_zero",
+            with = "crate::serde_helpers::bytes::padding"
         )
     )]
     pub padding: [u8; 13],
