@@ -132,6 +132,7 @@ pub mod rules;
 #[cfg(feature = "serde")]
 #[doc(hidden)]
 pub mod serde_helpers;
+pub mod structures;
 pub mod wire;
 pub mod xattr;
 

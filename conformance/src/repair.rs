@@ -18,7 +18,8 @@
 
 use lustre_dne_intent::intent::{ReplyContext, RequestView};
 use lustre_dne_intent::rules::RuleId;
-use lustre_dne_intent::wire::layout::{self, FieldType, Layout, md_create_prepare_rep as rep};
+use lustre_dne_intent::structures;
+use lustre_dne_intent::wire::layout::{FieldType, Layout, md_create_prepare_rep as rep};
 use lustre_dne_intent::{DecodeError, Endian, ErrorKind};
 
 use super::{Judgement, Kind, judge, message_order};
@@ -121,7 +122,7 @@ pub(crate) fn repaired(
 /// declares it; 4 for a member no layout declares (an xattr payload's).
 fn width(structure: &str, field: &str) -> usize {
     let member = || {
-        let mut l: &Layout = layout::ALL.iter().find(|l| l.name == structure)?;
+        let mut l: &Layout = structures::ALL.iter().find(|l| l.name == structure)?;
         let mut path = field.split('.').peekable();
         loop {
             let name = path.next()?;

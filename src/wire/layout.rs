@@ -12,16 +12,17 @@
 //! let sizes = rep.field("mcpp_buf_size").expect("a member");
 //! assert_eq!((sizes.offset, sizes.ty, sizes.rust), (48, FieldType::U32, Some("buf_size")));
 //! assert_eq!(sizes.array.map(|a| (a.c_name, a.len)), Some(("MLI_BUF_MAX", 6)));
-//! assert!(layout::ALL.contains(&rep));
+//! assert!(lustre_dne_intent::structures::ALL.contains(&rep));
 //! ```
+//!
+//! The list of every structure, the xattr payloads' included, is
+//! [`structures::ALL`](crate::structures::ALL).
 //!
 //! Every structure declared by a table also has a module named as the C structure, with its
 //! `LAYOUT` and, for each member, a [`FieldAt`]: where the member lies, as the crate's errors
 //! name it (`lustre_handle`, one opaque word, is written by hand: `LustreHandle::LAYOUT`).
 
 pub use super::table::{ArrayLen, Display, Field, FieldAt, FieldType, Layout};
-
-use super::LustreHandle;
 
 pub use super::fid::lu_fid;
 pub use super::ldlm::{
@@ -31,42 +32,6 @@ pub use super::mdt_body::mdt_body;
 pub use super::msg::lustre_msg_v2;
 pub use super::prepare::{md_create_prepare_rep, md_create_prepare_req};
 pub use super::ptlrpc::ptlrpc_body;
-pub use crate::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
-pub use crate::xattr::lov::{lov_comp_md_entry_v1, lov_comp_md_v1};
-pub use crate::xattr::lov::{lov_user_md_v1, lov_user_md_v3, lov_user_ost_data_v1};
-pub use crate::xattr::ost_id;
-pub use crate::xattr::{lmv_mds_md_v1, lmv_user_md_v1, lmv_user_mds_data, lov_foreign_md};
-
-/// Every structure the crate declares, in dependency order (a structure after those it embeds).
-pub const ALL: &[&Layout] = &[
-    lustre_msg_v2::LAYOUT,
-    lu_fid::LAYOUT,
-    LustreHandle::LAYOUT,
-    mdt_body::LAYOUT,
-    ptlrpc_body::LAYOUT,
-    ldlm_res_id::LAYOUT,
-    ldlm_inodebits::LAYOUT,
-    ldlm_lock_desc::LAYOUT,
-    ldlm_request::LAYOUT,
-    ldlm_reply::LAYOUT,
-    ldlm_intent::LAYOUT,
-    md_create_prepare_req::LAYOUT,
-    md_create_prepare_rep::LAYOUT,
-    // The xattr payloads, always little-endian.
-    posix_acl_xattr_entry::LAYOUT,
-    posix_acl_xattr_header::LAYOUT,
-    ost_id::LAYOUT,
-    lov_user_ost_data_v1::LAYOUT,
-    lov_user_md_v1::LAYOUT,
-    lov_user_md_v3::LAYOUT,
-    lov_foreign_md::LAYOUT,
-    lmv_mds_md_v1::LAYOUT,
-    lmv_user_mds_data::LAYOUT,
-    lmv_user_md_v1::LAYOUT,
-    lov_comp_md_entry_v1::LAYOUT,
-    lov_comp_md_v1::LAYOUT,
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,42 +147,5 @@ mod tests {
             [(4, 4), (12, 4), (80, 4)]
         );
         assert_eq!(ptlrpc_body::LAYOUT.padding::<2>(), [(34, 2), (128, 16)]);
-    }
-
-    /// The members of each structure tile it: in offset order, no hole, no overlap, the
-    /// last one ending at the size; an array's size is its length times its element's. A
-    /// `#[c_struct]` declaration holds this by construction (its offsets are checked at compile
-    /// time); the test guards the layouts written by hand (`lustre_handle`) and the tiling the
-    /// C generators rely on when they walk `ALL`.
-    #[test]
-    fn members_tile_their_structure() {
-        for l in ALL {
-            let mut end = 0;
-            for f in l.fields {
-                assert_eq!(f.offset, end, "{}.{} leaves a hole", l.name, f.name);
-                let elems = f.array.map_or(1, |a| a.len);
-                assert_eq!(f.ty.size() * elems, f.size, "{}.{}", l.name, f.name);
-                end = f.offset + f.size;
-            }
-            assert_eq!(end, l.size, "{} has a tail", l.name);
-        }
-    }
-
-    /// A structure comes after those it embeds, and each is listed once.
-    #[test]
-    fn all_is_in_dependency_order() {
-        for (i, l) in ALL.iter().enumerate() {
-            assert!(!ALL[..i].contains(l), "{} is listed twice", l.name);
-            for f in l.fields {
-                if let FieldType::Struct(inner) = f.ty {
-                    assert!(
-                        ALL[..i].contains(&inner),
-                        "{} before {}",
-                        l.name,
-                        inner.name
-                    );
-                }
-            }
-        }
     }
 }

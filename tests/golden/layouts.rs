@@ -2,14 +2,14 @@
 //! the dissector, the series and the mutator read these, so a change to a declaration shows
 //! here first. `UPDATE_GOLDEN=1` rewrites the file (review the diff).
 
-use lustre_dne_intent::wire::layout;
+use lustre_dne_intent::structures;
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/layouts.txt");
 
 #[test]
 fn every_layout_is_as_pinned() {
     let mut dump = String::new();
-    for l in layout::ALL {
+    for l in structures::ALL {
         dump.push_str(&format!("{l:#?}\n"));
     }
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

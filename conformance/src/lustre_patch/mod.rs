@@ -24,6 +24,7 @@ pub(crate) mod wirecheck;
 
 // The crate's layout tables: the same `wire_struct!` tables the codec's layouts are checked
 // against at compile time.
+use lustre_dne_intent::structures;
 pub(crate) use lustre_dne_intent::wire::layout;
 
 use std::path::{Path, PathBuf};
@@ -161,7 +162,7 @@ struct Draft {
 
 /// The structure named `name` of the crate's tables.
 pub(crate) fn layout(name: &'static str) -> Result<&'static Layout, PatchError> {
-    layout::ALL
+    structures::ALL
         .iter()
         .copied()
         .find(|l| l.name == name)
