@@ -277,10 +277,21 @@ pub fn op() -> impl Strategy<Value = Op> {
     let existing = prop::sample::select(vec![&b"a"[..], b"a", b"b", b"d", b"new", b".."])
         .prop_map(<[u8]>::to_vec);
     let ftype = prop::sample::select(vec![S_IFDIR, S_IFDIR, S_IFREG, S_IFREG, S_IFLNK, S_IFSOCK]);
+    // Objects `store()` may hold: its first two children, the parent, the root, and one FID
+    // no store has (a target or source that is gone).
+    let object = prop::sample::select(vec![
+        LuFid::new(0x2_0000_0401, 0x100, 0),
+        LuFid::new(0x2_0000_0401, 0x101, 0),
+        PARENT,
+        LuFid::ROOT,
+        LuFid::new(0x2_0000_0401, 0xdead, 0),
+    ]);
     prop_oneof![
-        3 => (name.clone(), ftype, 0u32..0o10000).prop_map(|(name, t, perm)| Op::Create { parent: PARENT, name, mode: t | perm }),
-        1 => existing.clone().prop_map(|name| Op::Unlink { parent: PARENT, name }),
-        1 => existing.prop_map(|name| Op::Rename { parent: PARENT, name }),
+        6 => (name.clone(), ftype, 0u32..0o10000).prop_map(|(name, t, perm)| Op::Create { parent: PARENT, name, mode: t | perm }),
+        2 => existing.clone().prop_map(|name| Op::Unlink { parent: PARENT, name }),
+        2 => existing.clone().prop_map(|name| Op::Rename { parent: PARENT, name }),
+        1 => (existing, object.clone()).prop_map(|(name, target)| Op::RenameOver { parent: PARENT, name, target }),
+        1 => object.prop_map(|source| Op::RenameDir { source }),
     ]
 }
 
