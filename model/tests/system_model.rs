@@ -30,12 +30,12 @@ fn holds_everywhere(scope_name: &str, unique: usize) {
 
 #[test]
 fn the_design_holds_in_the_small_scope() {
-    holds_everywhere("small", 14_951);
+    holds_everywhere("small", 6_709);
 }
 
 #[test]
 fn the_design_holds_in_the_rename_scope() {
-    holds_everywhere("rename", 12_280);
+    holds_everywhere("rename", 5_372);
 }
 
 /// The default scope (50,176 states) runs here only in an optimized build; .ci/run runs it

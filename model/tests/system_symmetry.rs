@@ -48,7 +48,7 @@ fn symmetry_keeps_every_verdict_with_fewer_states() {
     };
     assert_eq!(verdicts(&full), verdicts(&reduced));
     assert!(full.all_hold(), "{:?}", verdicts(&full));
-    assert_eq!((full.unique_states, reduced.unique_states), (14_951, 7_477));
+    assert_eq!((full.unique_states, reduced.unique_states), (6_745, 3_374));
 }
 
 fn reachable(m: &SystemModel, limit: usize) -> Vec<SysState> {

@@ -30,7 +30,7 @@ mod state;
 mod steps;
 pub mod symmetry;
 
-pub use engine::{Action, SysState, SystemModel};
+pub use engine::{Action, Log, SysState, SystemModel};
 pub use report::{CheckOutcome, PropertyResult, Strategy, check};
 pub use scopes::{Scope, scope, scope_names};
 

@@ -23,6 +23,7 @@ use super::parent::{Parent, Queued};
 use super::state::SysState;
 use crate::store::{Entry, Store};
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
 use lustre_dne_intent::Endian;
@@ -257,7 +258,11 @@ impl Renaming {
 
     fn parent(&self, p: &Parent) -> Parent {
         Parent {
-            store: self.store(&p.store),
+            store: if self.fids {
+                Arc::new(self.store(&p.store))
+            } else {
+                p.store.clone()
+            },
             locks: LockTable {
                 granted: p.locks.granted.iter().map(|l| self.lock(l)).collect(),
                 waiting: p.locks.waiting.iter().map(|l| self.lock(l)).collect(),
