@@ -26,6 +26,8 @@ pub mod handler;
 pub mod helper;
 #[cfg(feature = "serde")]
 mod json;
+#[cfg(feature = "serde")]
+mod serde_with;
 pub mod store;
 #[cfg(feature = "proptest")]
 pub mod strategies;

@@ -12,13 +12,7 @@ use stateright::Model;
 /// Two interchangeable coordinators (MDT0002's caller of `three`) creating the same name, with
 /// one loss and one reconnect: `small` made symmetric.
 fn pair() -> Scope {
-    let mut sc = scope("three").expect("scope three");
-    let create_a = sc.coords[0].script[0].clone();
-    let mut c = sc.coords[1].clone();
-    c.script = vec![create_a];
-    sc.coords = vec![c.clone(), c];
-    sc.restarts = 0;
-    sc
+    scope("pair").expect("scope pair")
 }
 
 #[test]

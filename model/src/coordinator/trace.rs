@@ -126,7 +126,7 @@ pub struct Enqueue {
     /// The prepare intent it carried.
     pub intent: Option<Operation>,
     /// The lock id when granted, or the negative errno.
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::lock_result"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_with::lock_result"))]
     pub result: Result<u32, i32>,
     /// The peer advertised the connect flag at this enqueue.
     pub peer_flag: bool,
@@ -186,7 +186,7 @@ pub struct HandlerRun {
     #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::json::bytes::hex"))]
     pub request: Bytes,
     /// The reply, or the errno with no lock.
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::reply_result"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_with::reply_result"))]
     pub reply: Result<Bytes, i32>,
     /// The store was identical after the call.
     pub store_unchanged: bool,

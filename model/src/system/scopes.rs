@@ -177,9 +177,10 @@ fn chmod_parent() -> SysOp {
 }
 
 /// The names of the scopes.
-pub fn scope_names() -> [&'static str; 7] {
+pub fn scope_names() -> [&'static str; 8] {
     [
         "small",
+        "pair",
         "default",
         "rename",
         "recovery",
@@ -211,6 +212,13 @@ pub fn scope(name: &str) -> Option<Scope> {
                 partial(alloc::vec![create(0)]),
                 full(alloc::vec![create(0)])
             ],
+        ),
+        "pair" => base(
+            "pair",
+            "2 interchangeable coordinators (MDT0002's caller, little-endian) creating the same \
+             name; 1 loss, 1 reconnect (symmetry reduced; sized for debug CI)",
+            store(false),
+            alloc::vec![full(alloc::vec![create(0)]), full(alloc::vec![create(0)])],
         ),
         "default" => base(
             "default",
