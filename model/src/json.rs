@@ -3,7 +3,7 @@
 //! and reply results) live beside their types and in [`crate::serde_with`], so that this module
 //! depends on the model and not the reverse.
 
-use crate::coordinator::CacheEvent;
+use crate::operation::CacheEvent;
 use crate::store::Attrs;
 use crate::{Fault, Item, survey};
 use alloc::vec::Vec;

@@ -38,8 +38,8 @@
 //! ```
 
 use super::checker::Scenario;
-use super::coordinator::{Fault, Op};
 use super::creds::Creds;
+use super::operation::{Fault, Op};
 use super::store::{Attrs, Object, Store, Xattrs};
 use alloc::vec::Vec;
 use lustre_dne_intent::intent::MliBuf;

@@ -13,7 +13,7 @@
 //! - [`props`]: the properties; [`scopes`]: the named scopes;
 //! - [`report`]: running a check and printing a counterexample.
 //!
-//! The sequential model ([`crate::coordinator`], [`crate::checker`]) stays the
+//! The sequential model ([`crate::operation`], [`crate::checker`]) stays the
 //! fast oracle of the property tests; this model reuses its handler and helper.
 
 pub mod cache;

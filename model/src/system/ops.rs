@@ -3,7 +3,7 @@
 //! shared helper over a read of the parent's store.
 
 use crate::creds::{CAP_FOWNER, Creds};
-use crate::helper::{ChildState, LocalSource, Lookup, ObjInfo, permission, prepare};
+use crate::mdd::{ChildState, LocalSource, Lookup, ObjInfo, permission, prepare};
 use crate::store::{Attrs, Object, Store};
 use alloc::vec::Vec;
 use lustre_dne_intent::errno::{EACCES, ENOENT, ENOTEMPTY, EPERM};

@@ -1,6 +1,6 @@
-//! The shared helper: the one function that performs the parent-side checks and derivations
-//! (MODEL.md §2). The remote intent handler runs it over its local store; the coordinator runs it
-//! over its cache and remote reads. Both paths therefore cannot drift.
+//! The MDD layer's parent-side checks and derivations (MODEL.md §2), as the one shared helper:
+//! the function both paths call. The remote intent handler runs it over its local store; the
+//! coordinator runs it over its cache and remote reads. Both paths therefore cannot drift.
 
 use super::creds::{CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FSETID, Creds};
 use super::store::{Attrs, Entry};

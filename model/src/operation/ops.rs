@@ -1,7 +1,7 @@
 //! The operations the coordinator runs, their outcomes, the faults injected into a run and the
 //! coordinator bugs (mutations) the checker must catch.
 
-use crate::helper::ChildState;
+use crate::mdd::ChildState;
 use crate::store::Attrs;
 use alloc::vec::Vec;
 use lustre_dne_intent::intent::{MliBuf, Operation};
