@@ -5,9 +5,8 @@
 use super::Mutation;
 use super::cache::{Origin, OspCache, Source};
 use super::net::{LockSpec, Sending};
-use super::ops::{
-    Decision, PARENT, SysOp, Target, change_checks, rename_source_checks, target_fid, unlink_checks,
-};
+use super::ops::{Decision, PARENT, SysOp, Target, target_fid};
+use super::standard::{change_checks, rename_source_checks, unlink_checks};
 use crate::creds::Creds;
 use crate::mdd::{Lookup, derive_child, prepare};
 use crate::operation::name_hash;
@@ -75,7 +74,7 @@ pub enum Pending {
         /// xid.
         xid: u16,
         /// What it writes.
-        update: super::ops::Update,
+        update: super::txn::Update,
     },
 }
 

@@ -6,7 +6,7 @@ use super::locks::{Lock, LockTable, Owner};
 use super::net::{
     ELDLM_LOCK_ABORTED, Envelope, Incoming, LockSpec, Msg, Node, order_of, plain_reply,
 };
-use super::ops::{Update, apply};
+use super::txn::{Update, apply};
 use crate::handler::{HandlerFaults, handle};
 use crate::store::Store;
 use alloc::sync::Arc;

@@ -2,7 +2,7 @@
 //! reached so that neither is vacuous.
 
 use super::coordinator::Phase;
-use super::ops::serial;
+use super::standard::serial;
 use super::state::{SysState, SystemModel};
 use alloc::vec::Vec;
 use stateright::Property;

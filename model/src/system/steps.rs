@@ -9,9 +9,11 @@ use super::coordinator::{
 use super::net::{
     ELDLM_LOCK_ABORTED, Envelope, Msg, Node, Sending, describe, plain_enqueue, reply_status,
 };
-use super::ops::{Decision, SysOp, new_fid, standard, update_for};
+use super::ops::{Decision, SysOp, new_fid};
 use super::props::bit;
+use super::standard::standard;
 use super::state::{Log, SysState, SystemModel, coord_name, log_line, node_name};
+use super::txn::update_for;
 use alloc::format;
 use lustre_dne_intent::intent::RequestView;
 

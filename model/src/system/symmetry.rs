@@ -20,9 +20,10 @@ use super::locks::{Lock, LockTable, Owner};
 use super::net::{
     Envelope, LockSpec, Msg, Node, parse_enqueue, plain_enqueue, plain_reply, with_status,
 };
-use super::ops::{COORD_SEQ, Decision, Update};
+use super::ops::{COORD_SEQ, Decision};
 use super::parent::{Parent, Queued};
 use super::state::SysState;
+use super::txn::Update;
 use crate::store::{Entry, Store};
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
