@@ -16,12 +16,14 @@
 //! let mut runner = TestRunner::new_with_rng(Config::with_cases(32), rng);
 //! runner
 //!     .run(&(strategies::scenario(), strategies::fault()), |(scenario, fault)| {
-//!         // Creates, unlinks and renames of a name in the parent.
-//!         assert!(matches!(
-//!             scenario.op,
-//!             Op::Create { parent, .. } | Op::Unlink { parent, .. } | Op::Rename { parent, .. }
-//!                 if parent == strategies::PARENT
-//!         ));
+//!         // Creates, unlinks and renames of a name in the parent, or of a remote directory.
+//!         assert!(match scenario.op {
+//!             Op::Create { parent, .. }
+//!             | Op::Unlink { parent, .. }
+//!             | Op::Rename { parent, .. }
+//!             | Op::RenameOver { parent, .. } => parent == strategies::PARENT,
+//!             Op::RenameDir { .. } => true,
+//!         });
 //!         // Every invariant of MODEL.md §4 holds on the reference coordinator.
 //!         model::check(&scenario, fault).map_err(|v| TestCaseError::fail(v.to_string()))?;
 //!         Ok(())

@@ -38,7 +38,7 @@ fn the_design_holds_in_the_rename_scope() {
     holds_everywhere("rename", 5_372);
 }
 
-/// The default scope (50,176 states) runs here only in an optimized build; .ci/run runs it
+/// The default scope (9,647 states) runs here only in an optimized build; .ci/run runs it
 /// in release through the tool.
 #[test]
 fn the_design_holds_in_the_default_scope() {
@@ -46,7 +46,7 @@ fn the_design_holds_in_the_default_scope() {
         eprintln!("SKIP: the default scope runs in release (.ci/run: dne-intent model-check)");
         return;
     }
-    holds_everywhere("default", 50_176);
+    holds_everywhere("default", 9_647);
 }
 
 #[test]

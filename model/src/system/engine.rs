@@ -277,6 +277,7 @@ impl SystemModel {
                 }
             }
         }
+        s.forget_unreadable();
         Some(s)
     }
 }

@@ -2,7 +2,7 @@
 //! properties read.
 
 use super::Mutation;
-use super::coordinator::Coord;
+use super::coordinator::{Coord, Pending};
 use super::net::{Envelope, Msg, Node, parse_enqueue};
 use super::ops::Decision;
 use super::parent::Parent;
@@ -150,6 +150,35 @@ impl SysState {
                 self.note = Some(note);
             }
         }
+    }
+
+    /// Forgets what no future step can read, so that states that differ only there are one
+    /// (MODEL.md §6.6):
+    /// - the parent's enqueue and transaction records of `(c, xid)`: a record is read only when
+    ///   a request `(c, xid)` arrives, and one can arrive only while it is in flight or is `c`'s
+    ///   outstanding RPC (a resend); a new request takes a fresh xid;
+    pub(super) fn forget_unreadable(&mut self) {
+        let coords = &self.coords;
+        let net = &self.net;
+        let readable = |c: u8, xid: u16, update: bool| {
+            let pending = coords
+                .get(usize::from(c))
+                .and_then(|co| co.pending.as_ref())
+                .is_some_and(|p| p.xid() == xid && matches!(p, Pending::Update { .. }) == update);
+            pending
+                || net.iter().any(|e| {
+                    e.src == Node::Coord(c)
+                        && match &e.msg {
+                            Msg::Enqueue { xid: x, .. } => !update && *x == xid,
+                            Msg::Update { xid: x, .. } => update && *x == xid,
+                            _ => false,
+                        }
+                })
+        };
+        self.parent.seen.retain(|&(c, xid)| readable(c, xid, false));
+        self.parent
+            .committed
+            .retain(|&(c, xid)| readable(c, xid, true));
     }
 
     pub(super) fn recovering(&self) -> bool {
