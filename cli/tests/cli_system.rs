@@ -163,7 +163,10 @@ fn json_output_names_every_property() {
 fn unknown_scope_and_mutation_are_usage_errors() {
     let (code, _, err) = run(&["model-check", "--scope", "huge"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("known: small, default"), "{err}");
+    assert!(
+        err.contains("known: small, pair, default, rename, recovery, wide, three, three-two"),
+        "{err}"
+    );
     let (code, _, err) = run(&["model-check", "--mutation", "nope"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("seed-before-grant"), "{err}");
