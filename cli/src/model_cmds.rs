@@ -9,7 +9,7 @@ use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::intent::{
     McppFlags, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
 };
-use lustre_dne_intent_model::helper::{LocalSource, prepare};
+use lustre_dne_intent_model::mdd::{LocalSource, prepare};
 use lustre_dne_intent_model::survey::{self, DesignOp};
 use lustre_dne_intent_model::{Fault, Op, Scenario};
 use std::fmt::Write as _;

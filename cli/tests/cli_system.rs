@@ -44,7 +44,7 @@ fn list_mutations_prints_one_name_a_line() {
 fn the_small_scope_holds_and_exits_0() {
     let (code, out, err) = run(&["model-check", "--scope", "small", "--threads", "1"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("14951 distinct states"), "{out}");
+    assert!(out.contains("6709 distinct states"), "{out}");
     assert!(
         out.contains("no incompatible locks granted together"),
         "{out}"
@@ -75,13 +75,47 @@ fn threads_and_symmetry_choose_the_walk() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["strategy"], "dfs");
     assert_eq!(v["threads"], 2);
-    assert_eq!(v["unique_states"], 12280);
+    assert_eq!(v["unique_states"], 5372);
     assert!(
         v["states_per_second"].as_f64().is_some_and(|r| r > 0.0),
         "{v}"
     );
     let (code, _, err) = run(&["model-check", "--threads", "0"]);
     assert_eq!(code, Some(2), "{err}");
+}
+
+/// A scope with interchangeable coordinators walks depth first with symmetry reduction by
+/// default, and keeps every verdict with half the states of `--no-symmetry`.
+#[test]
+fn interchangeable_coordinators_are_checked_symmetry_reduced() {
+    let check = |extra: &[&str]| {
+        let mut args = vec!["model-check", "--json", "--scope", "pair", "--threads", "1"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args);
+        assert_eq!(code, Some(0), "{out}{err}");
+        serde_json::from_str::<serde_json::Value>(&out).expect("json")
+    };
+    let reduced = check(&[]);
+    assert_eq!(reduced["strategy"], "dfs-symmetry");
+    assert_eq!(reduced["unique_states"], 3374);
+    let full = check(&["--no-symmetry"]);
+    assert_eq!(full["strategy"], "bfs");
+    assert_eq!(full["unique_states"], 6745);
+    let verdicts = |v: &serde_json::Value| {
+        v["properties"]
+            .as_array()
+            .expect("properties")
+            .iter()
+            .map(|p| (p["name"].clone(), p["holds"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(verdicts(&reduced), verdicts(&full));
+    assert!(
+        reduced["properties"]
+            .as_array()
+            .is_some_and(|p| p.len() >= 13)
+    );
+    assert_eq!(reduced["all_hold"], true);
 }
 
 #[test]
@@ -114,7 +148,7 @@ fn json_output_names_every_property() {
     assert_eq!(code, Some(0));
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["scope"], "rename");
-    assert_eq!(v["unique_states"], 12280);
+    assert_eq!(v["unique_states"], 5372);
     assert_eq!(v["all_hold"], true);
     let props = v["properties"].as_array().expect("properties");
     assert!(props.iter().all(|p| p["holds"] == true));
@@ -129,7 +163,10 @@ fn json_output_names_every_property() {
 fn unknown_scope_and_mutation_are_usage_errors() {
     let (code, _, err) = run(&["model-check", "--scope", "huge"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("known: small, default"), "{err}");
+    assert!(
+        err.contains("known: small, pair, default, rename, recovery, wide, three, three-two"),
+        "{err}"
+    );
     let (code, _, err) = run(&["model-check", "--mutation", "nope"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("seed-before-grant"), "{err}");

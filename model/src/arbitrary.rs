@@ -3,8 +3,8 @@
 //! group membership and ACL entries coincide often enough to matter.
 
 use super::checker::Scenario;
-use super::coordinator::{Fault, Op};
 use super::creds::Creds;
+use super::operation::{Fault, Op};
 use super::store::{Attrs, Entry, Object, Store, Xattrs, dmv_bytes, lov_bytes};
 use alloc::vec::Vec;
 use arbitrary::{Arbitrary, Result, Unstructured};

@@ -1,11 +1,11 @@
 //! The checker: runs the standard path and the intent path over the same scenario and fault and
 //! asserts every invariant of MODEL.md §4. Usable from tests, fuzzers and the tool.
 
-use super::coordinator::{
-    CacheEvent, Fault, Item, Mutations, Op, Outcome, Trace, run_intent_in, run_standard,
-};
 use super::creds::Creds;
 use super::handler::{IntentHandler, ReferenceHandler};
+use super::operation::{
+    CacheEvent, Fault, Item, Mutations, Op, Outcome, Trace, run_intent_with_order, run_standard,
+};
 use super::store::Store;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -254,7 +254,7 @@ pub fn check_with_setup(
 ) -> Result<Report, Violation> {
     let Scenario { store, creds, op } = scenario;
     let standard = run_standard(store, creds, op);
-    let intent = run_intent_in(
+    let intent = run_intent_with_order(
         setup.order,
         store,
         creds,
@@ -375,7 +375,7 @@ fn check_gating(t: &Trace) -> Result<(), Violation> {
 
 fn store_value(store: &Store, item: &Item) -> Option<alloc::vec::Vec<u8>> {
     match item {
-        Item::Xattr(fid, b) => super::helper::LocalSource(store)
+        Item::Xattr(fid, b) => super::mdd::LocalSource(store)
             .xattr_of(*fid, *b)
             .filter(|v| !v.is_empty()),
         _ => None,

@@ -1,7 +1,7 @@
 //! The text form of [`Fault`]: the tool's names (`none`, `unknown-def-acl`,
 //! `partial-groups-3`), written by `Display` and read by `FromStr`.
 
-use super::coordinator::Fault;
+use super::operation::Fault;
 use lustre_dne_intent::intent::MliBuf;
 
 impl Fault {

@@ -3,7 +3,7 @@
 //! store (it takes `&Store`).
 
 use super::creds::Creds;
-use super::helper::{LocalSource, Lookup, prepare};
+use super::mdd::{LocalSource, Lookup, prepare};
 use super::store::Store;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;
@@ -32,7 +32,7 @@ pub struct HandlerFaults {
 
 /// The parent MDT's side of a prepare intent, as the model's coordinator calls it: the crate's
 /// own [`ReferenceHandler`], or a downstream implementation (a C handler through FFI, say)
-/// plugged into [`run_intent_with`](super::coordinator::run_intent_with) and
+/// plugged into [`run_intent_with`](super::operation::run_intent_with) and
 /// [`check_with_handler`](super::checker::check_with_handler).
 ///
 /// # The contract
@@ -83,7 +83,7 @@ pub struct HandlerFaults {
 /// runs testing its normal answer.
 ///
 /// The checker holds a handler to invariants 1 to 5, 7 and 8 of MODEL.md §4 (6, cost, is the
-/// coordinator's), over every fault of [`Fault::all`](super::coordinator::Fault::all).
+/// coordinator's), over every fault of [`Fault::all`](super::operation::Fault::all).
 ///
 /// # Example
 ///
@@ -263,6 +263,6 @@ impl LocalSource<'_> {
         fid: lustre_dne_intent::wire::LuFid,
         b: MliBuf,
     ) -> Option<alloc::vec::Vec<u8>> {
-        super::helper::ParentSource::xattr(self, fid, b)
+        super::mdd::ParentSource::xattr(self, fid, b)
     }
 }

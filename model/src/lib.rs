@@ -3,9 +3,11 @@
 //! fallback semantics.
 //!
 //! - [`store`]: the parent MDT's objects; [`creds`]: callers;
-//! - [`helper`]: the shared helper both the local path and the remote handler call;
+//! - [`mdd`]: the MDD layer's checks and derivations (the shared helper both the local path
+//!   and the remote handler call);
 //! - [`handler`]: the intent handler (speaks the wire format through the codec);
-//! - [`coordinator`]: the intent path and the standard path, with faults as data and a trace;
+//! - [`operation`]: one cross-MDT operation as the coordinator runs it, by the intent path or
+//!   the standard path, with faults as data and a trace;
 //! - [`checker`]: the invariants of MODEL.md §4;
 //! - [`survey`]: RPC accounting: the design's five operations run and counted (MODEL.md §5);
 //! - `system` (feature `system`): the concurrent model, checked with stateright (MODEL.md §6).
@@ -19,13 +21,15 @@ extern crate alloc;
 #[cfg(feature = "arbitrary")]
 mod arbitrary;
 pub mod checker;
-pub mod coordinator;
 pub mod creds;
 mod fault_name;
 pub mod handler;
-pub mod helper;
 #[cfg(feature = "serde")]
 mod json;
+pub mod mdd;
+pub mod operation;
+#[cfg(feature = "serde")]
+mod serde_with;
 pub mod store;
 #[cfg(feature = "proptest")]
 pub mod strategies;
@@ -37,13 +41,13 @@ pub use checker::{
     Invariant, Report, Scenario, Setup, Violation, check, check_with, check_with_handler,
     check_with_setup,
 };
-pub use coordinator::{
-    Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_intent_in, run_intent_with,
-    run_standard,
-};
 pub use creds::Creds;
 pub use handler::{HandlerFaults, IntentHandler, ReferenceHandler};
-pub use helper::{ChildState, Lookup, Prepared, prepare};
+pub use mdd::{ChildState, Lookup, Prepared, prepare};
+pub use operation::{
+    Fault, Item, Mutations, Op, Outcome, Trace, run_intent, run_intent_with, run_intent_with_order,
+    run_standard,
+};
 pub use store::{Attrs, Entry, Object, Store, Xattrs};
 
 /// An arbitrary store, caller, operation and fault (from `arbitrary` bytes): the checker holds

@@ -26,18 +26,21 @@ pub struct Attrs {
     /// Link count.
     pub nlink: u32,
     /// Size.
-    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::json::ints::dec"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "lustre_dne_intent::serde_helpers::ints::dec")
+    )]
     pub size: u64,
     /// Modification time.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::ints::dec_i64")
+        serde(with = "lustre_dne_intent::serde_helpers::ints::dec_i64")
     )]
     pub mtime: i64,
     /// Change time.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::ints::dec_i64")
+        serde(with = "lustre_dne_intent::serde_helpers::ints::dec_i64")
     )]
     pub ctime: i64,
 }
@@ -103,37 +106,37 @@ pub struct Xattrs {
     /// `system.posix_acl_access`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub access_acl: Option<Vec<u8>>,
     /// `system.posix_acl_default`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub default_acl: Option<Vec<u8>>,
     /// `trusted.pin`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub pin: Option<Vec<u8>>,
     /// `trusted.lmv`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub lmv: Option<Vec<u8>>,
     /// `trusted.lov` (a directory's default layout).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub lov: Option<Vec<u8>>,
     /// `trusted.dmv` (default directory striping).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub dmv: Option<Vec<u8>>,
 }
@@ -167,7 +170,7 @@ pub struct Object {
     /// Being removed (`mdd_is_dead_obj`).
     pub dead: bool,
     /// Entries, for a directory.
-    #[cfg_attr(feature = "serde", serde(with = "crate::json::entries"))]
+    #[cfg_attr(feature = "serde", serde(with = "entries_serde::entries"))]
     pub entries: BTreeMap<Vec<u8>, Entry>,
 }
 
@@ -241,4 +244,92 @@ pub fn lov_bytes(stripe_count: u16) -> Vec<u8> {
     v.extend_from_slice(&stripe_count.to_le_bytes());
     v.extend_from_slice(&0xffffu16.to_le_bytes());
     v
+}
+
+/// `#[serde(with)]` for `Object::entries`, beside the type it serializes.
+#[cfg(feature = "serde")]
+mod entries_serde {
+    use super::Entry;
+    use alloc::collections::BTreeMap;
+    use alloc::vec::Vec;
+    use core::fmt;
+    use lustre_dne_intent::serde_helpers::bytes::ser_name;
+    use lustre_dne_intent::wire::LuFid;
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
+
+    /// A name in its serde form.
+    struct NameRef<'a>(&'a [u8]);
+
+    impl Serialize for NameRef<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            ser_name(self.0, s)
+        }
+    }
+
+    /// One directory entry in the list form.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct EntryItem {
+        #[serde(with = "lustre_dne_intent::serde_helpers::bytes::name")]
+        name: Vec<u8>,
+        fid: LuFid,
+        /// 0 (unknown) when left out.
+        #[serde(default)]
+        ftype: u32,
+    }
+
+    /// `#[serde(with)]` for `Object::entries`: `[{"name", "fid", "ftype"}, …]` in name order
+    /// (names are bytes, so they cannot be JSON keys); a repeated name is refused.
+    pub(crate) mod entries {
+        use super::*;
+
+        struct Item<'a>(&'a [u8], &'a Entry);
+        impl Serialize for Item<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut st = s.serialize_struct("EntryItem", 3)?;
+                st.serialize_field("name", &NameRef(self.0))?;
+                st.serialize_field("fid", &self.1.fid)?;
+                st.serialize_field("ftype", &self.1.ftype)?;
+                st.end()
+            }
+        }
+
+        pub(crate) fn serialize<S: Serializer>(
+            v: &BTreeMap<Vec<u8>, Entry>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(v.len()))?;
+            for (k, e) in v {
+                seq.serialize_element(&Item(k, e))?;
+            }
+            seq.end()
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<BTreeMap<Vec<u8>, Entry>, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = BTreeMap<Vec<u8>, Entry>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a list of directory entries")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                    let mut m = BTreeMap::new();
+                    while let Some(e) = seq.next_element::<EntryItem>()? {
+                        let entry = Entry {
+                            fid: e.fid,
+                            ftype: e.ftype,
+                        };
+                        if m.insert(e.name, entry).is_some() {
+                            return Err(de::Error::custom("directory entry listed twice"));
+                        }
+                    }
+                    Ok(m)
+                }
+            }
+            d.deserialize_seq(V)
+        }
+    }
 }

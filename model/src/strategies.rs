@@ -16,12 +16,14 @@
 //! let mut runner = TestRunner::new_with_rng(Config::with_cases(32), rng);
 //! runner
 //!     .run(&(strategies::scenario(), strategies::fault()), |(scenario, fault)| {
-//!         // Creates, unlinks and renames of a name in the parent.
-//!         assert!(matches!(
-//!             scenario.op,
-//!             Op::Create { parent, .. } | Op::Unlink { parent, .. } | Op::Rename { parent, .. }
-//!                 if parent == strategies::PARENT
-//!         ));
+//!         // Creates, unlinks and renames of a name in the parent, or of a remote directory.
+//!         assert!(match scenario.op {
+//!             Op::Create { parent, .. }
+//!             | Op::Unlink { parent, .. }
+//!             | Op::Rename { parent, .. }
+//!             | Op::RenameOver { parent, .. } => parent == strategies::PARENT,
+//!             Op::RenameDir { .. } => true,
+//!         });
 //!         // Every invariant of MODEL.md §4 holds on the reference coordinator.
 //!         model::check(&scenario, fault).map_err(|v| TestCaseError::fail(v.to_string()))?;
 //!         Ok(())
@@ -38,8 +40,8 @@
 //! ```
 
 use super::checker::Scenario;
-use super::coordinator::{Fault, Op};
 use super::creds::Creds;
+use super::operation::{Fault, Op};
 use super::store::{Attrs, Object, Store, Xattrs};
 use alloc::vec::Vec;
 use lustre_dne_intent::intent::MliBuf;
@@ -277,10 +279,21 @@ pub fn op() -> impl Strategy<Value = Op> {
     let existing = prop::sample::select(vec![&b"a"[..], b"a", b"b", b"d", b"new", b".."])
         .prop_map(<[u8]>::to_vec);
     let ftype = prop::sample::select(vec![S_IFDIR, S_IFDIR, S_IFREG, S_IFREG, S_IFLNK, S_IFSOCK]);
+    // Objects `store()` may hold: its first two children, the parent, the root, and one FID
+    // no store has (a target or source that is gone).
+    let object = prop::sample::select(vec![
+        LuFid::new(0x2_0000_0401, 0x100, 0),
+        LuFid::new(0x2_0000_0401, 0x101, 0),
+        PARENT,
+        LuFid::ROOT,
+        LuFid::new(0x2_0000_0401, 0xdead, 0),
+    ]);
     prop_oneof![
-        3 => (name.clone(), ftype, 0u32..0o10000).prop_map(|(name, t, perm)| Op::Create { parent: PARENT, name, mode: t | perm }),
-        1 => existing.clone().prop_map(|name| Op::Unlink { parent: PARENT, name }),
-        1 => existing.prop_map(|name| Op::Rename { parent: PARENT, name }),
+        6 => (name.clone(), ftype, 0u32..0o10000).prop_map(|(name, t, perm)| Op::Create { parent: PARENT, name, mode: t | perm }),
+        2 => existing.clone().prop_map(|name| Op::Unlink { parent: PARENT, name }),
+        2 => existing.clone().prop_map(|name| Op::Rename { parent: PARENT, name }),
+        1 => (existing, object.clone()).prop_map(|(name, target)| Op::RenameOver { parent: PARENT, name, target }),
+        1 => object.prop_map(|source| Op::RenameDir { source }),
     ]
 }
 

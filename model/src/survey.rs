@@ -4,15 +4,15 @@
 //! beside them.
 
 use super::checker::{Report, Scenario, Violation, check};
-use super::coordinator::{Fault, Op, Trace};
 use super::creds::Creds;
+use super::operation::{Fault, Op, Trace};
 use super::store::{Attrs, Object, Store, Xattrs, dmv_bytes, lov_bytes};
 use alloc::vec::Vec;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag, LmvHashType, LmvMd, PoolName};
 
-pub use super::coordinator::Label;
+pub use super::operation::Label;
 
 /// The design's operations, in the order of its tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -329,7 +329,7 @@ pub fn row(op: DesignOp, fault: Fault) -> Result<Row, Violation> {
 /// For each read of the standard run, in order, whether the intent run issued it too (the
 /// same item at the same step; a read it issued is matched once).
 pub fn still_read(standard: &Trace, intent: &Trace) -> Vec<bool> {
-    let mut left: Vec<Option<&super::coordinator::SyncRead>> =
+    let mut left: Vec<Option<&super::operation::SyncRead>> =
         intent.sync_reads.iter().map(Some).collect();
     standard
         .sync_reads
@@ -342,8 +342,8 @@ pub fn still_read(standard: &Trace, intent: &Trace) -> Vec<bool> {
 }
 
 /// A read in words, for the tool: `attr_get [0x200000401:0x1:0x0]`, `lookup "newdir" in …`.
-pub fn describe(item: &super::coordinator::Item) -> alloc::string::String {
-    use super::coordinator::Item;
+pub fn describe(item: &super::operation::Item) -> alloc::string::String {
+    use super::operation::Item;
     use alloc::format;
     use lustre_dne_intent::intent::MliBuf;
     match item {

@@ -19,7 +19,7 @@ use lustre_dne_intent::mode::{S_IFDIR, S_IFREG};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::AclView;
 use lustre_dne_intent_model::Creds;
-use lustre_dne_intent_model::helper::{LocalSource, prepare};
+use lustre_dne_intent_model::mdd::{LocalSource, prepare};
 use lustre_dne_intent_model::store::{Attrs, Entry, Object, Store, Xattrs};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

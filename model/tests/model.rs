@@ -29,8 +29,9 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases() / 10, max_shrink_iters: 2000, ..ProptestConfig::default() })]
 
-    /// The renames the strategies do not draw, onto an existing target and of a remote
-    /// directory, over random stores and callers: every invariant holds under every fault.
+    /// More of the renames onto an existing target and of a remote directory (the strategies
+    /// draw them too, from a fixed list of FIDs), here with any object the store holds: every
+    /// invariant holds under every fault.
     #[test]
     fn the_other_renames_hold_every_invariant(
         sc in strategies::scenario(),

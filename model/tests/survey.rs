@@ -3,7 +3,7 @@
 //! intents, and with intents exactly those each fault leaves to read, fault by fault.
 
 use lustre_dne_intent::intent::MliBuf;
-use lustre_dne_intent_model::coordinator::{Label, SyncRead};
+use lustre_dne_intent_model::operation::{Label, SyncRead};
 use lustre_dne_intent_model::survey::{
     self, DIR, DesignOp, PARENT, SOURCE, Source, TARGET, account, counts,
 };
@@ -297,13 +297,13 @@ fn counts_come_from_the_trace() {
 #[test]
 fn a_big_endian_coordinator_issues_the_same_reads() {
     use lustre_dne_intent::Endian;
-    use lustre_dne_intent_model::coordinator::run_intent_in;
+    use lustre_dne_intent_model::operation::run_intent_with_order;
     use lustre_dne_intent_model::{Mutations, ReferenceHandler};
     for op in DesignOp::ALL {
         let sc = op.scenario();
         for fault in Fault::all() {
             let little = account(op, fault).expect("holds").report.intent;
-            let big = run_intent_in(
+            let big = run_intent_with_order(
                 Endian::Big,
                 &sc.store,
                 &sc.creds,

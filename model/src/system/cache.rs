@@ -10,7 +10,7 @@
 //!   is held, and is dropped when `L` is cancelled.
 
 use super::Mutation;
-use crate::helper::{ObjInfo, ParentSource};
+use crate::mdd::{ObjInfo, ParentSource};
 use crate::store::{Attrs, Entry, Store};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -161,7 +161,7 @@ impl ParentSource for Source<'_> {
     fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Vec<u8>> {
         let store = self.store;
         cached(&mut self.cache.xattrs, &(fid, which), || {
-            crate::helper::LocalSource(store).xattr_of(fid, which)
+            crate::mdd::LocalSource(store).xattr_of(fid, which)
         })
     }
     fn root_lov(&mut self) -> Option<Vec<u8>> {

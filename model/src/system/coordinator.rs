@@ -5,12 +5,11 @@
 use super::Mutation;
 use super::cache::{Origin, OspCache, Source};
 use super::net::{LockSpec, Sending};
-use super::ops::{
-    Decision, PARENT, SysOp, Target, change_checks, rename_source_checks, target_fid, unlink_checks,
-};
-use crate::coordinator::name_hash;
+use super::ops::{Decision, PARENT, SysOp, Target, target_fid};
+use super::standard::{change_checks, rename_source_checks, unlink_checks};
 use crate::creds::Creds;
-use crate::helper::{Lookup, derive_child, prepare};
+use crate::mdd::{Lookup, derive_child, prepare};
+use crate::operation::name_hash;
 use crate::store::{Attrs, Entry, Store};
 use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
@@ -75,7 +74,7 @@ pub enum Pending {
         /// xid.
         xid: u16,
         /// What it writes.
-        update: super::ops::Update,
+        update: super::txn::Update,
     },
 }
 
@@ -449,7 +448,7 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
             };
             let attrs = c.cache.object_attrs(store, source);
             let info = {
-                use crate::helper::ParentSource;
+                use crate::mdd::ParentSource;
                 Source {
                     cache: &mut c.cache,
                     store,
@@ -480,7 +479,7 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
 /// The pre-lock reads: the parent's attributes (`mdt_check_resource_ids`), and for a changer
 /// on a child the name's resolution and the child's attributes.
 pub fn pre_lock(c: &mut Coord, store: &Store, op: &SysOp) {
-    use crate::helper::ParentSource;
+    use crate::mdd::ParentSource;
     let mut src = Source {
         cache: &mut c.cache,
         store,
@@ -499,7 +498,7 @@ pub fn pre_lock(c: &mut Coord, store: &Store, op: &SysOp) {
 
 /// Rename: the source object's instantiation read (`lod_object_init`), before its lock.
 pub fn instantiate(c: &mut Coord, store: &Store) {
-    use crate::helper::ParentSource;
+    use crate::mdd::ParentSource;
     if let Some((fid, _)) = c.entry {
         let _ = Source {
             cache: &mut c.cache,

@@ -7,17 +7,32 @@ use super::ops::{Decision, SysOp};
 use super::parent::{Effects, Parent};
 use super::props::{self, bit};
 use super::scopes::Scope;
-pub use super::state::{Action, SysState, SystemModel};
-use super::state::{coord_name, is_replay, node_name};
+pub use super::state::{Action, Log, SysState, SystemModel};
+use super::state::{coord_name, is_replay, log_line, node_name};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
 use stateright::{Model, Property};
 
 impl SystemModel {
     /// A model of `scope` with `mutation`.
     pub fn new(scope: Scope, mutation: Mutation) -> Self {
-        SystemModel { scope, mutation }
+        SystemModel {
+            scope,
+            mutation,
+            reached: Default::default(),
+        }
+    }
+
+    /// The interesting paths (`props::bit`) reached by the transitions explored so far.
+    pub fn reached(&self) -> u16 {
+        self.reached.load(Ordering::Relaxed)
+    }
+
+    /// Forgets what [`SystemModel::reached`] has seen (a new check of the same model).
+    pub fn reset_reached(&self) {
+        self.reached.store(0, Ordering::Relaxed);
     }
 
     pub(super) fn op(&self, c: u8, pc: u8) -> Option<&SysOp> {
@@ -39,14 +54,7 @@ impl SystemModel {
             .count()
     }
 
-    pub(super) fn commit(
-        &self,
-        s: &mut SysState,
-        c: u8,
-        pc: u8,
-        d: Decision,
-        log: &mut Vec<String>,
-    ) {
+    pub(super) fn commit(&self, s: &mut SysState, c: u8, pc: u8, d: Decision, log: &mut Log) {
         s.done.push((c, pc, d));
         if !props::serializable(self, s) {
             s.violate(
@@ -66,7 +74,7 @@ impl SystemModel {
                 ),
             );
         }
-        log.push(format!("{} commits its decision", coord_name(c)));
+        log_line!(log, format!("{} commits its decision", coord_name(c)));
     }
 
     pub(super) fn next_op(&self, s: &mut SysState, c: u8) {
@@ -84,14 +92,17 @@ impl SystemModel {
         };
     }
 
-    fn deliver(&self, s: &mut SysState, i: usize, log: &mut Vec<String>) {
+    fn deliver(&self, s: &mut SysState, i: usize, log: &mut Log) {
         let env = s.net.remove(i);
-        log.push(format!(
-            "{} receives from {}: {}",
-            node_name(env.dst),
-            node_name(env.src),
-            describe(&env.msg)
-        ));
+        log_line!(
+            log,
+            format!(
+                "{} receives from {}: {}",
+                node_name(env.dst),
+                node_name(env.src),
+                describe(&env.msg)
+            )
+        );
         match (env.dst, env.src) {
             (Node::Parent, Node::Coord(c)) => {
                 let fx = match &env.msg {
@@ -120,15 +131,6 @@ impl SystemModel {
                             self.enqueue_reply(s, c, k, bytes, log);
                         }
                     }
-                    Msg::BlockingAst { lock }
-                        if s.coords[ci].held.iter().any(|h| h.id == *lock) =>
-                    {
-                        s.reached |= bit::BLOCKING_AST;
-                        log.push(format!(
-                            "{}: lock #{lock} will be cancelled at release",
-                            coord_name(c)
-                        ));
-                    }
                     Msg::UpdateReply { xid } => {
                         let co = &mut s.coords[ci];
                         if co.pending.as_ref().is_some_and(|p| p.xid() == *xid) {
@@ -147,8 +149,10 @@ impl SystemModel {
         }
     }
 
-    fn effects(&self, s: &mut SysState, fx: Effects, log: &mut Vec<String>) {
-        log.extend(fx.log);
+    fn effects(&self, s: &mut SysState, fx: Effects, log: &mut Log) {
+        for l in fx.log {
+            log.push(l);
+        }
         if fx.resend_rerun {
             s.reached |= bit::RESEND;
         }
@@ -166,12 +170,39 @@ impl SystemModel {
             }
         }
         for e in fx.out {
-            s.send(e);
+            match (e.dst, &e.msg) {
+                // A blocking AST changes nothing but the `reached` bit (the coordinator cancels
+                // at its release anyway), so it is delivered at once instead of travelling: one
+                // interleaving of the network's, and no states that differ only by an AST in
+                // flight (MODEL.md §6.6).
+                (Node::Coord(c), Msg::BlockingAst { lock }) => {
+                    log_line!(
+                        log,
+                        format!(
+                            "{} receives from {}: {}",
+                            coord_name(c),
+                            node_name(Node::Parent),
+                            describe(&e.msg)
+                        )
+                    );
+                    if s.coords[usize::from(c)].held.iter().any(|h| h.id == *lock) {
+                        s.reached |= bit::BLOCKING_AST;
+                        log_line!(
+                            log,
+                            format!(
+                                "{}: lock #{lock} will be cancelled at release",
+                                coord_name(c)
+                            )
+                        );
+                    }
+                }
+                _ => s.send(e),
+            }
         }
     }
 
     /// The transition, with a log of what happened (for counterexamples).
-    pub fn step(&self, last: &SysState, a: Action, log: &mut Vec<String>) -> Option<SysState> {
+    pub fn step(&self, last: &SysState, a: Action, log: &mut Log) -> Option<SysState> {
         let mut s = last.clone();
         match a {
             Action::Step(c) => self.local_step(&mut s, c, log),
@@ -179,12 +210,15 @@ impl SystemModel {
             Action::Lose(i) => {
                 let e = s.net.remove(usize::from(i));
                 s.losses -= 1;
-                log.push(format!(
-                    "lost: {} → {}: {}",
-                    node_name(e.src),
-                    node_name(e.dst),
-                    describe(&e.msg)
-                ));
+                log_line!(
+                    log,
+                    format!(
+                        "lost: {} → {}: {}",
+                        node_name(e.src),
+                        node_name(e.dst),
+                        describe(&e.msg)
+                    )
+                );
             }
             Action::Resend(c) => self.resend(&mut s, c, log),
             Action::Reconnect(c) => {
@@ -198,11 +232,14 @@ impl SystemModel {
                         && (e.src == Node::Coord(c) || e.dst == Node::Coord(c))
                         && !is_replay(e))
                 });
-                log.push(format!(
-                    "{} reconnects to the parent: the connect flag is now {}",
-                    coord_name(c),
-                    if flag { "set" } else { "clear" }
-                ));
+                log_line!(
+                    log,
+                    format!(
+                        "{} reconnects to the parent: the connect flag is now {}",
+                        coord_name(c),
+                        if flag { "set" } else { "clear" }
+                    )
+                );
             }
             Action::Restart => {
                 s.restarts -= 1;
@@ -210,7 +247,10 @@ impl SystemModel {
                 s.net
                     .retain(|e| e.src != Node::Parent && e.dst != Node::Parent);
                 s.reached |= bit::REPLAY;
-                log.push("the parent MDT restarts: its locks are replayed".into());
+                log_line!(
+                    log,
+                    "the parent MDT restarts: its locks are replayed".into()
+                );
                 for c in 0..s.coords.len() {
                     let order = self.scope.coords[c].order;
                     let held = s.coords[c].held.clone();
@@ -237,6 +277,7 @@ impl SystemModel {
                 }
             }
         }
+        s.forget_unreadable();
         Some(s)
     }
 }
@@ -318,7 +359,14 @@ impl Model for SystemModel {
     }
 
     fn next_state(&self, last: &SysState, a: Action) -> Option<SysState> {
-        self.step(last, a, &mut Vec::new())
+        let mut next = self.step(last, a, &mut Log::off())?;
+        // What a transition reached is recorded in the model, not the state: a state's futures
+        // do not depend on it, so keeping it would only split states.
+        if next.reached != 0 {
+            self.reached.fetch_or(next.reached, Ordering::Relaxed);
+            next.reached = 0;
+        }
+        Some(next)
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
@@ -326,8 +374,8 @@ impl Model for SystemModel {
     }
 
     fn format_step(&self, last: &SysState, a: Action) -> Option<String> {
-        let mut log = Vec::new();
+        let mut log = Log::on();
         self.step(last, a, &mut log)?;
-        Some(log.join("; "))
+        Some(log.into_lines().join("; "))
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! - [`locks`]: the LDLM IBITS lock table and Lustre's compatibility matrix;
 //! - [`net`]: the network and its messages (real encoded enqueues and replies);
-//! - [`ops`]: operations, decisions, transactions and the standard path;
+//! - [`ops`]: operations and decisions; [`txn`]: the transactions and their executor;
+//!   [`standard`]: the standard path, which defines the right decision;
 //! - [`cache`]: the OSP cache with the design's suppression;
 //! - [`coordinator`] and [`parent`]: the actors;
 //! - [`engine`]: the state, the actions and the transition function (the coordinators' own
@@ -13,7 +14,7 @@
 //! - [`props`]: the properties; [`scopes`]: the named scopes;
 //! - [`report`]: running a check and printing a counterexample.
 //!
-//! The sequential model ([`crate::coordinator`], [`crate::checker`]) stays the
+//! The sequential model ([`crate::operation`], [`crate::checker`]) stays the
 //! fast oracle of the property tests; this model reuses its handler and helper.
 
 pub mod cache;
@@ -26,11 +27,13 @@ pub mod parent;
 pub mod props;
 pub mod report;
 pub mod scopes;
+pub mod standard;
 mod state;
 mod steps;
 pub mod symmetry;
+pub mod txn;
 
-pub use engine::{Action, SysState, SystemModel};
+pub use engine::{Action, Log, SysState, SystemModel};
 pub use report::{CheckOutcome, PropertyResult, Strategy, check};
 pub use scopes::{Scope, scope, scope_names};
 

@@ -4,7 +4,7 @@
 //! plain enqueue is `ptlrpc_body` + `ldlm_request`, its reply `ptlrpc_body` + `ldlm_reply`.
 //! Blocking ASTs, cancels and OUT_UPDATE transactions are carried as values.
 
-use super::ops::Update;
+use super::txn::Update;
 use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;

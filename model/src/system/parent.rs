@@ -6,9 +6,10 @@ use super::locks::{Lock, LockTable, Owner};
 use super::net::{
     ELDLM_LOCK_ABORTED, Envelope, Incoming, LockSpec, Msg, Node, order_of, plain_reply,
 };
-use super::ops::{Update, apply};
+use super::txn::{Update, apply};
 use crate::handler::{HandlerFaults, handle};
 use crate::store::Store;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::errno::EPROTO;
@@ -31,8 +32,8 @@ pub struct Queued {
 /// The parent MDT's state.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Parent {
-    /// The objects.
-    pub store: Store,
+    /// The objects (shared between states until a transaction changes them).
+    pub store: Arc<Store>,
     /// The namespace's locks.
     pub locks: LockTable,
     /// Next lock id.
@@ -66,7 +67,7 @@ impl Parent {
     /// A parent MDT over `store`.
     pub fn new(store: Store) -> Self {
         Parent {
-            store,
+            store: Arc::new(store),
             locks: LockTable::default(),
             next_id: 1,
             queued: Vec::new(),
@@ -296,7 +297,7 @@ impl Parent {
     pub fn update(&mut self, c: u8, xid: u16, u: &Update) -> Effects {
         let mut fx = Effects::default();
         if !self.committed.contains(&(c, xid)) {
-            apply(&mut self.store, u);
+            apply(Arc::make_mut(&mut self.store), u);
             self.committed.push((c, xid));
             self.committed.sort_unstable();
             fx.executed = Some((c, xid));

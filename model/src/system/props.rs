@@ -2,7 +2,7 @@
 //! reached so that neither is vacuous.
 
 use super::coordinator::Phase;
-use super::ops::serial;
+use super::standard::serial;
 use super::state::{SysState, SystemModel};
 use alloc::vec::Vec;
 use stateright::Property;
@@ -76,7 +76,7 @@ pub fn serializable(m: &SystemModel, s: &SysState) -> bool {
     let matches = |idx: &[usize]| {
         let order: Vec<_> = idx.iter().map(|&k| ops[k]).collect();
         let (ds, store) = serial(&m.scope.store, &order);
-        store == s.parent.store && idx.iter().zip(&ds).all(|(&k, d)| s.done[k].2 == *d)
+        store == *s.parent.store && idx.iter().zip(&ds).all(|(&k, d)| s.done[k].2 == *d)
     };
     if matches(&idx) {
         return true;
@@ -137,12 +137,12 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
                 && s.parent.locks.granted.is_empty()
                 && s.parent.locks.waiting.is_empty()
         }),
-        Property::sometimes(name::WAIT, |_, s: &SysState| {
-            s.reached & bit::CONFLICT_WAIT != 0
-        }),
-        Property::sometimes(name::BLOCKING, |_, s: &SysState| {
-            s.reached & bit::BLOCKING_AST != 0
-        }),
+        Property::sometimes(name::WAIT, |m: &SystemModel, _: &SysState| m.reached()
+            & bit::CONFLICT_WAIT
+            != 0),
+        Property::sometimes(name::BLOCKING, |m: &SystemModel, _: &SysState| m.reached()
+            & bit::BLOCKING_AST
+            != 0),
     ];
     let sc = &m.scope;
     if sc
@@ -150,28 +150,33 @@ pub fn properties(m: &SystemModel) -> Vec<Property<SystemModel>> {
         .iter()
         .any(|c| c.intent_groups < c.creds.groups.len())
     {
-        v.push(Property::sometimes(name::ADVISORY, |_, s: &SysState| {
-            s.reached & bit::ADVISORY != 0
-        }));
+        v.push(Property::sometimes(
+            name::ADVISORY,
+            |m: &SystemModel, _: &SysState| m.reached() & bit::ADVISORY != 0,
+        ));
     }
     if sc.losses > 0 || sc.dups > 0 {
-        v.push(Property::sometimes(name::RESEND, |_, s: &SysState| {
-            s.reached & bit::RESEND != 0
-        }));
+        v.push(Property::sometimes(
+            name::RESEND,
+            |m: &SystemModel, _: &SysState| m.reached() & bit::RESEND != 0,
+        ));
     }
     if sc.reconnects > 0 {
-        v.push(Property::sometimes(name::RECONNECT, |_, s: &SysState| {
-            s.reached & bit::RECONNECT != 0
-        }));
+        v.push(Property::sometimes(
+            name::RECONNECT,
+            |m: &SystemModel, _: &SysState| m.reached() & bit::RECONNECT != 0,
+        ));
         // A reconnect without the flag is what sends an operation down the standard path.
-        v.push(Property::sometimes(name::FALLBACK, |_, s: &SysState| {
-            s.reached & bit::FALLBACK != 0
-        }));
+        v.push(Property::sometimes(
+            name::FALLBACK,
+            |m: &SystemModel, _: &SysState| m.reached() & bit::FALLBACK != 0,
+        ));
     }
     if sc.restarts > 0 {
-        v.push(Property::sometimes(name::REPLAY, |_, s: &SysState| {
-            s.reached & bit::REPLAY != 0
-        }));
+        v.push(Property::sometimes(
+            name::REPLAY,
+            |m: &SystemModel, _: &SysState| m.reached() & bit::REPLAY != 0,
+        ));
     }
     v
 }

@@ -84,8 +84,9 @@ pub fn narrate(model: &SystemModel, path: Vec<(SysState, Option<Action>)>) -> Ve
     let mut out = Vec::new();
     for (n, (state, action)) in path.into_iter().enumerate() {
         let Some(a) = action else { continue };
-        let mut log = Vec::new();
+        let mut log = super::engine::Log::on();
         let _ = model.step(&state, a, &mut log);
+        let mut log = log.into_lines();
         if log.is_empty() {
             log.push(alloc::format!("{a:?}"));
         }
@@ -102,6 +103,7 @@ pub fn narrate(model: &SystemModel, path: Vec<(SysState, Option<Action>)>) -> Ve
 
 /// Checks `model` exhaustively.
 pub fn check(model: SystemModel, strategy: Strategy, threads: usize) -> CheckOutcome {
+    model.reset_reached();
     let narrator = model.clone();
     let start = std::time::Instant::now();
     let threads = threads.max(1);
@@ -202,7 +204,12 @@ fn collect<C: Checker<SystemModel>>(
             Expectation::Sometimes => "sometimes",
         };
         let is_example = p.expectation == Expectation::Sometimes;
-        let holds = found.is_some() == is_example;
+        // An example's condition reads what the explored transitions reached (the model
+        // records it, not the states): asked once the walk is over, it sees all of them.
+        let holds = match (is_example, model.init_states().first()) {
+            (true, Some(s)) => (p.condition)(model, s),
+            _ => found.is_some() == is_example,
+        };
         // Stateright's BFS keeps the last violating state it visits, not the first; an
         // invariant's counterexample is searched again here, breadth first, to be shortest.
         let found = match (&found, p.expectation) {

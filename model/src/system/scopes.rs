@@ -169,9 +169,25 @@ fn setstripe() -> SysOp {
     }
 }
 
+fn chmod_parent() -> SysOp {
+    SysOp::Set {
+        target: Target::Parent,
+        change: Change::Mode(0o770),
+    }
+}
+
 /// The names of the scopes.
-pub fn scope_names() -> [&'static str; 6] {
-    ["small", "default", "rename", "recovery", "wide", "three"]
+pub fn scope_names() -> [&'static str; 8] {
+    [
+        "small",
+        "pair",
+        "default",
+        "rename",
+        "recovery",
+        "wide",
+        "three",
+        "three-two",
+    ]
 }
 
 /// A scope by name.
@@ -196,6 +212,13 @@ pub fn scope(name: &str) -> Option<Scope> {
                 partial(alloc::vec![create(0)]),
                 full(alloc::vec![create(0)])
             ],
+        ),
+        "pair" => base(
+            "pair",
+            "2 interchangeable coordinators (MDT0002's caller, little-endian) creating the same \
+             name; 1 loss, 1 reconnect (symmetry reduced; sized for debug CI)",
+            store(false),
+            alloc::vec![full(alloc::vec![create(0)]), full(alloc::vec![create(0)])],
         ),
         "default" => base(
             "default",
@@ -249,8 +272,6 @@ pub fn scope(name: &str) -> Option<Scope> {
                 }]),
             ],
         ),
-        // Two operations each does not fit in minutes (docs/model.md, "Scale"): the scripts
-        // are one operation each, and the faults all of them.
         "three" => Scope {
             restarts: 1,
             ..base(
@@ -262,6 +283,21 @@ pub fn scope(name: &str) -> Option<Scope> {
                     partial(alloc::vec![create(0)]),
                     full(alloc::vec![setstripe()]),
                     full(alloc::vec![setstripe()]),
+                ],
+            )
+        },
+        "three-two" => Scope {
+            restarts: 1,
+            ..base(
+                "three-two",
+                "3 coordinators with two operations each (MDT0001, big-endian: create a, \
+                 create b; MDT0002 and MDT0003, interchangeable: setstripe the parent, chmod \
+                 the parent 0770); 1 loss, 1 reconnect, 1 parent restart",
+                store(false),
+                alloc::vec![
+                    partial(alloc::vec![create(0), create(1)]),
+                    full(alloc::vec![setstripe(), chmod_parent()]),
+                    full(alloc::vec![setstripe(), chmod_parent()]),
                 ],
             )
         },

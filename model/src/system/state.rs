@@ -2,14 +2,16 @@
 //! properties read.
 
 use super::Mutation;
-use super::coordinator::Coord;
+use super::coordinator::{Coord, Pending};
 use super::net::{Envelope, Msg, Node, parse_enqueue};
 use super::ops::Decision;
 use super::parent::Parent;
 use super::scopes::Scope;
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::sync::atomic::AtomicU16;
 
 /// The model: a scope and a mutation.
 #[derive(Debug, Clone)]
@@ -18,7 +20,59 @@ pub struct SystemModel {
     pub scope: Scope,
     /// The deliberate bug, if any.
     pub mutation: Mutation,
+    /// The interesting paths (`props::bit`) reached by every transition explored so far, shared
+    /// by the checker's threads: a state does not carry them, so two states that differ only in
+    /// how they were reached are one (MODEL.md §6.6).
+    pub(super) reached: Arc<AtomicU16>,
 }
+
+/// The log of one transition, for counterexamples: off while the checker explores, so that
+/// no line is formatted then.
+#[derive(Debug, Default)]
+pub struct Log {
+    lines: Option<Vec<String>>,
+}
+
+impl Log {
+    /// A log that keeps its lines.
+    pub fn on() -> Self {
+        Log {
+            lines: Some(Vec::new()),
+        }
+    }
+
+    /// A log that formats nothing.
+    pub fn off() -> Self {
+        Log { lines: None }
+    }
+
+    /// True when lines are kept.
+    pub fn is_on(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    /// Keeps `line` (when on).
+    pub fn push(&mut self, line: String) {
+        if let Some(l) = &mut self.lines {
+            l.push(line);
+        }
+    }
+
+    /// The lines kept.
+    pub fn into_lines(self) -> Vec<String> {
+        self.lines.unwrap_or_default()
+    }
+}
+
+/// Adds a line to a [`Log`], formatting it only when the log is on.
+macro_rules! log_line {
+    ($log:expr, $line:expr) => {
+        if $log.is_on() {
+            $log.push($line)
+        }
+    };
+}
+pub(super) use log_line;
 
 /// One state of the whole system.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -37,7 +91,8 @@ pub struct SysState {
     pub reconnects: u8,
     /// Parent restarts left.
     pub restarts: u8,
-    /// Interesting paths reached (`props::bit`).
+    /// Interesting paths reached by the transition into this state (`props::bit`); the
+    /// checker moves them into [`SystemModel::reached`], so every stored state has 0 here.
     pub reached: u16,
     /// Safety properties broken (`props::bit`).
     pub broken: u16,
@@ -95,6 +150,35 @@ impl SysState {
                 self.note = Some(note);
             }
         }
+    }
+
+    /// Forgets what no future step can read, so that states that differ only there are one
+    /// (MODEL.md §6.6):
+    /// - the parent's enqueue and transaction records of `(c, xid)`: a record is read only when
+    ///   a request `(c, xid)` arrives, and one can arrive only while it is in flight or is `c`'s
+    ///   outstanding RPC (a resend); a new request takes a fresh xid;
+    pub(super) fn forget_unreadable(&mut self) {
+        let coords = &self.coords;
+        let net = &self.net;
+        let readable = |c: u8, xid: u16, update: bool| {
+            let pending = coords
+                .get(usize::from(c))
+                .and_then(|co| co.pending.as_ref())
+                .is_some_and(|p| p.xid() == xid && matches!(p, Pending::Update { .. }) == update);
+            pending
+                || net.iter().any(|e| {
+                    e.src == Node::Coord(c)
+                        && match &e.msg {
+                            Msg::Enqueue { xid: x, .. } => !update && *x == xid,
+                            Msg::Update { xid: x, .. } => update && *x == xid,
+                            _ => false,
+                        }
+                })
+        };
+        self.parent.seen.retain(|&(c, xid)| readable(c, xid, false));
+        self.parent
+            .committed
+            .retain(|&(c, xid)| readable(c, xid, true));
     }
 
     pub(super) fn recovering(&self) -> bool {

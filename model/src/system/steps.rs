@@ -9,16 +9,16 @@ use super::coordinator::{
 use super::net::{
     ELDLM_LOCK_ABORTED, Envelope, Msg, Node, Sending, describe, plain_enqueue, reply_status,
 };
-use super::ops::{Decision, SysOp, new_fid, standard, update_for};
+use super::ops::{Decision, SysOp, new_fid};
 use super::props::bit;
-use super::state::{SysState, SystemModel, coord_name, node_name};
+use super::standard::standard;
+use super::state::{Log, SysState, SystemModel, coord_name, log_line, node_name};
+use super::txn::update_for;
 use alloc::format;
-use alloc::string::String;
-use alloc::vec::Vec;
 use lustre_dne_intent::intent::RequestView;
 
 impl SystemModel {
-    pub(super) fn send_enqueue(&self, s: &mut SysState, c: u8, k: u8, log: &mut Vec<String>) {
+    pub(super) fn send_enqueue(&self, s: &mut SysState, c: u8, k: u8, log: &mut Log) {
         let spec_c = &self.scope.coords[usize::from(c)];
         let Some(op) = self.op(c, s.coords[usize::from(c)].pc).cloned() else {
             return;
@@ -67,16 +67,19 @@ impl SystemModel {
             dst: Node::Parent,
             msg: Msg::Enqueue { xid, bytes },
         };
-        log.push(format!(
-            "{} → {}: {}",
-            coord_name(c),
-            node_name(Node::Parent),
-            describe(&env.msg)
-        ));
+        log_line!(
+            log,
+            format!(
+                "{} → {}: {}",
+                coord_name(c),
+                node_name(Node::Parent),
+                describe(&env.msg)
+            )
+        );
         s.send(env);
     }
 
-    pub(super) fn local_step(&self, s: &mut SysState, c: u8, log: &mut Vec<String>) {
+    pub(super) fn local_step(&self, s: &mut SysState, c: u8, log: &mut Log) {
         let ci = usize::from(c);
         let m = self.mutation;
         let creds = &self.scope.coords[ci].creds;
@@ -88,21 +91,24 @@ impl SystemModel {
                 let store = &s.parent.store;
                 pre_lock(&mut s.coords[ci], store, &op);
                 s.coords[ci].phase = Phase::Lock(0);
-                log.push(format!(
-                    "{} starts `{}`: pre-lock reads of the parent",
-                    coord_name(c),
-                    op.label()
-                ));
+                log_line!(
+                    log,
+                    format!(
+                        "{} starts `{}`: pre-lock reads of the parent",
+                        coord_name(c),
+                        op.label()
+                    )
+                );
             }
             Phase::Lock(k) => self.send_enqueue(s, c, k, log),
             Phase::Instantiate => {
                 let store = &s.parent.store;
                 instantiate(&mut s.coords[ci], store);
                 s.coords[ci].phase = Phase::Lock(2);
-                log.push(format!(
-                    "{} reads the source object (instantiation)",
-                    coord_name(c)
-                ));
+                log_line!(
+                    log,
+                    format!("{} reads the source object (instantiation)", coord_name(c))
+                );
             }
             Phase::Decide => self.decide_step(s, c, &op, log),
             Phase::Txn => {
@@ -123,12 +129,15 @@ impl SystemModel {
                 });
                 co.phase = Phase::WaitTxn;
                 let msg = Msg::Update { xid, update: u };
-                log.push(format!(
-                    "{} → {}: {}",
-                    coord_name(c),
-                    node_name(Node::Parent),
-                    describe(&msg)
-                ));
+                log_line!(
+                    log,
+                    format!(
+                        "{} → {}: {}",
+                        coord_name(c),
+                        node_name(Node::Parent),
+                        describe(&msg)
+                    )
+                );
                 s.send(Envelope {
                     src: Node::Coord(c),
                     dst: Node::Parent,
@@ -140,12 +149,15 @@ impl SystemModel {
                 for h in &held {
                     s.coords[ci].cache.cancelled(h.cookie, m);
                     let msg = Msg::Cancel { lock: h.id };
-                    log.push(format!(
-                        "{} → {}: {} (cache: what it seeded is dropped)",
-                        coord_name(c),
-                        node_name(Node::Parent),
-                        describe(&msg)
-                    ));
+                    log_line!(
+                        log,
+                        format!(
+                            "{} → {}: {} (cache: what it seeded is dropped)",
+                            coord_name(c),
+                            node_name(Node::Parent),
+                            describe(&msg)
+                        )
+                    );
                     s.send(Envelope {
                         src: Node::Coord(c),
                         dst: Node::Parent,
@@ -163,7 +175,7 @@ impl SystemModel {
     }
 
     /// Use of the results: the decision, checked against a read under the lock.
-    fn decide_step(&self, s: &mut SysState, c: u8, op: &SysOp, log: &mut Vec<String>) {
+    fn decide_step(&self, s: &mut SysState, c: u8, op: &SysOp, log: &mut Log) {
         let ci = usize::from(c);
         let m = self.mutation;
         let creds = &self.scope.coords[ci].creds;
@@ -184,13 +196,16 @@ impl SystemModel {
                     .any(|l| l.id == h.id && l.owner.coord == c && l.owner.cookie == h.cookie)
             });
         let oracle = standard(store, creds, &op);
-        log.push(format!(
-            "{} decides `{}` → {} (a read under the lock gives {})",
-            coord_name(c),
-            op.label(),
-            d.summary(),
-            oracle.summary()
-        ));
+        log_line!(
+            log,
+            format!(
+                "{} decides `{}` → {} (a read under the lock gives {})",
+                coord_name(c),
+                op.label(),
+                d.summary(),
+                oracle.summary()
+            )
+        );
         if !under_locks {
             s.violate(
                 bit::STALE,
@@ -238,7 +253,7 @@ impl SystemModel {
         c: u8,
         k: u8,
         bytes: &[u8],
-        log: &mut Vec<String>,
+        log: &mut Log,
     ) {
         let ci = usize::from(c);
         let m = self.mutation;
@@ -268,15 +283,18 @@ impl SystemModel {
             match &intent {
                 Some(req) => {
                     let body = take_reply(&mut s.coords[ci], req, bytes, xid, name, m);
-                    log.push(format!(
-                        "{}: lock #{handle} granted; {}",
-                        coord_name(c),
-                        if body.is_some() {
-                            "post-grant invalidation suppressed, the reply's results seeded"
-                        } else {
-                            "empty or undecodable results: cache invalidated"
-                        }
-                    ));
+                    log_line!(
+                        log,
+                        format!(
+                            "{}: lock #{handle} granted; {}",
+                            coord_name(c),
+                            if body.is_some() {
+                                "post-grant invalidation suppressed, the reply's results seeded"
+                            } else {
+                                "empty or undecodable results: cache invalidated"
+                            }
+                        )
+                    );
                     if k == 1 {
                         if body.is_none() {
                             s.reached |= bit::FALLBACK;
@@ -286,10 +304,13 @@ impl SystemModel {
                 }
                 None => {
                     s.coords[ci].cache.invalidate_reads();
-                    log.push(format!(
-                        "{}: lock #{handle} granted; cache invalidated",
-                        coord_name(c)
-                    ));
+                    log_line!(
+                        log,
+                        format!(
+                            "{}: lock #{handle} granted; cache invalidated",
+                            coord_name(c)
+                        )
+                    );
                 }
             }
             self.advance(s, c, k, &op);
@@ -302,21 +323,27 @@ impl SystemModel {
                 .ok()
                 .and_then(|v| v.body());
             if let Some(b) = body.filter(|b| b.status != 0) {
-                log.push(format!(
-                    "{}: enqueue aborted, no lock; the intent's status {} is used",
-                    coord_name(c),
-                    b.status
-                ));
+                log_line!(
+                    log,
+                    format!(
+                        "{}: enqueue aborted, no lock; the intent's status {} is used",
+                        coord_name(c),
+                        b.status
+                    )
+                );
                 s.coords[ci].decision = Some(Decision::Error(b.status));
                 s.coords[ci].phase = Phase::Decide;
                 return;
             }
         }
         // No lock: stop sending intents to that peer and enqueue plainly.
-        log.push(format!(
-            "{}: enqueue failed with {status}, no lock; retried without the intent",
-            coord_name(c)
-        ));
+        log_line!(
+            log,
+            format!(
+                "{}: enqueue failed with {status}, no lock; retried without the intent",
+                coord_name(c)
+            )
+        );
         s.coords[ci].no_intents = true;
         let _ = creds;
         self.send_enqueue(s, c, k, log);
@@ -355,7 +382,7 @@ impl SystemModel {
         s.coords[ci].phase = next;
     }
 
-    pub(super) fn resend(&self, s: &mut SysState, c: u8, log: &mut Vec<String>) {
+    pub(super) fn resend(&self, s: &mut SysState, c: u8, log: &mut Log) {
         let ci = usize::from(c);
         let order = self.scope.coords[ci].order;
         let in_flight = self.in_flight(s, c);
@@ -403,11 +430,14 @@ impl SystemModel {
             }
             Pending::Update { xid, update } => Msg::Update { xid, update },
         };
-        log.push(format!(
-            "{} times out and resends: {}",
-            coord_name(c),
-            describe(&msg)
-        ));
+        log_line!(
+            log,
+            format!(
+                "{} times out and resends: {}",
+                coord_name(c),
+                describe(&msg)
+            )
+        );
         s.send(Envelope {
             src: Node::Coord(c),
             dst: Node::Parent,

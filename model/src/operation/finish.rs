@@ -3,7 +3,7 @@
 
 use super::{Answer, Cache, CacheEvent, Item, Mutations, Net, Outcome, Value};
 use crate::creds::{CAP_FOWNER, Creds};
-use crate::helper::{Lookup, Prepared, derive_child, prepare};
+use crate::mdd::{Lookup, Prepared, derive_child, prepare};
 use crate::store::{Attrs, Entry, Store};
 use lustre_dne_intent::errno::{ENOENT, ENOTEMPTY, EPERM};
 use lustre_dne_intent::intent::{McppFlags, MdCreatePrepareRep, MliBuf, Operation, PrepResult};

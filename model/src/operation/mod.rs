@@ -104,7 +104,7 @@ pub fn run_intent_with(
 
 /// [`run_intent_with`] from a coordinator that writes its requests in `order` (`Endian::Big`: a
 /// big-endian coordinator; [`ReferenceHandler`] answers in the request's order).
-pub fn run_intent_in(
+pub fn run_intent_with_order(
     order: Endian,
     store: &Store,
     creds: &Creds,

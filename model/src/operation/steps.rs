@@ -6,7 +6,7 @@
 use super::finish::entry_result;
 use super::{Answer, Env, Fault, Label, Mutations, Net, Op, Outcome, Transaction, intent_enqueue};
 use crate::creds::Creds;
-use crate::helper::ParentSource;
+use crate::mdd::ParentSource;
 use crate::store::Attrs;
 use alloc::vec::Vec;
 use lustre_dne_intent::errno::ENOENT;

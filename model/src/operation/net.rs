@@ -3,7 +3,7 @@
 
 use super::{CacheEvent, Enqueue, Env, Item, Label, SyncRead, Trace};
 use crate::handler::IntentHandler;
-use crate::helper::{ObjInfo, ParentSource};
+use crate::mdd::{ObjInfo, ParentSource};
 use crate::store::{Attrs, Entry, Store};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -65,7 +65,7 @@ impl ParentSource for Net<'_> {
             return v.clone();
         }
         self.note(Item::Xattr(fid, which));
-        let v = crate::helper::LocalSource(self.store).xattr_of(fid, which);
+        let v = crate::mdd::LocalSource(self.store).xattr_of(fid, which);
         self.cache.xattrs.insert((fid, which), v.clone());
         v
     }
