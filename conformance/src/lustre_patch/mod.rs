@@ -22,8 +22,8 @@ mod table;
 pub(crate) mod uapi;
 pub(crate) mod wirecheck;
 
-// The crate's layout tables: the same `wire_struct!` tables the codec's layouts are checked
-// against at compile time.
+// The crate's layouts: the same `#[c_struct]` declarations the codec's raw layouts are
+// checked against at compile time.
 use lustre_dne_intent::structures;
 pub(crate) use lustre_dne_intent::wire::layout;
 
@@ -304,7 +304,7 @@ mod tests {
     }
 
     /// One table per structure: the table the codec checks its raw layout against at compile
-    /// time (`wire_struct!`) is the one the C header, the series and the Wireshark dissector
+    /// time (`#[c_struct]`) is the one the C header, the series and the Wireshark dissector
     /// are made from, so a member moved in it moves in all of them together.
     #[test]
     fn one_table_feeds_the_rust_checks_the_header_the_series_and_the_dissector() {
