@@ -157,7 +157,7 @@
 //!
 //! [`Operation`]: crate::intent::Operation
 //! [`LovMd`]: crate::xattr::LovMd
-//! [`LovMd::member`]: crate::xattr::LovMd::member
+//! [`LovMd::stripe_offset`]: crate::xattr::LovMd::stripe_offset
 //! [`LmmUnion`]: crate::xattr::LmmUnion
 //! [`LovView::to_value_of`]: crate::xattr::LovView::to_value_of
 //! [`LovView::layout_of_guess`]: crate::xattr::LovView::layout_of_guess
