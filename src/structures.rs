@@ -13,7 +13,9 @@ use crate::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
 use crate::xattr::lov::{lov_comp_md_entry_v1, lov_comp_md_v1};
 use crate::xattr::lov::{lov_user_md_v1, lov_user_md_v3, lov_user_ost_data_v1};
 use crate::xattr::ost_id;
-use crate::xattr::{lmv_mds_md_v1, lmv_user_md_v1, lmv_user_mds_data, lov_foreign_md};
+use crate::xattr::{
+    lmv_foreign_md, lmv_mds_md_v1, lmv_user_md_v1, lmv_user_mds_data, lov_foreign_md,
+};
 
 /// Every structure the crate declares, in dependency order (a structure after those it embeds).
 pub const ALL: &[&Layout] = &[
@@ -38,6 +40,7 @@ pub const ALL: &[&Layout] = &[
     lov_user_md_v1::LAYOUT,
     lov_user_md_v3::LAYOUT,
     lov_foreign_md::LAYOUT,
+    lmv_foreign_md::LAYOUT,
     lmv_mds_md_v1::LAYOUT,
     lmv_user_mds_data::LAYOUT,
     lmv_user_md_v1::LAYOUT,

@@ -89,7 +89,7 @@ pub fn lov_comp_payload(n: usize) -> Vec<u8> {
                     pattern: LovPattern::RAID0,
                     stripe_size: 1 << 20,
                     stripe_count: 4,
-                    stripe_offset: 0xffff,
+                    stripe_offset: lustre_dne_intent::xattr::LmmUnion::StripeOffset(0xffff),
                     ..Default::default()
                 }),
             }

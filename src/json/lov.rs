@@ -6,7 +6,7 @@
 use crate::serde_helpers::bytes::padding;
 use crate::wire::LuFid;
 use crate::xattr::{
-    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LmmMember, LmvForm, LmvHashType, LmvMd, LovMd,
+    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LmmUnion, LmvForm, LmvHashType, LmvMd, LovMd,
     LovOstData, LovPattern, OstId, OstIdForm, PoolName,
 };
 use alloc::vec::Vec;
@@ -131,7 +131,7 @@ impl<'de> Deserialize<'de> for LovOstData {
 }
 
 impl Serialize for LovMd {
-    /// The C fields, the union at offset 30 under the name [`LovMd::member`] gives.
+    /// The C fields, the union at offset 30 under the name of the member it holds.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("LovMd", 8)?;
         st.serialize_field("lmm_magic", &self.magic)?;
@@ -139,7 +139,7 @@ impl Serialize for LovMd {
         st.serialize_field("lmm_oi", &self.oi)?;
         st.serialize_field("lmm_stripe_size", &self.stripe_size)?;
         st.serialize_field("lmm_stripe_count", &self.stripe_count)?;
-        st.serialize_field(self.member.name(), &self.stripe_offset)?;
+        st.serialize_field(self.stripe_offset.name(), &self.stripe_offset.value())?;
         st.serialize_field("lmm_pool_name", &self.pool_name)?;
         st.serialize_field("lmm_objects", &self.objects)?;
         st.end()
@@ -166,9 +166,9 @@ impl<'de> Deserialize<'de> for LovMd {
     /// The union under either member's name, exactly one of them.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let i = LovMdIn::deserialize(d)?;
-        let (stripe_offset, member) = match (i.lmm_stripe_offset, i.lmm_layout_gen) {
-            (Some(v), None) => (v, LmmMember::StripeOffset),
-            (None, Some(v)) => (v, LmmMember::LayoutGen),
+        let stripe_offset = match (i.lmm_stripe_offset, i.lmm_layout_gen) {
+            (Some(v), None) => LmmUnion::StripeOffset(v),
+            (None, Some(v)) => LmmUnion::LayoutGen(v),
             (None, None) => {
                 return Err(de::Error::custom(
                     "missing field `lmm_stripe_offset` (or `lmm_layout_gen`: the same union)",
@@ -203,7 +203,6 @@ impl<'de> Deserialize<'de> for LovMd {
             stripe_size: i.lmm_stripe_size,
             stripe_count: i.lmm_stripe_count,
             stripe_offset,
-            member,
             pool_name: i.lmm_pool_name,
             objects: i.lmm_objects,
         })

@@ -65,11 +65,11 @@
 //! - The 16-bit union at offset 30 of a plain LOV layout appears under the member that
 //!   applies, `lmm_layout_gen` in a file's instantiated layout and `lmm_stripe_offset` in a
 //!   directory's default, a template or an uninstantiated component. The owned
-//!   [`LovMd`] carries which one ([`LovMd::member`], a [`LmmMember`]): the decoder sets it from
-//!   the caller's context ([`LovView::to_value_of`]) or from [`LovView::layout_of_guess`]
-//!   (`to_value`), and deserializing sets it from the name found. A field of the value rather
-//!   than a serialization wrapper, so that a payload read back serializes under the same
-//!   name, and `#[derive]`d containers of it need no context; equality ignores it. On input
+//!   [`LovMd`] holds the union with its member ([`LovMd::stripe_offset`], a [`LmmUnion`]):
+//!   the decoder names it from the caller's context ([`LovView::to_value_of`]) or from
+//!   [`LovView::layout_of_guess`] (`to_value`), and deserializing from the name found, so
+//!   that a payload read back serializes under the same name and `#[derive]`d containers of
+//!   it need no context. On input
 //!   exactly one of the two names is required.
 //! - Informational fields, derived from the raw ones: per stripe object `"ostid": {"form":
 //!   "legacy" | "idif" | "fid" | "lov_default", "seq", "id"}` (`ostid_seq()`, `ostid_id()`)
@@ -157,8 +157,8 @@
 //!
 //! [`Operation`]: crate::intent::Operation
 //! [`LovMd`]: crate::xattr::LovMd
-//! [`LovMd::member`]: crate::xattr::LovMd::member
-//! [`LmmMember`]: crate::xattr::LmmMember
+//! [`LovMd::stripe_offset`]: crate::xattr::LovMd::stripe_offset
+//! [`LmmUnion`]: crate::xattr::LmmUnion
 //! [`LovView::to_value_of`]: crate::xattr::LovView::to_value_of
 //! [`LovView::layout_of_guess`]: crate::xattr::LovView::layout_of_guess
 //! [`XattrDoc`]: crate::xattr::XattrDoc

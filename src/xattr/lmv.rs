@@ -412,12 +412,13 @@ impl<'a> LmvView<'a> {
         match super::read_magic(LMV_S, bytes)? {
             LMV_MAGIC_V1 | LMV_MAGIC_STRIPE => LmvMdView::parse(bytes).map(LmvView::Md),
             LMV_MAGIC_FOREIGN => {
-                let v = ForeignView::parse(LMV_FOREIGN_S, bytes)?;
+                let v =
+                    ForeignView::parse(LMV_FOREIGN_S, super::lmv_foreign_md::lfm_length, bytes)?;
                 // lod_xattr_get: "empty foreign LMV is not allowed" (-EINVAL).
                 if v.value().is_empty() {
                     return Err(err_at(
                         LMV_FOREIGN_S,
-                        super::lov_foreign_md::lfm_length,
+                        super::lmv_foreign_md::lfm_length,
                         0,
                         ErrorKind::LmvForeignEmpty,
                     ));

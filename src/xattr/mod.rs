@@ -315,15 +315,37 @@ wire_enum! {
     }
 }
 
-/// The header of a foreign layout, `struct lov_foreign_md` (`struct lmv_foreign_md` has the same
-/// members): `lfm_length` opaque bytes follow.
+/// The header of a foreign file layout, `struct lov_foreign_md`: `lfm_length` opaque bytes
+/// follow.
 #[c_struct(lov_foreign_md, size = 16,
-    doc = "A foreign layout (lustre_user.h); lmv_foreign_md is laid out the same.",
+    doc = "A foreign file layout (lustre_user.h)",
     raw = ForeignMdWire)]
 #[c_member(16, __u8 lfm_value[0], bytes, "the foreign bytes, lfm_length of them")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ForeignMdHeader {
     /// LOV_MAGIC_FOREIGN or LMV_MAGIC_FOREIGN
+    #[c(0, __u32 lfm_magic, hex)]
+    pub magic: u32,
+    /// bytes of lfm_value
+    #[c(4, __u32 lfm_length)]
+    pub length: u32,
+    /// LU_FOREIGN_TYPE_*
+    #[c(8, __u32 lfm_type, enum)]
+    pub foreign_type: ForeignType,
+    /// flags of the foreign type
+    #[c(12, __u32 lfm_flags, hex)]
+    pub flags: u32,
+}
+
+/// The header of a foreign directory layout, `struct lmv_foreign_md`: the members of
+/// [`ForeignMdHeader`] under the LMV's magic; `lfm_length` opaque bytes follow.
+#[c_struct(lmv_foreign_md, size = 16,
+    doc = "A foreign directory layout (lustre_user.h)",
+    raw = LmvForeignMdWire)]
+#[c_member(16, __u8 lfm_value[0], bytes, "the foreign bytes, lfm_length of them")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LmvForeignMdHeader {
+    /// LMV_MAGIC_FOREIGN
     #[c(0, __u32 lfm_magic, hex)]
     pub magic: u32,
     /// bytes of lfm_value
@@ -352,8 +374,13 @@ pub struct ForeignView<'a> {
 
 impl<'a> ForeignView<'a> {
     /// Parses a foreign layout whose magic the caller has already matched: exactly
-    /// 16 + `lfm_length` bytes.
-    pub(crate) fn parse(structure: &'static str, bytes: &'a [u8]) -> Result<Self, DecodeError> {
+    /// 16 + `lfm_length` bytes. `lfm_length` is the member of the caller's structure
+    /// (`lov_foreign_md` or `lmv_foreign_md`) that places the length errors.
+    pub(crate) fn parse(
+        structure: &'static str,
+        lfm_length: crate::wire::layout::FieldAt,
+        bytes: &'a [u8],
+    ) -> Result<Self, DecodeError> {
         let Ok((raw, rest)) = ForeignMdRaw::ref_from_prefix(bytes) else {
             return Err(truncated(structure, FOREIGN_VALUE, bytes.len()));
         };
@@ -361,7 +388,7 @@ impl<'a> ForeignView<'a> {
         if length > XATTR_SIZE_MAX - FOREIGN_VALUE {
             return Err(err_at(
                 structure,
-                lov_foreign_md::lfm_length,
+                lfm_length,
                 0,
                 ErrorKind::OverLimit {
                     value: length as u64,
@@ -372,7 +399,7 @@ impl<'a> ForeignView<'a> {
         if rest.len() != length {
             return Err(err_at(
                 structure,
-                lov_foreign_md::lfm_length,
+                lfm_length,
                 0,
                 ErrorKind::PayloadSizeMismatch {
                     len: bytes.len(),

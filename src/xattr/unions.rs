@@ -33,7 +33,21 @@ pub enum LmmUnion {
     StripeOffset(u16),
 }
 
+impl Default for LmmUnion {
+    /// `lmm_stripe_offset` 0, as a zeroed `lov_user_md` reads in a template.
+    fn default() -> Self {
+        LmmUnion::StripeOffset(0)
+    }
+}
+
 impl LmmUnion {
+    /// The union named `member`, holding `raw`.
+    pub const fn named(raw: u16, member: LmmMember) -> LmmUnion {
+        match member {
+            LmmMember::StripeOffset => LmmUnion::StripeOffset(raw),
+            LmmMember::LayoutGen => LmmUnion::LayoutGen(raw),
+        }
+    }
     /// The member a layout `of` holds; `instantiated` is false for a component without
     /// `LCME_FL_INIT`.
     pub const fn of(raw: u16, of: LayoutOf, instantiated: bool) -> LmmUnion {
@@ -64,9 +78,7 @@ impl LmmUnion {
     }
 }
 
-/// Which member of the union at offset 30 an owned `LovMd` (feature `alloc`) names: only how
-/// the value is shown (`lmm_layout_gen` or `lmm_stripe_offset` in its serde form), never
-/// what is encoded.
+/// Which member of the union at offset 30 a layout holds, without the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum LmmMember {
     /// `lmm_stripe_offset`: a directory default, a template, an uninstantiated component.

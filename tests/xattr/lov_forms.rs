@@ -156,6 +156,17 @@ fn layout_gen_and_stripe_offset_union() {
         m.to_value().union_member(LayoutOf::File, true).name(),
         "lmm_layout_gen"
     );
+    // The owned value holds the member it was decoded as (a file's layout: objects), and two
+    // values that differ only in the member are different values with the same bytes.
+    let owned = m.to_value();
+    assert_eq!(owned.stripe_offset, LmmUnion::LayoutGen(4));
+    let as_dir = m.to_value_named(LmmMember::StripeOffset);
+    assert_eq!(as_dir.stripe_offset, LmmUnion::StripeOffset(4));
+    assert_ne!(owned, as_dir);
+    assert_eq!(
+        Lov::Md(owned).to_bytes().unwrap(),
+        Lov::Md(as_dir).to_bytes().unwrap()
+    );
     // The same payload read as a directory default: one line, the union as stripe_offset.
     let dir = v.getstripe().layout_of(LayoutOf::Dir).to_string();
     assert!(

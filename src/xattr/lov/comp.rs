@@ -133,7 +133,10 @@ impl<'a> LovBlobView<'a> {
             LOV_MAGIC_V1 | LOV_MAGIC_V3 | LOV_MAGIC_SPECIFIC => {
                 LovMdView::parse(blob, uninit).map(LovBlobView::Md)
             }
-            LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, blob).map(LovBlobView::Foreign),
+            LOV_MAGIC_FOREIGN => {
+                ForeignView::parse(FOREIGN_S, crate::xattr::lov_foreign_md::lfm_length, blob)
+                    .map(LovBlobView::Foreign)
+            }
             LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => Err(err(
                 LOV_S,
                 super::lov_user_md_v1::lmm_magic.name,

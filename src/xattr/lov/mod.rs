@@ -260,7 +260,10 @@ impl<'a> LovView<'a> {
                 LovMdView::parse(bytes, false).map(LovView::Md)
             }
             LOV_MAGIC_COMP_V1 | LOV_MAGIC_SEL => LovCompView::parse(bytes).map(LovView::Comp),
-            LOV_MAGIC_FOREIGN => ForeignView::parse(FOREIGN_S, bytes).map(LovView::Foreign),
+            LOV_MAGIC_FOREIGN => {
+                ForeignView::parse(FOREIGN_S, super::lov_foreign_md::lfm_length, bytes)
+                    .map(LovView::Foreign)
+            }
             m => Err(bad_magic(LOV_S, lov_user_md_v1::lmm_magic.name, m, &KNOWN)),
         }
     }

@@ -195,8 +195,7 @@ impl<'a> LovMdView<'a> {
             oi: self.oi(),
             stripe_size: self.stripe_size(),
             stripe_count: self.stripe_count(),
-            stripe_offset: self.stripe_offset(),
-            member,
+            stripe_offset: LmmUnion::named(self.stripe_offset(), member),
             pool_name: self.pool.copied(),
             objects: self.objects().collect(),
         }

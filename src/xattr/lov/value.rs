@@ -2,15 +2,12 @@
 
 use super::OstId;
 use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_V1, LOV_S};
-use super::{LayoutOf, LcmFlags, LcmeFlags, LmmMember, LmmUnion, LovOstData, LovPattern, LovView};
+use super::{LayoutOf, LcmFlags, LcmeFlags, LmmUnion, LovOstData, LovPattern, LovView};
 use crate::error::DecodeError;
 use crate::xattr::PoolName;
 
 /// An owned plain layout (V1, V3 or SPECIFIC).
-///
-/// Equality and hashing compare what is encoded: [`LovMd::member`], which only names the
-/// union in the serde form, is left out.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct LovMd {
     /// [`LOV_MAGIC_V1`], [`LOV_MAGIC_V3`](super::LOV_MAGIC_V3) or [`LOV_MAGIC_SPECIFIC`](super::LOV_MAGIC_SPECIFIC).
     pub magic: u32,
@@ -22,50 +19,21 @@ pub struct LovMd {
     pub stripe_size: u32,
     /// `lmm_stripe_count`.
     pub stripe_count: u16,
-    /// The union at offset 30 as stored: `lmm_stripe_offset` or `lmm_layout_gen`
-    /// ([`LovMd::union_member`] names it by context, [`LovMd::member`] as decoded).
-    pub stripe_offset: u16,
-    /// Which member the union is shown as in the serde form. The decoder sets it from the
-    /// caller's context ([`LovView::to_value_of`]) or its guess; deserializing sets it from the
-    /// name found. Encoding ignores it.
-    pub member: LmmMember,
+    /// The 16-bit union at offset 30 with the member it holds: `lmm_stripe_offset` (a template,
+    /// a directory default, an uninstantiated component) or `lmm_layout_gen` (a file's
+    /// instantiated layout). Both encode as the value; the member names it in the serde form.
+    /// The decoder names it from the caller's context ([`LovView::to_value_of`]) or its guess.
+    pub stripe_offset: LmmUnion,
     /// `lmm_pool_name`: `Some` exactly for V3 and SPECIFIC.
     pub pool_name: Option<PoolName>,
     /// The stripe objects: none (a template) or one per stripe.
     pub objects: alloc::vec::Vec<LovOstData>,
 }
 
-impl PartialEq for LovMd {
-    fn eq(&self, o: &Self) -> bool {
-        (self.magic, self.pattern, self.oi, self.stripe_size)
-            == (o.magic, o.pattern, o.oi, o.stripe_size)
-            && (self.stripe_count, self.stripe_offset) == (o.stripe_count, o.stripe_offset)
-            && self.pool_name == o.pool_name
-            && self.objects == o.objects
-    }
-}
-
-impl Eq for LovMd {}
-
-impl core::hash::Hash for LovMd {
-    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
-        (self.magic, self.pattern, self.oi, self.stripe_size).hash(h);
-        (self.stripe_count, self.stripe_offset, self.pool_name).hash(h);
-        self.objects.hash(h);
-    }
-}
-
 impl LovMd {
-    /// The union as the serde form shows it: [`LovMd::member`] with the stored value.
-    pub fn union(&self) -> LmmUnion {
-        match self.member {
-            LmmMember::StripeOffset => LmmUnion::StripeOffset(self.stripe_offset),
-            LmmMember::LayoutGen => LmmUnion::LayoutGen(self.stripe_offset),
-        }
-    }
     /// The union at offset 30 named by context: see [`LmmUnion::of`].
     pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
-        LmmUnion::of(self.stripe_offset, of, instantiated)
+        LmmUnion::of(self.stripe_offset.value(), of, instantiated)
     }
     fn wire_len(&self) -> usize {
         let hdr = if self.magic == LOV_MAGIC_V1 { 32 } else { 48 };
@@ -78,7 +46,7 @@ impl LovMd {
         out.put_u64_le(self.oi.seq);
         out.put_u32_le(self.stripe_size);
         out.put_u16_le(self.stripe_count);
-        out.put_u16_le(self.stripe_offset);
+        out.put_u16_le(self.stripe_offset.value());
         if self.magic != LOV_MAGIC_V1 {
             out.put_slice(&self.pool_name.unwrap_or_default().0);
         }
