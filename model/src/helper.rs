@@ -30,7 +30,7 @@ pub struct ObjInfo {
     /// `system.posix_acl_access`, when it has one.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub access_acl: Option<Vec<u8>>,
 }
@@ -82,31 +82,31 @@ pub struct ChildState {
     /// Its access ACL (Lustre stores the masked clone even when equivalent to the mode).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub access_acl: Option<Vec<u8>>,
     /// Its default ACL (directories: the parent's).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub default_acl: Option<Vec<u8>>,
     /// Its pin (regular files and directories: the parent's, byte for byte).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub pin: Option<Vec<u8>>,
     /// The default LMV a new directory stores (the parent's, inherit counters stepped).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub dmv: Option<Vec<u8>>,
     /// The layout policy: the default layout a directory stores, or the layout a file uses.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub layout: Option<Vec<u8>>,
 }

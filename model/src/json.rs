@@ -7,7 +7,7 @@ use crate::{Fault, Item, survey};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::fmt;
-use lustre_dne_intent::json::bytes::{HexBlob, HexStr, ser_name};
+use lustre_dne_intent::serde_helpers::bytes::{HexBlob, HexStr, ser_name};
 use lustre_dne_intent::wire::LuFid;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
@@ -40,7 +40,7 @@ impl<'de> Deserialize<'de> for Fault {
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EntryItem {
-    #[serde(with = "lustre_dne_intent::json::bytes::name")]
+    #[serde(with = "lustre_dne_intent::serde_helpers::bytes::name")]
     name: Vec<u8>,
     fid: LuFid,
     /// 0 (unknown) when left out.
@@ -182,7 +182,7 @@ fn de_static<'de, D: Deserializer<'de>>(
     what: &'static str,
     mut known: impl Iterator<Item = &'static str>,
 ) -> Result<&'static str, D::Error> {
-    let s = lustre_dne_intent::json::bytes::BoundedStr::deserialize(d)?;
+    let s = lustre_dne_intent::serde_helpers::bytes::BoundedStr::deserialize(d)?;
     known
         .find(|k| *k == s.as_str())
         .ok_or_else(|| de::Error::custom(format_args!("unknown {what} `{}`", s.as_str())))
@@ -207,7 +207,7 @@ enum CacheEventIn {
     Invalidate,
     Seed {
         item: Item,
-        #[serde(with = "lustre_dne_intent::json::bytes::opt_hex")]
+        #[serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")]
         value: Option<Vec<u8>>,
         state: StateName,
     },

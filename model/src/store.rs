@@ -26,18 +26,18 @@ pub struct Attrs {
     /// Link count.
     pub nlink: u32,
     /// Size.
-    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::json::ints::dec"))]
+    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::serde_helpers::ints::dec"))]
     pub size: u64,
     /// Modification time.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::ints::dec_i64")
+        serde(with = "lustre_dne_intent::serde_helpers::ints::dec_i64")
     )]
     pub mtime: i64,
     /// Change time.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::ints::dec_i64")
+        serde(with = "lustre_dne_intent::serde_helpers::ints::dec_i64")
     )]
     pub ctime: i64,
 }
@@ -103,37 +103,37 @@ pub struct Xattrs {
     /// `system.posix_acl_access`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub access_acl: Option<Vec<u8>>,
     /// `system.posix_acl_default`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub default_acl: Option<Vec<u8>>,
     /// `trusted.pin`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub pin: Option<Vec<u8>>,
     /// `trusted.lmv`.
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub lmv: Option<Vec<u8>>,
     /// `trusted.lov` (a directory's default layout).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub lov: Option<Vec<u8>>,
     /// `trusted.dmv` (default directory striping).
     #[cfg_attr(
         feature = "serde",
-        serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
     pub dmv: Option<Vec<u8>>,
 }

@@ -22,7 +22,7 @@ pub enum Op {
         /// The new name.
         #[cfg_attr(
             feature = "serde",
-            serde(with = "lustre_dne_intent::json::bytes::name")
+            serde(with = "lustre_dne_intent::serde_helpers::bytes::name")
         )]
         name: Vec<u8>,
         /// Requested mode.
@@ -35,7 +35,7 @@ pub enum Op {
         /// The name to remove.
         #[cfg_attr(
             feature = "serde",
-            serde(with = "lustre_dne_intent::json::bytes::name")
+            serde(with = "lustre_dne_intent::serde_helpers::bytes::name")
         )]
         name: Vec<u8>,
     },
@@ -47,7 +47,7 @@ pub enum Op {
         /// The source name.
         #[cfg_attr(
             feature = "serde",
-            serde(with = "lustre_dne_intent::json::bytes::name")
+            serde(with = "lustre_dne_intent::serde_helpers::bytes::name")
         )]
         name: Vec<u8>,
     },
@@ -60,7 +60,7 @@ pub enum Op {
         /// The source name.
         #[cfg_attr(
             feature = "serde",
-            serde(with = "lustre_dne_intent::json::bytes::name")
+            serde(with = "lustre_dne_intent::serde_helpers::bytes::name")
         )]
         name: Vec<u8>,
         /// The object the existing target name holds.

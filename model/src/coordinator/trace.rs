@@ -21,7 +21,7 @@ pub enum Item {
         LuFid,
         #[cfg_attr(
             feature = "serde",
-            serde(with = "lustre_dne_intent::json::bytes::name")
+            serde(with = "lustre_dne_intent::serde_helpers::bytes::name")
         )]
         Vec<u8>,
     ),
@@ -156,7 +156,7 @@ pub enum CacheEvent {
         /// The seeded value (`None` = negative entry).
         #[cfg_attr(
             feature = "serde",
-            serde(with = "lustre_dne_intent::json::bytes::opt_hex")
+            serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
         )]
         value: Option<Vec<u8>>,
         /// The result's state in the reply (`"present"`, `"absent"`, …).
@@ -183,7 +183,7 @@ pub enum CacheEvent {
 )]
 pub struct HandlerRun {
     /// The request.
-    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::json::bytes::hex"))]
+    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::serde_helpers::bytes::hex"))]
     pub request: Bytes,
     /// The reply, or the errno with no lock.
     #[cfg_attr(feature = "serde", serde(with = "crate::json::reply_result"))]
