@@ -33,7 +33,10 @@ pub struct Creds {
     /// Supplementary groups: all of them on the coordinator; possibly fewer in an intent.
     pub groups: Vec<u32>,
     /// Effective capabilities, bit n = capability n (as `mcpr_cap`).
-    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::serde_helpers::ints::hex"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "lustre_dne_intent::serde_helpers::ints::hex")
+    )]
     pub cap: u64,
     /// Umask (0o777 bits).
     pub umask: u32,

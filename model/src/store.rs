@@ -26,7 +26,10 @@ pub struct Attrs {
     /// Link count.
     pub nlink: u32,
     /// Size.
-    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::serde_helpers::ints::dec"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "lustre_dne_intent::serde_helpers::ints::dec")
+    )]
     pub size: u64,
     /// Modification time.
     #[cfg_attr(

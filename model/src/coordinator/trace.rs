@@ -183,7 +183,10 @@ pub enum CacheEvent {
 )]
 pub struct HandlerRun {
     /// The request.
-    #[cfg_attr(feature = "serde", serde(with = "lustre_dne_intent::serde_helpers::bytes::hex"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "lustre_dne_intent::serde_helpers::bytes::hex")
+    )]
     pub request: Bytes,
     /// The reply, or the errno with no lock.
     #[cfg_attr(feature = "serde", serde(with = "crate::json::reply_result"))]
