@@ -339,9 +339,10 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
     for (_, fields) in &tables {
         for f in fields {
             if seen.insert(f.name.as_str()) {
+                // The two members whose value names the dissector tables (opcodes, types).
                 let strings = match f.name.as_str() {
-                    "pb_opc" => Some("OPC"),
-                    "pb_type" => Some("PB_TYPE"),
+                    n if n == ptlrpc_body::pb_opc.name => Some("OPC"),
+                    n if n == ptlrpc_body::pb_type.name => Some("PB_TYPE"),
                     _ => None,
                 };
                 proto_field(s, f, strings);
@@ -352,9 +353,11 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
     for f in &shown(t.ldlm_intent, &["opc"]) {
         proto_field(s, f, None);
     }
-    // Fields of no structure: (name, constructor, label, base).
+    // Fields of no structure's table (lm_buflens is a variable-length array): (name,
+    // constructor, label, base).
+    let lm_buflens = lustre_msg_v2::lm_buflens;
     for (n, ctor, label, base) in [
-        ("lm_buflens", "uint32", "lm_buflens", ", base.DEC"),
+        (lm_buflens.name, "uint32", lm_buflens.name, ", base.DEC"),
         ("opc_name", "string", "intent", ""),
         ("name", "string", "name", ""),
         ("groups", "uint32", "supplementary group", ", base.DEC"),
