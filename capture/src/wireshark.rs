@@ -45,16 +45,36 @@ enum Kind {
     U64,
     /// `u32`, shown in hex.
     Hex32,
+    /// `u32`, shown in octal (a mode).
+    Oct32,
+    /// `u64`, shown in hex.
+    Hex64,
     /// `struct lu_fid`, shown as `[seq:oid:ver]`.
     Fid,
 }
 
 impl Kind {
+    /// How member `f` is shown, as its declaration's display hint says.
+    fn of(f: &layout::Field) -> Kind {
+        use layout::Display as D;
+        match (f.ty, f.display) {
+            (FieldType::Struct(_), _) => Kind::Fid,
+            (FieldType::U16, _) => Kind::U16,
+            (FieldType::S32, _) => Kind::I32,
+            (FieldType::U32, D::Hex | D::Flags) => Kind::Hex32,
+            (FieldType::U32, D::Octal) => Kind::Oct32,
+            (FieldType::U64, D::Hex | D::Flags) => Kind::Hex64,
+            (FieldType::U64, _) => Kind::U64,
+            _ => Kind::U32,
+        }
+    }
+
     /// Whether a member of C type `ty` can be shown this way.
     fn shows(self, ty: FieldType) -> bool {
         match (self, ty) {
             (Kind::U16, FieldType::U16) | (Kind::I32, FieldType::S32) => true,
-            (Kind::U32 | Kind::Hex32, FieldType::U32) | (Kind::U64, FieldType::U64) => true,
+            (Kind::U32 | Kind::Hex32 | Kind::Oct32, FieldType::U32) => true,
+            (Kind::U64 | Kind::Hex64, FieldType::U64) => true,
             (Kind::Fid, FieldType::Struct(l)) => l.name == "lu_fid",
             _ => false,
         }
@@ -79,7 +99,7 @@ struct Field {
 /// # Panics
 /// When the path names no member: the paths are this module's, the tables the codec's, and a
 /// test generates the dissector.
-fn member(l: &'static Layout, path: &str, kind: Kind) -> (usize, &'static layout::Field) {
+fn member(l: &'static Layout, path: &str) -> (usize, &'static layout::Field) {
     let mut at = 0;
     let mut cur = l;
     let mut segments = path.split('.').peekable();
@@ -94,7 +114,7 @@ fn member(l: &'static Layout, path: &str, kind: Kind) -> (usize, &'static layout
         match (f.ty, segments.peek()) {
             (FieldType::Struct(inner), Some(_)) => cur = inner,
             (FieldType::Struct(inner), None)
-                if inner.fields.len() == 1 && !matches!(kind, Kind::Fid) =>
+                if inner.fields.len() == 1 && f.display != layout::Display::Fid =>
             {
                 return (at, &inner.fields[0]);
             }
@@ -106,10 +126,11 @@ fn member(l: &'static Layout, path: &str, kind: Kind) -> (usize, &'static layout
 
 /// The fields shown of structure `l`, each a path to one of its members and how it is shown;
 /// offsets, sizes and counts come from the codec's layout tables.
-fn shown(l: &'static Layout, list: &[(&str, Kind)]) -> Vec<Field> {
+fn shown(l: &'static Layout, list: &[&str]) -> Vec<Field> {
     list.iter()
-        .map(|&(path, kind)| {
-            let (offset, f) = member(l, path, kind);
+        .map(|&path| {
+            let (offset, f) = member(l, path);
+            let kind = Kind::of(f);
             assert!(
                 kind.shows(f.ty),
                 "wireshark: {path} is a {}, not shown as {kind:?}",
@@ -127,113 +148,107 @@ fn shown(l: &'static Layout, list: &[(&str, Kind)]) -> Vec<Field> {
 }
 
 fn header_fields(l: &'static Layout) -> Vec<Field> {
-    use Kind::*;
     shown(
         l,
         &[
-            ("lm_bufcount", U32),
-            ("lm_secflvr", Hex32),
-            ("lm_magic", Hex32),
-            ("lm_repsize", U32),
-            ("lm_cksum", Hex32),
-            ("lm_flags", Hex32),
-            ("lm_opc", U32),
+            "lm_bufcount",
+            "lm_secflvr",
+            "lm_magic",
+            "lm_repsize",
+            "lm_cksum",
+            "lm_flags",
+            "lm_opc",
         ],
     )
 }
 
 fn ptlrpc_fields(l: &'static Layout) -> Vec<Field> {
-    use Kind::*;
     shown(
         l,
         &[
-            ("pb_type", U32),
-            ("pb_version", Hex32),
-            ("pb_opc", U32),
-            ("pb_status", I32),
-            ("pb_last_xid", U64),
-            ("pb_tag", U16),
-            ("pb_projid", U32),
-            ("pb_last_committed", U64),
-            ("pb_transno", U64),
-            ("pb_flags", Hex32),
-            ("pb_op_flags", Hex32),
-            ("pb_conn_cnt", U32),
-            ("pb_timeout", U32),
-            ("pb_service_time", U32),
-            ("pb_limit", U32),
-            ("pb_slv", U64),
-            ("pb_mbits", U64),
-            ("pb_uid", U32),
-            ("pb_gid", U32),
+            "pb_type",
+            "pb_version",
+            "pb_opc",
+            "pb_status",
+            "pb_last_xid",
+            "pb_tag",
+            "pb_projid",
+            "pb_last_committed",
+            "pb_transno",
+            "pb_flags",
+            "pb_op_flags",
+            "pb_conn_cnt",
+            "pb_timeout",
+            "pb_service_time",
+            "pb_limit",
+            "pb_slv",
+            "pb_mbits",
+            "pb_uid",
+            "pb_gid",
         ],
     )
 }
 
 fn ldlm_request_fields(l: &'static Layout) -> Vec<Field> {
-    use Kind::*;
     shown(
         l,
         &[
-            ("lock_flags", Hex32),
-            ("lock_count", U32),
-            ("lock_desc.lr_type", U32),
-            ("lock_desc.l_req_mode", U32),
-            ("lock_desc.l_granted_mode", U32),
-            ("lock_desc.l_policy_data.bits", U64),
-            ("lock_desc.lr_name", U64),
+            "lock_flags",
+            "lock_count",
+            "lock_desc.lr_type",
+            "lock_desc.l_req_mode",
+            "lock_desc.l_granted_mode",
+            "lock_desc.l_policy_data.bits",
+            "lock_desc.lr_name",
         ],
     )
 }
 
 fn ldlm_reply_fields(l: &'static Layout) -> Vec<Field> {
-    use Kind::*;
     shown(
         l,
         &[
-            ("lock_flags", Hex32),
-            ("lock_desc.lr_type", U32),
-            ("lock_desc.l_req_mode", U32),
-            ("lock_desc.l_granted_mode", U32),
-            ("lock_desc.l_policy_data.bits", U64),
-            ("lock_policy_res1", U64),
-            ("lock_policy_res2", U64),
+            "lock_flags",
+            "lock_desc.lr_type",
+            "lock_desc.l_req_mode",
+            "lock_desc.l_granted_mode",
+            "lock_desc.l_policy_data.bits",
+            "lock_policy_res1",
+            "lock_policy_res2",
         ],
     )
 }
 
 fn req_fields(l: &'static Layout) -> Vec<Field> {
-    use Kind::*;
     shown(
         l,
         &[
-            ("mcpr_fid", Fid),
-            ("mcpr_flags", Hex32),
-            ("mcpr_fsuid", U32),
-            ("mcpr_fsgid", U32),
-            ("mcpr_umask", U32),
-            ("mcpr_cap", U64),
-            ("mcpr_child_mode", U32),
-            ("mcpr_buf_limit", U32),
+            "mcpr_fid",
+            "mcpr_flags",
+            "mcpr_fsuid",
+            "mcpr_fsgid",
+            "mcpr_umask",
+            "mcpr_cap",
+            "mcpr_child_mode",
+            "mcpr_buf_limit",
         ],
     )
 }
 
 fn rep_fields(l: &'static Layout) -> Vec<Field> {
-    use Kind::*;
     shown(
         l,
         &[
-            ("mcpp_status", I32),
-            ("mcpp_flags", Hex32),
-            ("mcpp_valid", Hex32),
-            ("mcpp_truncated", Hex32),
-            ("mcpp_fid", Fid),
-            ("mcpp_child_mode", U32),
-            ("mcpp_child_gid", U32),
-            ("mcpp_child_projid", U32),
-            ("mcpp_child_flags", Hex32),
-            ("mcpp_buf_size", U32),
+            "mcpp_status",
+            "mcpp_flags",
+            "mcpp_valid",
+            "mcpp_truncated",
+            "mcpp_fid",
+            "mcpp_child_mode",
+            "mcpp_child_gid",
+            "mcpp_child_projid",
+            "mcpp_child_flags",
+            "mcpp_buf_size",
         ],
     )
 }
@@ -245,6 +260,8 @@ fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
         Kind::I32 => ("int32", "base.DEC"),
         Kind::U64 => ("uint64", "base.DEC"),
         Kind::Hex32 => ("uint32", "base.HEX"),
+        Kind::Oct32 => ("uint32", "base.OCT"),
+        Kind::Hex64 => ("uint64", "base.HEX"),
         Kind::Fid => ("string", "base.NONE"),
     };
     let vs = strings.map_or(String::new(), |t| format!(", {t}"));
@@ -265,7 +282,7 @@ fn unpack_format(l: &'static Layout, at: &[FieldAt]) -> String {
     let mut fmt = String::new();
     let mut end = 0;
     for a in at {
-        let (offset, f) = member(l, a.name, Kind::U32);
+        let (offset, f) = member(l, a.name);
         assert!(offset >= end, "wireshark: {} out of offset order", a.name);
         let code = match f.ty {
             FieldType::U16 => "I2",
@@ -287,7 +304,7 @@ fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
     let _ = writeln!(s, "local {lua} = {{");
     for f in fields {
         let kind = match f.kind {
-            Kind::U16 | Kind::U32 | Kind::Hex32 | Kind::U64 => "u",
+            Kind::U16 | Kind::U32 | Kind::Hex32 | Kind::Oct32 | Kind::U64 | Kind::Hex64 => "u",
             Kind::I32 => "i",
             Kind::Fid => "fid",
         };
@@ -322,9 +339,10 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
     for (_, fields) in &tables {
         for f in fields {
             if seen.insert(f.name.as_str()) {
+                // The two members whose value names the dissector tables (opcodes, types).
                 let strings = match f.name.as_str() {
-                    "pb_opc" => Some("OPC"),
-                    "pb_type" => Some("PB_TYPE"),
+                    n if n == ptlrpc_body::pb_opc.name => Some("OPC"),
+                    n if n == ptlrpc_body::pb_type.name => Some("PB_TYPE"),
                     _ => None,
                 };
                 proto_field(s, f, strings);
@@ -332,12 +350,14 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
         }
     }
     // The intent's opcode (buffer 2): shown with its name, outside the structure tables.
-    for f in &shown(t.ldlm_intent, &[("opc", Kind::U64)]) {
+    for f in &shown(t.ldlm_intent, &["opc"]) {
         proto_field(s, f, None);
     }
-    // Fields of no structure: (name, constructor, label, base).
+    // Fields of no structure's table (lm_buflens is a variable-length array): (name,
+    // constructor, label, base).
+    let lm_buflens = lustre_msg_v2::lm_buflens;
     for (n, ctor, label, base) in [
-        ("lm_buflens", "uint32", "lm_buflens", ", base.DEC"),
+        (lm_buflens.name, "uint32", lm_buflens.name, ", base.DEC"),
         ("opc_name", "string", "intent", ""),
         ("name", "string", "name", ""),
         ("groups", "uint32", "supplementary group", ", base.DEC"),

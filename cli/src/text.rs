@@ -4,19 +4,22 @@
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::errno::ErrnoName;
 use lustre_dne_intent::intent::{
-    MliBuf, PrepResult, ReplyView, RequestView, ResultMask, UnknownReason,
+    McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, PrepResult, ReplyView, RequestView,
+    ResultMask, UnknownReason,
 };
+use lustre_dne_intent::limits::MLI_BUF_MAX;
 use lustre_dne_intent::mode;
 use lustre_dne_intent::wire::layout::{
-    Field, FieldAt, FieldType, Layout, md_create_prepare_rep as rep, md_create_prepare_req as req,
-    ptlrpc_body as pb,
+    Display, Field, FieldAt, FieldType, Layout, ldlm_request, lustre_msg_v2 as lm,
+    md_create_prepare_req as req, ptlrpc_body as pb,
 };
 use lustre_dne_intent::wire::{
-    LUSTRE_MSG_MAGIC_V2, LdlmLockDesc, LockHandles, LuFid, MdtBody, MsgView, PtlrpcBody, WireStruct,
+    LUSTRE_MSG_MAGIC_V2, LdlmIntent, LdlmReply, LdlmRequest, LdlmResId, LuFid, MdtBody, MsgView,
+    PtlrpcBody, WireStruct,
 };
 use lustre_dne_intent::xattr::LayoutOf;
 use lustre_dne_intent_capture::opcode_name;
-use std::fmt::{Display, Write};
+use std::fmt::Write;
 
 /// Column where values start.
 const COL: usize = 24;
@@ -25,12 +28,12 @@ const COL: usize = 24;
 struct Out(String);
 
 impl Out {
-    fn line(&mut self, s: impl Display) {
+    fn line(&mut self, s: impl std::fmt::Display) {
         let _ = writeln!(self.0, "{s}");
     }
 
     /// `name value`, indented by `level` steps and aligned on [`COL`].
-    fn field(&mut self, level: usize, name: &str, value: impl Display) {
+    fn field(&mut self, level: usize, name: &str, value: impl std::fmt::Display) {
         let pad = 2 * level;
         let width = COL.saturating_sub(pad).max(name.len());
         let _ = writeln!(self.0, "{:pad$}{name:<width$} {value}", "");
@@ -59,7 +62,7 @@ fn extra_buffers(o: &mut Out, msg: &MsgView<'_>, defined: usize) {
 }
 
 /// A bit set by name with its raw value: `HAS_INTENT (0x1000)`, or `0`.
-fn flags(named: impl Display, raw: u64) -> String {
+fn flags(named: impl std::fmt::Display, raw: u64) -> String {
     if raw == 0 {
         "0".into()
     } else {
@@ -68,7 +71,7 @@ fn flags(named: impl Display, raw: u64) -> String {
 }
 
 /// An enumeration by name with its raw value: `LCK_PW (2)`.
-fn named(named: impl Display, raw: u64) -> String {
+fn named(named: impl std::fmt::Display, raw: u64) -> String {
     format!("{named} ({raw})")
 }
 
@@ -134,22 +137,26 @@ fn header(o: &mut Out, msg: &MsgView<'_>) {
         "lustre_msg_v2 header ({} bytes @ 0)",
         msg.buffer_offset(0)
     ));
-    o.field(1, "lm_bufcount", msg.bufcount());
-    o.field(1, "lm_secflvr", h.secflvr);
+    o.field(1, lm::lm_bufcount.name, msg.bufcount());
+    o.field(1, lm::lm_secflvr.name, format_args!("{:#x}", h.secflvr));
     o.field(
         1,
-        "lm_magic",
+        lm::lm_magic.name,
         format_args!(
             "{LUSTRE_MSG_MAGIC_V2:#010x} (LUSTRE_MSG_MAGIC_V2, {} order)",
             msg.order().name()
         ),
     );
-    o.field(1, "lm_repsize", h.repsize);
-    o.field(1, "lm_cksum", format_args!("{:#x}", h.cksum));
-    o.field(1, "lm_flags", format_args!("{:#x}", h.flags));
-    o.field(1, "lm_opc", h.opc);
+    o.field(1, lm::lm_repsize.name, h.repsize);
+    o.field(1, lm::lm_cksum.name, format_args!("{:#x}", h.cksum));
+    o.field(1, lm::lm_flags.name, format_args!("{:#x}", h.flags));
+    o.field(1, lm::lm_opc.name, h.opc);
     let lens: Vec<String> = msg.buflens().map(|l| l.to_string()).collect();
-    o.field(1, "lm_buflens", format_args!("[{}]", lens.join(", ")));
+    o.field(
+        1,
+        lm::lm_buflens.name,
+        format_args!("[{}]", lens.join(", ")),
+    );
 }
 
 /// How a member's value is written.
@@ -157,6 +164,8 @@ fn header(o: &mut Out, msg: &MsgView<'_>) {
 enum Show {
     Dec,
     Hex,
+    /// A mode or permission bits: `040755 (S_IFDIR, drwxr-xr-x)`, `0022`.
+    Octal,
     /// One of the member's named values: `PTL_RPC_MSG_REQUEST (4711)`.
     Enum,
     /// Named bits: `MSG_PACK_UID_GID (0x200)`.
@@ -167,36 +176,27 @@ enum Show {
     Opcode,
     /// NUL-padded text.
     Text,
+    /// A `struct lu_fid`: `[0x200000401:0x1:0x0]`.
+    Fid,
+    /// An embedded structure, member by member (and raw bytes, which no printed structure has).
+    Nested,
 }
 
-/// How member `f` of structure `l` is shown. This is where the declaration's display hint
-/// plugs in once `Field` carries one; until then the C type and the named values decide, and
-/// the members listed here (by their `FieldAt`, not by a spelling) are the exceptions.
-fn display(l: &Layout, f: &Field) -> Show {
-    let is = |at: FieldAt| at.structure == l.name && at.name == f.name;
-    if is(pb::pb_status) {
-        Show::Errno
-    } else if is(pb::pb_opc) {
-        Show::Opcode
-    } else if is(pb::pb_type) {
-        Show::Enum
-    } else if [
-        pb::pb_handle,
-        pb::pb_version,
-        pb::pb_op_flags,
-        pb::pb_pre_versions,
-        pb::pb_mbits,
-    ]
-    .into_iter()
-    .any(is)
-    {
-        Show::Hex
-    } else {
-        match (f.ty, f.names) {
-            (FieldType::U8, _) => Show::Text,
-            (_, Some(_)) => Show::Flags,
-            _ => Show::Dec,
-        }
+/// How member `f` is shown: as its declaration's display hint says. The one exception is
+/// `pb_opc`, declared decimal, whose names (Lustre's opcodes) the capture crate keeps.
+fn display(f: &Field) -> Show {
+    let is = |at: FieldAt| at.name == f.name;
+    match f.display {
+        _ if is(pb::pb_opc) => Show::Opcode,
+        Display::Decimal => Show::Dec,
+        Display::Hex => Show::Hex,
+        Display::Octal => Show::Octal,
+        Display::Flags => Show::Flags,
+        Display::Enum => Show::Enum,
+        Display::Errno => Show::Errno,
+        Display::Fid => Show::Fid,
+        Display::Text => Show::Text,
+        Display::Bytes | Display::Struct => Show::Nested,
     }
 }
 
@@ -237,8 +237,10 @@ fn value(show: Show, f: &Field, raw: u64) -> String {
     let names = f.names.unwrap_or(&[]);
     match show {
         Show::Dec if matches!(f.ty, FieldType::S32) => (raw as u32 as i32).to_string(),
-        Show::Dec | Show::Text => raw.to_string(),
+        Show::Dec if matches!(f.ty, FieldType::S64) => (raw as i64).to_string(),
+        Show::Dec | Show::Text | Show::Fid | Show::Nested => raw.to_string(),
         Show::Hex => format!("{raw:#x}"),
+        Show::Octal => octal(raw as u32),
         Show::Enum => match names.iter().find(|(_, v)| *v == raw) {
             Some((n, _)) => named(n, raw),
             None => raw.to_string(),
@@ -263,6 +265,41 @@ fn text_value(bytes: &[u8]) -> String {
     }
 }
 
+/// A mode: with its file type when it has one (`040755 (S_IFDIR, drwxr-xr-x)`), else
+/// permission bits (`0022`).
+fn octal(m: u32) -> String {
+    if m & mode::S_IFMT != 0 {
+        file_mode(m)
+    } else {
+        format!("{m:04o}")
+    }
+}
+
+/// What a reader wants beside element `k` of member `f`, which holds `raw`: the result an
+/// `MLI_BUF_MAX` array's element is for, whether the request asks for it, the request's mode.
+/// Members are told apart by their `FieldAt`, not by a spelling.
+fn note(f: &Field, k: usize, raw: u64) -> String {
+    let is = |at: FieldAt| at.name == f.name;
+    let mut s = String::new();
+    if f.array.is_some_and(|a| a.len == MLI_BUF_MAX) {
+        if let Some(buf) = MliBuf::from_index(k) {
+            let _ = write!(s, " {}", buf.name());
+        }
+        if is(req::mcpr_buf_limit) && raw == 0 {
+            s.push_str(" (not requested)");
+        }
+    }
+    if is(req::mcpr_flags) {
+        let object = raw & u64::from(McprFlags::NO_LOOKUP.0) != 0;
+        s.push_str(if object {
+            " [object mode]"
+        } else {
+            " [entry mode]"
+        });
+    }
+    s
+}
+
 /// Every member of structure `l` that `bytes` hold (padding and reserved ones left out), one
 /// line each, as [`display`] says: the layout is the list, so a new member is printed too. A
 /// member past the end of `bytes` (a shorter version of the structure) is said to be absent.
@@ -279,65 +316,84 @@ fn structure(o: &mut Out, level: usize, l: &Layout, bytes: &[u8], order: Endian)
             );
             continue;
         }
-        let show = display(l, f);
+        let show = display(f);
         let (at, count) = (f.offset, f.array.map_or(1, |a| a.len));
+        let name = |k: usize| match f.array {
+            Some(_) => format!("{}[{k}]", f.name),
+            None => f.name.to_string(),
+        };
         match f.ty {
             FieldType::U8 if show == Show::Text => {
                 o.field(level, f.name, text_value(&bytes[at..at + f.size]))
             }
-            FieldType::Struct(inner) if inner.fields.len() == 1 && count == 1 => {
-                // A structure of one word (lustre_handle's cookie) stands for that word, which
-                // is opaque: never byte-swapped, read as the codec reads it (little-endian).
-                let w = &inner.fields[0];
-                let raw = read_int(bytes, at + w.offset, w.ty.size(), Endian::Little);
-                o.field(level, f.name, value(show, w, raw));
-            }
             FieldType::Struct(inner) => {
-                o.line(format_args!("{:pad$}{}:", "", f.name, pad = 2 * level));
-                structure(o, level + 1, inner, &bytes[at..at + f.size], order);
-            }
-            ty if f.array.is_some() => {
                 for k in 0..count {
-                    let raw = read_int(bytes, at + k * ty.size(), ty.size(), order);
-                    o.field(level, &format!("{}[{k}]", f.name), value(show, f, raw));
+                    let el = &bytes[at + k * inner.size..at + (k + 1) * inner.size];
+                    member_struct(o, level, &name(k), show, inner, el, order);
                 }
             }
             ty => {
-                let raw = read_int(bytes, at, ty.size(), order);
-                o.field(level, f.name, value(show, f, raw));
+                for k in 0..count {
+                    let raw = read_int(bytes, at + k * ty.size(), ty.size(), order);
+                    let shown = format!("{}{}", value(show, f, raw), note(f, k, raw));
+                    o.field(level, &name(k), shown);
+                }
             }
         }
     }
 }
 
-fn lock_desc(o: &mut Out, d: &LdlmLockDesc) {
-    o.line("  lock_desc:");
-    o.field(2, "lr_type", named(d.lr_type, d.lr_type.0.into()));
-    let n = d.resource.name;
-    o.field(
-        2,
-        "lr_name",
-        format_args!("[{:#x}, {:#x}, {:#x}, {:#x}]", n[0], n[1], n[2], n[3]),
-    );
-    o.field(3, "FID", d.resource.fid());
-    o.field(3, "name hash", format_args!("{:#x}", n[3]));
-    o.field(2, "l_req_mode", named(d.req_mode, d.req_mode.0.into()));
-    o.field(
-        2,
-        "l_granted_mode",
-        named(d.granted_mode, d.granted_mode.0.into()),
-    );
-    o.line("    l_policy_data (inodebits):");
-    let p = &d.policy;
-    o.field(3, "bits", flags(p.bits, p.bits.0));
-    o.field(3, "try_bits", flags(p.try_bits, p.try_bits.0));
-    o.field(3, "li_gid", p.gid);
-    o.field(3, "li_initiator_id", p.initiator_id);
+/// One embedded structure `inner`, held by `el`, under the name `name`.
+fn member_struct(
+    o: &mut Out,
+    level: usize,
+    name: &str,
+    show: Show,
+    inner: &Layout,
+    el: &[u8],
+    order: Endian,
+) {
+    let words = |opaque: bool| {
+        inner.fields.iter().map(move |w| {
+            let o = if opaque { Endian::Little } else { order };
+            (w, read_int(el, w.offset, w.ty.size(), o))
+        })
+    };
+    match show {
+        Show::Fid => {
+            let parts: Vec<String> = words(false).map(|(_, r)| format!("{r:#x}")).collect();
+            o.field(level, name, format_args!("[{}]", parts.join(":")));
+        }
+        // A structure of one word (lustre_handle's cookie) stands for that word, which is
+        // opaque: never byte-swapped, read as the codec reads it (little-endian).
+        _ if inner.fields.len() == 1 && inner.fields[0].array.is_none() => {
+            if let Some((w, raw)) = words(true).next() {
+                o.field(level, name, value(show, w, raw));
+            }
+        }
+        _ => {
+            o.line(format_args!("{:pad$}{name}:", "", pad = 2 * level));
+            structure(o, level + 1, inner, el, order);
+            // A resource name is read as the FID it encodes.
+            if core::ptr::eq(inner, LdlmResId::LAYOUT)
+                && let Ok(r) = LdlmResId::decode(el, order)
+            {
+                o.field(level + 1, "FID", r.fid());
+            }
+        }
+    }
 }
 
-fn handles(o: &mut Out, h: &LockHandles) {
-    for (k, v) in h.as_slice().iter().enumerate() {
-        o.field(1, &format!("lock_handle[{k}]"), format_args!("{:#x}", v.0));
+/// The handles a request with a longer `ldlm_request` carries past the ones its layout holds
+/// (`lock_count` of them are meaningful; the layout has `LDLM_LOCKREQ_HANDLES`).
+fn handles_past_layout(o: &mut Out, v: &RequestView<'_>) {
+    let f = ldlm_request::lock_handle;
+    let held = LdlmRequest::LAYOUT
+        .field(f.name)
+        .and_then(|m| m.array)
+        .map_or(0, |a| a.len);
+    for (k, h) in v.ldlm().handles.as_slice().iter().enumerate().skip(held) {
+        o.field(1, &format!("{}[{k}]", f.name), format_args!("{:#x}", h.0));
     }
 }
 
@@ -348,7 +404,6 @@ fn mask(m: ResultMask) -> String {
 /// The text form of a validated request.
 pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
     let mut o = Out(String::new());
-    let b = v.body();
     o.line(format_args!(
         "prepare request: {} ({} bytes)",
         v.opc(),
@@ -364,25 +419,30 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
         msg.buffer_or_empty(0),
         msg.order(),
     );
-    o.buffer(msg, 1, "ldlm_request");
-    let l = v.ldlm();
-    o.field(1, "lock_flags", flags(l.lock_flags, l.lock_flags.0.into()));
-    o.field(1, "lock_count", l.lock_count);
-    lock_desc(&mut o, &l.lock_desc);
-    handles(&mut o, &l.handles);
-    o.buffer(msg, 2, "ldlm_intent");
-    o.field(1, "opc", flags(v.opc(), v.opc().0));
-    o.buffer(msg, 3, "md_create_prepare_req");
-    o.field(1, req::mcpr_fid.name, b.fid);
-    let mode_name = if b.object_mode() {
-        "object mode"
-    } else {
-        "entry mode"
-    };
-    o.field(
+    o.buffer(msg, 1, LdlmRequest::LAYOUT.name);
+    structure(
+        &mut o,
         1,
-        req::mcpr_flags.name,
-        format_args!("{} [{mode_name}]", flags(b.flags, b.flags.0.into())),
+        LdlmRequest::LAYOUT,
+        msg.buffer_or_empty(1),
+        msg.order(),
+    );
+    handles_past_layout(&mut o, v);
+    o.buffer(msg, 2, LdlmIntent::LAYOUT.name);
+    structure(
+        &mut o,
+        1,
+        LdlmIntent::LAYOUT,
+        msg.buffer_or_empty(2),
+        msg.order(),
+    );
+    o.buffer(msg, 3, MdCreatePrepareReq::LAYOUT.name);
+    structure(
+        &mut o,
+        1,
+        MdCreatePrepareReq::LAYOUT,
+        msg.buffer_or_empty(3),
+        msg.order(),
     );
     if !v.unknown_flags().is_empty() {
         o.field(
@@ -392,20 +452,6 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
                 "{:#x} (a handler answers with the empty result)",
                 v.unknown_flags().0
             ),
-        );
-    }
-    o.field(1, req::mcpr_fsuid.name, b.fsuid);
-    o.field(1, req::mcpr_fsgid.name, b.fsgid);
-    o.field(1, req::mcpr_umask.name, format_args!("{:04o}", b.umask));
-    o.field(1, req::mcpr_cap.name, format_args!("{:#x}", b.cap));
-    o.field(1, req::mcpr_child_mode.name, file_mode(b.child_mode));
-    for buf in MliBuf::ALL {
-        let limit = b.buf_limit[buf.index()];
-        let what = if limit == 0 { " (not requested)" } else { "" };
-        o.field(
-            1,
-            req::mcpr_buf_limit.element(buf.index()).name,
-            format_args!("{limit} {}{what}", buf.name()),
         );
     }
     o.field(1, "requested", mask(v.requested()));
@@ -426,50 +472,6 @@ pub fn request_text(msg: &MsgView<'_>, v: &RequestView<'_>) -> String {
     );
     extra_buffers(&mut o, msg, 6);
     o.0
-}
-
-fn mdt_body(o: &mut Out, m: &MdtBody) {
-    let lvl = 2;
-    o.field(lvl, "mbo_fid1", m.fid1);
-    o.field(lvl, "mbo_fid2", m.fid2);
-    o.field(
-        lvl,
-        "mbo_open_handle",
-        format_args!("{:#x}", m.open_handle.0),
-    );
-    o.field(lvl, "mbo_valid", flags(m.valid, m.valid.0));
-    o.field(lvl, "mbo_size", m.size);
-    o.field(lvl, "mbo_mtime", m.mtime);
-    o.field(lvl, "mbo_atime", m.atime);
-    o.field(lvl, "mbo_ctime", m.ctime);
-    o.field(lvl, "mbo_blocks", m.blocks);
-    o.field(lvl, "mbo_version", format_args!("{:#x}", m.version));
-    o.field(lvl, "mbo_t_state", format_args!("{:#x}", m.t_state));
-    o.field(lvl, "mbo_fsuid", m.fsuid);
-    o.field(lvl, "mbo_fsgid", m.fsgid);
-    o.field(lvl, "mbo_capability", format_args!("{:#x}", m.capability));
-    o.field(lvl, "mbo_mode", file_mode(m.mode));
-    o.field(lvl, "mbo_uid", m.uid);
-    o.field(lvl, "mbo_gid", m.gid);
-    o.field(lvl, "mbo_flags", format_args!("{:#x}", m.flags));
-    o.field(lvl, "mbo_rdev", format_args!("{:#x}", m.rdev));
-    o.field(lvl, "mbo_nlink", m.nlink);
-    o.field(lvl, "mbo_layout_gen", m.layout_gen);
-    o.field(lvl, "mbo_suppgid", m.suppgid);
-    o.field(lvl, "mbo_eadatasize", m.eadatasize);
-    o.field(lvl, "mbo_aclsize", m.aclsize);
-    o.field(lvl, "mbo_max_mdsize", m.max_mdsize);
-    o.field(lvl, "mbo_uid_h", m.uid_h);
-    o.field(lvl, "mbo_gid_h", m.gid_h);
-    o.field(lvl, "mbo_projid", m.projid);
-    o.field(lvl, "mbo_dom_size", m.dom_size);
-    o.field(lvl, "mbo_dom_blocks", m.dom_blocks);
-    o.field(lvl, "mbo_btime", m.btime);
-    o.field(
-        lvl,
-        "mbo_xattr_absent",
-        format_args!("{:#x}", m.xattr_absent),
-    );
 }
 
 /// An `xxd`-style dump: offset, 16 bytes in hex, their printable characters.
@@ -550,40 +552,35 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
         msg.buffer_or_empty(0),
         msg.order(),
     );
-    o.buffer(msg, 1, "ldlm_reply");
-    let l = v.ldlm();
-    o.field(1, "lock_flags", flags(l.lock_flags, l.lock_flags.0.into()));
-    lock_desc(&mut o, &l.lock_desc);
-    o.field(1, "lock_handle", format_args!("{:#x}", l.lock_handle.0));
-    o.field(1, "lock_policy_res1", flags(l.policy_res1, l.policy_res1.0));
-    o.field(1, "lock_policy_res2", l.policy_res2);
-    let Some(b) = v.body() else {
-        o.buffer(msg, 2, "md_create_prepare_rep: empty (the empty result)");
+    o.buffer(msg, 1, LdlmReply::LAYOUT.name);
+    structure(
+        &mut o,
+        1,
+        LdlmReply::LAYOUT,
+        msg.buffer_or_empty(1),
+        msg.order(),
+    );
+    if v.body().is_none() {
+        o.buffer(
+            msg,
+            2,
+            &format!(
+                "{}: empty (the empty result)",
+                MdCreatePrepareRep::LAYOUT.name
+            ),
+        );
         o.line("results: all unknown (the coordinator falls back to its ordinary reads)");
         extra_buffers(&mut o, msg, 3 + MliBuf::ALL.len());
         return o.0;
-    };
-    o.buffer(msg, 2, "md_create_prepare_rep");
-    o.field(1, rep::mcpp_status.name, status(b.status));
-    o.field(1, rep::mcpp_flags.name, flags(b.flags, b.flags.0.into()));
-    o.field(1, rep::mcpp_valid.name, mask(b.valid));
-    o.field(1, rep::mcpp_truncated.name, mask(b.truncated));
-    o.field(1, rep::mcpp_fid.name, b.fid);
-    o.field(1, rep::mcpp_child_mode.name, file_mode(b.child_mode));
-    o.field(1, rep::mcpp_child_gid.name, b.child_gid);
-    o.field(1, rep::mcpp_child_projid.name, b.child_projid);
-    o.field(
-        1,
-        rep::mcpp_child_flags.name,
-        format_args!("{:#x}", b.child_flags),
-    );
-    for buf in MliBuf::ALL {
-        o.field(
-            1,
-            rep::mcpp_buf_size.element(buf.index()).name,
-            format_args!("{} {}", b.buf_size[buf.index()], buf.name()),
-        );
     }
+    o.buffer(msg, 2, MdCreatePrepareRep::LAYOUT.name);
+    structure(
+        &mut o,
+        1,
+        MdCreatePrepareRep::LAYOUT,
+        msg.buffer_or_empty(2),
+        msg.order(),
+    );
     // Whose layout the LOV result is: the object's file type, when PATTR gives it (a directory
     // in entry mode, and in object mode whatever was named), else the payload's own guess.
     let layout_of = match v.result(MliBuf::Pattr) {
@@ -606,13 +603,17 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
                     v.result_offset(buf)
                 ));
                 match (buf.xattr_name(), MdtBody::decode(data, v.order())) {
-                    (None, Ok(m)) => {
-                        o.line("  mdt_body:");
-                        mdt_body(&mut o, &m);
+                    (None, Ok(_)) => {
+                        o.line(format_args!("  {}:", MdtBody::LAYOUT.name));
+                        structure(&mut o, 2, MdtBody::LAYOUT, data, v.order());
                     }
-                    (Some(name), _) => {
-                        xattr_result(&mut o, name, data, l.lock_desc.resource.fid(), layout_of)
-                    }
+                    (Some(name), _) => xattr_result(
+                        &mut o,
+                        name,
+                        data,
+                        v.ldlm().lock_desc.resource.fid(),
+                        layout_of,
+                    ),
                     (None, Err(e)) => {
                         o.line(format_args!("  does not decode: {e}"));
                         hexdump(&mut o, data);

@@ -5,25 +5,23 @@
 use crate::common::CliError;
 use crate::input::{Input, Output};
 use lustre_dne_intent::hex::{self, HexForm};
+use lustre_dne_intent::intent::MliBuf;
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::acl::POSIX_ACL_XATTR_VERSION;
 use lustre_dne_intent::xattr::{
     AclKind, AclView, DefaultLmvView, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1,
-    LMV_USER_MAGIC, LOV_MAGIC_V1, LayoutOf, LmvView, LovView, PinView, XattrDoc,
+    LMV_USER_MAGIC, LOV_MAGIC_V1, LayoutOf, LmvView, LovView, PinView, XattrDoc, xattr_kind,
 };
 use std::fmt::Write as _;
 
-/// The payload kinds this command decodes, by xattr name (client-visible `lustre.*` aliases
-/// included).
+/// The payload kind of xattr `name`, from the codec's one table of names
+/// ([`xattr_kind`]), an ACL split into the access and the default one (the name
+/// `MLI_BUF_DEF_ACL` fetches is the default's).
 fn kind_of(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "system.posix_acl_access" => "acl_access",
-        "system.posix_acl_default" => "acl_default",
-        "trusted.pin" | "lustre.pin" => "pin",
-        "trusted.lmv" | "lustre.lmv" => "lmv",
-        "trusted.dmv" | "lustre.dmv" => "dmv",
-        "trusted.lov" | "lustre.lov" => "lov",
-        _ => return None,
+    Some(match xattr_kind(name)? {
+        "acl" if MliBuf::DefAcl.xattr_name() == Some(name) => "acl_default",
+        "acl" => "acl_access",
+        kind => kind,
     })
 }
 

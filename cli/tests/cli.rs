@@ -273,7 +273,7 @@ fn decode_text_request_names_fields() {
             "LDLM_IBITS (13)",
             "LCK_PW (2)",
             "UPDATE (0x2)",
-            "name hash          0x9379ea6c975fb7c0",
+            "name[3]            0x9379ea6c975fb7c0",
             "mcpr_fid               [0x200000401:0x1:0x0]",
             "0 [entry mode]",
             "mcpr_umask             0022",

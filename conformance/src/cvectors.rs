@@ -12,7 +12,7 @@ use super::{Case, Expect, Kind};
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{MdCreatePrepareRep, MdCreatePrepareReq, ReplyView, RequestView};
 use lustre_dne_intent::wire::WireStruct;
-use lustre_dne_intent::wire::layout::{Field, FieldType, Layout};
+use lustre_dne_intent::wire::layout::{Display, Field, FieldType, Layout};
 
 /// The header's file name.
 pub const FILE_NAME: &str = "lustre_dne_prepare_vectors.h";
@@ -120,20 +120,27 @@ fn array(out: &mut String, name: &str, bytes: &[u8]) {
 }
 
 /// The members of structure `l` that a decoded value holds (padding and reserved ones left
-/// out), each with its offset in `l`, C member name for `struct ldpv_*_fields` and field: an
-/// embedded structure's members flattened as `<member>_<inner member>` (`fid_seq`). The names
-/// are the Rust value's (`Field::rust`), as the header has always had them.
-fn members(l: &'static Layout) -> Vec<(usize, String, &'static Field)> {
+/// out), each with its offset in `l`, C member name for `struct ldpv_*_fields`, field and how
+/// its value is written: an embedded structure's members flattened as
+/// `<member>_<inner member>` (`fid_seq`), written as the embedding member's display says when
+/// it names a whole (a FID's words in hex, as Lustre prints `[0x200000401:0x1:0x0]`). The
+/// names are the Rust value's (`Field::rust`), as the header has always had them.
+fn members(l: &'static Layout) -> Vec<(usize, String, &'static Field, Display)> {
     let mut out = Vec::new();
     for f in l.fields {
         let Some(name) = f.rust else { continue };
         match (f.ty, f.array) {
             (FieldType::Struct(inner), None) => {
-                for (at, inner_name, g) in members(inner) {
-                    out.push((f.offset + at, format!("{name}_{inner_name}"), g));
+                for (at, inner_name, g, shown) in members(inner) {
+                    let shown = if f.display == Display::Fid {
+                        Display::Hex
+                    } else {
+                        shown
+                    };
+                    out.push((f.offset + at, format!("{name}_{inner_name}"), g, shown));
                 }
             }
-            _ => out.push((f.offset, name.to_string(), f)),
+            _ => out.push((f.offset, name.to_string(), f, f.display)),
         }
     }
     out
@@ -164,22 +171,29 @@ fn c_struct(out: &mut String, what: &str, l: &'static Layout) {
         "/* {} as decoded */\nstruct ldpv_{what}_fields {{",
         l.name
     );
-    for (_, name, f) in members(l) {
+    for (_, name, f, _) in members(l) {
         let dim = f.array.map_or(String::new(), |a| format!("[{}]", a.len));
         let _ = writeln!(out, "\t{}\t{name}{dim};", c_type(f));
     }
     out.push_str("};\n\n");
 }
 
-/// One element's value as C writes it. Where a member will carry a display hint (its
-/// declaration's), this is the one place to read it; until then flags (named bits) and 64-bit
-/// words are written in hex, the rest in decimal.
-fn c_value(f: &Field, raw: u64) -> String {
-    match f.ty {
-        FieldType::S32 => (raw as u32 as i32).to_string(),
-        FieldType::U64 => format!("0x{raw:x}ull"),
-        _ if f.names.is_some() => format!("0x{raw:x}u"),
-        _ => format!("{raw}u"),
+/// One element's value as C writes it, in the base its declaration's display hint gives:
+/// modes in octal (`040755u`), opaque words and flags in hex (`0x0ull`), the rest in decimal.
+fn c_value(f: &Field, shown: Display, raw: u64) -> String {
+    let suffix = match f.ty {
+        FieldType::U64 | FieldType::S64 => "ull",
+        _ => "u",
+    };
+    match (shown, f.ty) {
+        (Display::Octal, _) if raw == 0 => format!("0{suffix}"),
+        (Display::Octal, _) => format!("0{raw:o}{suffix}"),
+        (Display::Hex | Display::Flags | Display::Fid | Display::Bytes, _) => {
+            format!("0x{raw:x}{suffix}")
+        }
+        (_, FieldType::S32) => (raw as u32 as i32).to_string(),
+        (_, FieldType::S64) => format!("{}ll", raw as i64),
+        _ => format!("{raw}{suffix}"),
     }
 }
 
@@ -195,16 +209,16 @@ fn initializer<T: WireStruct>(what: &str, v: &T) -> String {
     };
     let parts: Vec<String> = members(T::LAYOUT)
         .into_iter()
-        .map(|(at, name, f)| {
+        .map(|(at, name, f, shown)| {
             let size = f.ty.size();
             match f.array {
                 Some(a) => {
                     let cells: Vec<String> = (0..a.len)
-                        .map(|i| c_value(f, read(at + i * size, size)))
+                        .map(|i| c_value(f, shown, read(at + i * size, size)))
                         .collect();
                     format!(".{name} = {{ {} }}", cells.join(", "))
                 }
-                None => format!(".{name} = {}", c_value(f, read(at, size))),
+                None => format!(".{name} = {}", c_value(f, shown, read(at, size))),
             }
         })
         .collect();
