@@ -40,6 +40,8 @@ pub(crate) struct SourceFile {
     eof_known: bool,
     /// Base line numbers read, and whether the end of the file was.
     touched: RefCell<(BTreeSet<usize>, bool)>,
+    /// Base lines an edit replaced, by base line number: the excerpt still keeps them.
+    replaced: RefCell<BTreeMap<usize, String>>,
 }
 
 /// A change to one file: `delete` lines from `at` replaced by `insert`.
@@ -81,6 +83,7 @@ impl SourceFile {
             lines: RefCell::new(lines),
             eof_known: true,
             touched: RefCell::new((BTreeSet::new(), false)),
+            replaced: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -137,6 +140,7 @@ impl SourceFile {
             lines: RefCell::new(lines),
             eof_known: eof,
             touched: RefCell::new((BTreeSet::new(), false)),
+            replaced: RefCell::new(BTreeMap::new()),
         })
     }
 
@@ -390,6 +394,14 @@ impl SourceFile {
             i = j + 1;
         }
         let mut lines = self.lines.borrow_mut();
+        let mut replaced = self.replaced.borrow_mut();
+        for e in edits.iter() {
+            for l in lines.get(e.at..e.at + e.delete).unwrap_or_default() {
+                if let (Some(n), Some(t)) = (l.orig, &l.text) {
+                    replaced.insert(n, t.clone());
+                }
+            }
+        }
         for e in edits.iter().rev() {
             let new = e.insert.iter().map(|t| Line {
                 orig: None,
@@ -416,6 +428,7 @@ impl SourceFile {
             .borrow()
             .iter()
             .filter_map(|l| Some((l.orig?, l.text.clone()?)))
+            .chain(self.replaced.borrow().clone())
             .collect();
         let last = base.keys().next_back().copied().unwrap_or(0);
         let mut keep = BTreeSet::new();

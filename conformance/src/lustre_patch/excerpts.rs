@@ -75,4 +75,12 @@ pub(crate) const EXCERPTS: &[(&str, &str)] = &[
         "lustre/scripts/dkms.mkconf",
         include_str!("../../lustre/base/lustre/scripts/dkms.mkconf.excerpt"),
     ),
+    (
+        "lustre/lod/lod_lov.c",
+        include_str!("../../lustre/base/lustre/lod/lod_lov.c.excerpt"),
+    ),
+    (
+        "lustre/mdt/mdt_handler.c",
+        include_str!("../../lustre/base/lustre/mdt/mdt_handler.c.excerpt"),
+    ),
 ];

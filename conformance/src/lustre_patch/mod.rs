@@ -15,6 +15,7 @@ mod connect;
 mod excerpts;
 mod kunit;
 mod mbox;
+mod mdt;
 mod names;
 mod reqfmt;
 mod swab;
@@ -195,7 +196,9 @@ fn drafts(src: &Source) -> Result<Vec<Draft>, PatchError> {
         ],
     );
     let tests = kunit::draft(src)?;
-    Ok(vec![conn, protocol, tests])
+    // Then the first use: negotiation and the empty result, the fallback.
+    let mdt = mdt::draft(src)?;
+    Ok(vec![conn, protocol, tests, mdt])
 }
 
 /// One draft of `parts`: their bodies in order, their diffs in git's order (by path), and the
