@@ -376,7 +376,7 @@ mod tests {
     }
 
     /// The default series is made from the kept excerpts alone: the flag alone first, then the
-    /// protocol, then its test.
+    /// protocol, then its test, then the MDT's use of it (negotiation and the empty answer).
     #[test]
     fn the_default_series_has_one_patch_per_concern() {
         let s = series(&Options::default()).expect("the default series");
@@ -384,7 +384,8 @@ mod tests {
             .iter()
             .filter_map(|p| p.text.lines().find(|l| l.starts_with("Subject: ")))
             .collect();
-        assert_eq!(subjects.len(), 3, "{subjects:?}");
+        assert_eq!(subjects.len(), 4, "{subjects:?}");
+        assert!(subjects[3].contains(" mdt: "), "{subjects:?}");
         // The structures travel with their wirecheck and wiretest rows.
         let protocol = s[1].paths();
         for p in [uapi::IDL, wirecheck::WIRECHECK, "lustre/ptlrpc/layout.c"] {
@@ -397,10 +398,18 @@ mod tests {
             .iter()
             .filter_map(|p| p.text.lines().find(|l| l.starts_with("Test-Parameters: ")))
             .collect();
-        assert_eq!(params.len(), 3);
+        assert_eq!(params.len(), 4);
         assert_eq!(params[0], "Test-Parameters: trivial");
         assert!(!params[1].contains("trivial") && params[1].contains("testlist=sanity"));
         assert!(params[2].contains("env=ONLY="), "{}", params[2]);
+        // The MDT change runs with several MDTs, where MDT-to-MDT connects happen.
+        assert!(params[3].contains("mdscount=2"), "{}", params[3]);
+        assert!(
+            s[3].paths()
+                .contains(&"lustre/mdt/mdt_handler.c".to_string()),
+            "{:?}",
+            s[3].paths()
+        );
         assert!(
             s[0].paths()
                 .contains(&"lustre/obdclass/lprocfs_status.c".to_string())
