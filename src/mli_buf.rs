@@ -25,6 +25,17 @@ pub enum MliBuf {
     DefLmv = 5,
 }
 
+/// The Lustre name of each result, in `MliBuf` order (also the serde field names of a
+/// reply's results).
+pub(crate) const MLI_BUF_NAMES: [&str; MLI_BUF_MAX] = [
+    "MLI_BUF_PATTR",
+    "MLI_BUF_DEF_ACL",
+    "MLI_BUF_PIN",
+    "MLI_BUF_LMV",
+    "MLI_BUF_LOV",
+    "MLI_BUF_DEF_LMV",
+];
+
 impl MliBuf {
     /// Every result, in index order.
     pub const ALL: [MliBuf; MLI_BUF_MAX] = [
@@ -57,14 +68,7 @@ impl MliBuf {
 
     /// The Lustre name, e.g. `"MLI_BUF_DEF_ACL"`.
     pub const fn name(self) -> &'static str {
-        [
-            "MLI_BUF_PATTR",
-            "MLI_BUF_DEF_ACL",
-            "MLI_BUF_PIN",
-            "MLI_BUF_LMV",
-            "MLI_BUF_LOV",
-            "MLI_BUF_DEF_LMV",
-        ][self as usize]
+        MLI_BUF_NAMES[self as usize]
     }
 
     /// The short lowercase name used by the tool: `pattr`, `def_acl`, …

@@ -21,14 +21,7 @@ pub(crate) mod ldlm_intent {
     }
 }
 
-const RESULT_FIELDS: [&str; MLI_BUF_MAX] = [
-    "MLI_BUF_PATTR",
-    "MLI_BUF_DEF_ACL",
-    "MLI_BUF_PIN",
-    "MLI_BUF_LMV",
-    "MLI_BUF_LOV",
-    "MLI_BUF_DEF_LMV",
-];
+use crate::mli_buf::MLI_BUF_NAMES as RESULT_FIELDS;
 
 /// `#[serde(with)]` for the six result buffers: an object keyed by `MLI_BUF` name, each a hex
 /// string (`""` when absent or unknown). Missing keys read as empty.
