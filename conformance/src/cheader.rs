@@ -388,10 +388,7 @@ mod a_member_added {
 
         // The dissector places every member it shows by the declaration: the moved ones move.
         // (Which members it shows is its own list until it chooses them by display hint.)
-        let lua = dissector_with(&Tables {
-            md_create_prepare_rep: next,
-            ..Tables::default()
-        });
+        let lua = dissector_with(&Tables::default().with(next));
         let old = dissector_with(&Tables::default());
         assert!(old.contains("{ \"mcpp_child_projid\", 40, 4, \"u\", 1 },"));
         assert!(

@@ -314,6 +314,7 @@ fn layout_field(m: &Member) -> TokenStream {
     };
     let doc = &m.doc;
     let display = Ident::new(m.display, Span::call_site());
+    let shown = Ident::new(m.shown, Span::call_site());
     quote! {
         crate::wire::layout::Field {
             name: #name,
@@ -325,6 +326,7 @@ fn layout_field(m: &Member) -> TokenStream {
             names: #names,
             doc: #doc,
             display: crate::wire::layout::Display::#display,
+            shown: crate::wire::layout::Shown::#shown,
         }
     }
 }

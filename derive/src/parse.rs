@@ -34,6 +34,8 @@ pub struct Member {
     pub doc: String,
     /// The `Display` variant, explicit or defaulted.
     pub display: &'static str,
+    /// The `Shown` variant, explicit or defaulted.
+    pub shown: &'static str,
     /// The value's field and its type; `None` for a member the value does not hold.
     pub rust: Option<(Ident, syn::Type)>,
 }
@@ -238,13 +240,21 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
     }
     let mut doc = String::new();
     let mut display = None;
+    let mut shown = None;
     while s.peek(Token![,]) {
         s.parse::<Token![,]>()?;
         if s.peek(LitStr) && unheld {
             doc = s.parse::<LitStr>()?.value();
-        } else {
-            let hint = Ident::parse_any(s)?;
-            display = Some(display_of(&hint)?);
+            continue;
+        }
+        let hint = Ident::parse_any(s)?;
+        match shown_of(&hint) {
+            Some(v) if shown.is_some() => {
+                let msg = format!("`{hint}`: one of shown, detail, hidden only ({v} given twice?)");
+                return Err(Error::new(hint.span(), msg));
+            }
+            Some(v) => shown = Some(v),
+            None => display = Some(display_of(&hint)?),
         }
     }
     if !s.is_empty() {
@@ -259,10 +269,25 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
         group,
         doc,
         display: "Decimal",
+        // Padding, reserved and framing members say nothing to a reader unless declared shown.
+        shown: if unheld { "Never" } else { "Always" },
         rust,
     };
     m.display = display.unwrap_or_else(|| default_display(&m));
+    if let Some(v) = shown {
+        m.shown = v;
+    }
     Ok(m)
+}
+
+/// The `Shown` variant of a hint, or `None` for a display hint.
+fn shown_of(hint: &Ident) -> Option<&'static str> {
+    Some(match hint.to_string().as_str() {
+        "shown" => "Always",
+        "detail" => "InDetail",
+        "hidden" => "Never",
+        _ => return None,
+    })
 }
 
 fn display_of(hint: &Ident) -> syn::Result<&'static str> {
@@ -280,7 +305,8 @@ fn display_of(hint: &Ident) -> syn::Result<&'static str> {
         _ => {
             return Err(Error::new(
                 hint.span(),
-                "a display hint: decimal, hex, octal, flags, enum, errno, fid, bytes, text, nested",
+                "a display hint (decimal, hex, octal, flags, enum, errno, fid, bytes, text, \
+                 nested) or who shows it (shown, detail, hidden)",
             ));
         }
     })
