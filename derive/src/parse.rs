@@ -36,6 +36,10 @@ pub struct Member {
     pub display: &'static str,
     /// The `Shown` variant, explicit or defaulted.
     pub shown: &'static str,
+    /// `index = EXPR`: the names of an array's indices (a `[&str; LEN]` constant or literal).
+    pub index: Option<Expr>,
+    /// `zero = "…"`: what a value of 0 means.
+    pub zero: Option<LitStr>,
     /// The value's field and its type; `None` for a member the value does not hold.
     pub rust: Option<(Ident, syn::Type)>,
 }
@@ -241,6 +245,7 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
     let mut doc = String::new();
     let mut display = None;
     let mut shown = None;
+    let (mut index, mut zero) = (None, None);
     while s.peek(Token![,]) {
         s.parse::<Token![,]>()?;
         if s.peek(LitStr) && unheld {
@@ -248,6 +253,15 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
             continue;
         }
         let hint = Ident::parse_any(s)?;
+        if s.peek(Token![=]) {
+            s.parse::<Token![=]>()?;
+            match hint.to_string().as_str() {
+                "index" => index = Some(s.parse()?),
+                "zero" => zero = Some(s.parse()?),
+                _ => return Err(Error::new(hint.span(), "index = EXPR or zero = \"…\"")),
+            }
+            continue;
+        }
         match shown_of(&hint) {
             Some(v) if shown.is_some() => {
                 let msg = format!("`{hint}`: one of shown, detail, hidden only ({v} given twice?)");
@@ -271,6 +285,8 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
         display: "Decimal",
         // Padding, reserved and framing members say nothing to a reader unless declared shown.
         shown: if unheld { "Never" } else { "Always" },
+        index,
+        zero,
         rust,
     };
     m.display = display.unwrap_or_else(|| default_display(&m));

@@ -83,6 +83,11 @@ pub struct Field {
     /// Who shows the member at all: the dissector and the text printer list the members of a
     /// structure by it, so that a member added to a declaration is shown without a second list.
     pub shown: Shown,
+    /// For an array whose indices have names (a result's `MLI_BUF_*` for each element of an
+    /// `MLI_BUF_MAX` array): the name of each index; else empty.
+    pub index_names: &'static [&'static str],
+    /// What a value of 0 means, when the declaration says (`"not requested"`).
+    pub zero: Option<&'static str>,
 }
 
 /// Who shows a member to a person (the declaration's `shown`, `detail` or `hidden`).

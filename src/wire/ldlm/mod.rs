@@ -67,6 +67,8 @@ impl LustreHandle {
             doc: "the handle, read as little-endian whatever the message's order",
             display: Display::Hex,
             shown: Shown::Always,
+            index_names: &[],
+            zero: None,
         }],
     };
 }
