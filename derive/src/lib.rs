@@ -36,12 +36,12 @@
 //! `__u32`, `__u64`, `__s32`, `__s64` or `struct T` (`T` implements `WireStruct`); `[LEN]` is a
 //! constant or a literal; `in GROUP` names a C structure the crate inlines. Options are a
 //! display hint (`decimal`, `hex`, `octal`, `flags`, `enum`, `errno`, `fid`, `bytes`, `text`,
-//! `nested`), who shows the member (below), `index = EXPR` (a `[&str; LEN]` constant or literal naming an
-//! array's indices, `MLI_BUF_NAMES`), `zero = "…"` (what a value of 0 means: `"not
-//! requested"`) and, for `#[c_member]`, the doc string. A reader prints the last two beside the
-//! value, so that no printer keeps its own remarks per member. Offsets are
-//! integer literals, so that the attribute puts the members in order; the compiler checks each
-//! against the raw layout.
+//! `nested`), who shows the member (below), `index = EXPR` (a `[&str; LEN]` constant or
+//! literal naming an array's indices: `MLI_BUF_NAMES`), `zero = "…"` (what a value of 0 means:
+//! `"not requested"`) and, for `#[c_member]`, the doc string. A reader prints the last two
+//! beside the value, so that no printer keeps its own remarks per member. Offsets are integer
+//! literals, so that the attribute puts the members in order; the compiler checks each against
+//! the raw layout.
 //!
 //! Who shows a member to a person (`Field::shown`) is said on the declaration, so that every
 //! reader that lists members (the tool's text printer, the Wireshark dissector) follows a

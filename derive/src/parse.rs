@@ -376,3 +376,55 @@ fn doc_of(attrs: &[Attribute]) -> String {
     }
     lines.join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(tokens: &str) -> syn::Result<Member> {
+        let rust = Some((Ident::new("v", Span::call_site()), syn::parse_quote!(u32)));
+        let ts: TokenStream = tokens.parse().expect("tokens");
+        (|s: ParseStream| member(s, rust, false)).parse2(ts)
+    }
+
+    fn unheld(tokens: &str) -> syn::Result<Member> {
+        let ts: TokenStream = tokens.parse().expect("tokens");
+        (|s: ParseStream| member(s, None, true)).parse2(ts)
+    }
+
+    /// A held member is shown to everyone, an unheld one to no one, unless the declaration
+    /// says otherwise; the option may stand anywhere among the others.
+    #[test]
+    fn who_shows_a_member() {
+        assert_eq!(held("0, __u32 a_x").unwrap().shown, "Always");
+        assert_eq!(held("0, __u32 a_x, hex, detail").unwrap().shown, "InDetail");
+        assert_eq!(held("0, __u32 a_x, hidden, hex").unwrap().display, "Hex");
+        assert_eq!(held("0, __u32 a_x, hidden").unwrap().shown, "Never");
+        assert_eq!(
+            unheld("0, __u32 a_pad, \"padding\"").unwrap().shown,
+            "Never"
+        );
+        let framing = unheld("0, __u32 a_count, decimal, shown, \"count\"").unwrap();
+        assert_eq!((framing.shown, framing.doc.as_str()), ("Always", "count"));
+    }
+
+    #[test]
+    fn two_levels_are_refused() {
+        let e = held("0, __u32 a_x, shown, detail").err().expect("refused");
+        assert!(
+            e.to_string().contains("one of shown, detail, hidden"),
+            "{e}"
+        );
+    }
+
+    /// `index = EXPR` and `zero = "…"` are kept as written.
+    #[test]
+    fn index_names_and_zero() {
+        let m = held("48, __u32 a_lim[N], index = NAMES, zero = \"not requested\"").unwrap();
+        let index = m.index.as_ref().map(|e| quote::quote!(#e).to_string());
+        assert_eq!(index.as_deref(), Some("NAMES"));
+        assert_eq!(m.zero.map(|z| z.value()).as_deref(), Some("not requested"));
+        assert!(held("0, __u32 a_x, other = 1").is_err());
+        assert!(held("0, __u32 a_x").unwrap().index.is_none());
+    }
+}
