@@ -438,6 +438,7 @@ pub fn dissector_with(t: &Tables) -> String {
     );
     declare_fields(&mut s, t, &tables);
     let msg = [lustre_msg_v2::lm_bufcount, lustre_msg_v2::lm_magic];
+    let buflens = lustre_msg_v2::lm_buflens.name;
     let pb = [
         ptlrpc_body::pb_type,
         ptlrpc_body::pb_opc,
@@ -469,7 +470,7 @@ pub fn dissector_with(t: &Tables) -> String {
             .replace("@REP_SIZE@", &PREPARE_REP_SIZE.to_string())
             .replace("@NRES@", &MLI_BUF_MAX.to_string())
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
-            .replace("@LM_BUFLENS@", lustre_msg_v2::lm_buflens.name)
+            .replace("@LM_BUFLENS@", buflens)
             .replace(
                 "@MSG_FMT@",
                 &unpack_format(t.get(lustre_msg_v2::LAYOUT), &msg)

@@ -330,26 +330,22 @@ pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let set = |off: usize, v: u32| with_word(&p, 2, off, v);
     let mut out = Vec::new();
     let mut push = |what: String, m: Option<Vec<u8>>| out.extend(m.map(|m| (what, m)));
+    let (fid, child_mode) = (rep::mcpp_fid, rep::mcpp_child_mode);
+    let (child_projid, child_flags_at) = (rep::mcpp_child_projid, rep::mcpp_child_flags);
     let flags = McppFlags(get(rep::mcpp_flags.offset));
     if !flags.contains(McppFlags::LOOKUP_POS) {
-        let f_ver = rep::mcpp_fid.offset + lu_fid::f_ver.offset;
-        push(
-            format!("{} [0x0:0x0:0x1]", rep::mcpp_fid.name),
-            set(f_ver, 1),
-        );
+        let f_ver = fid.offset + lu_fid::f_ver.offset;
+        push(format!("{} [0x0:0x0:0x1]", fid.name), set(f_ver, 1));
     }
     if !flags.contains(McppFlags::CHILD_DERIVED) {
         return out;
     }
-    let mode = get(rep::mcpp_child_mode.offset);
+    let mode = get(child_mode.offset);
     let perm = mode & 0o7777;
     let mut mode_to = |what: &str, v: u32| {
         push(
-            format!(
-                "{} {v:#o} ({what}, was {mode:#o})",
-                rep::mcpp_child_mode.name
-            ),
-            set(rep::mcpp_child_mode.offset, v),
+            format!("{} {v:#o} ({what}, was {mode:#o})", child_mode.name),
+            set(child_mode.offset, v),
         );
     };
     mode_to("fewer permission bits", mode & !0o077);
@@ -358,22 +354,19 @@ pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     mode_to("no file type", 0o170_000 | perm);
     mode_to("S_ISUID added", mode | 0o4000);
     mode_to("S_ISGID toggled", mode ^ 0o2000);
-    let projid = get(rep::mcpp_child_projid.offset);
+    let projid = get(child_projid.offset);
     if projid != 0 {
         push(
-            format!("{} 0 (was {projid})", rep::mcpp_child_projid.name),
-            set(rep::mcpp_child_projid.offset, 0),
+            format!("{} 0 (was {projid})", child_projid.name),
+            set(child_projid.offset, 0),
         );
     }
-    let child_flags = get(rep::mcpp_child_flags.offset);
+    let child_flags = get(child_flags_at.offset);
     for v in [0, 0x1, child_flags | 0x10] {
         if v != child_flags {
             push(
-                format!(
-                    "{} {v:#x} (was {child_flags:#x})",
-                    rep::mcpp_child_flags.name
-                ),
-                set(rep::mcpp_child_flags.offset, v),
+                format!("{} {v:#x} (was {child_flags:#x})", child_flags_at.name),
+                set(child_flags_at.offset, v),
             );
         }
     }
