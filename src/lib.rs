@@ -135,6 +135,7 @@ pub mod serde_helpers;
 pub mod structures;
 pub mod wire;
 pub mod xattr;
+pub mod xattr_names;
 
 /// The `bytes` crate, whose `Bytes` and `BufMut` the owned values and encoders take.
 #[cfg(feature = "alloc")]

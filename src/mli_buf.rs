@@ -3,6 +3,7 @@
 //! errors name them, so they sit below both.
 
 use crate::limits::{MDT_BODY_SIZE, MLI_BUF_MAX, XATTR_SIZE_MAX};
+use crate::xattr_names;
 use core::fmt;
 
 /// One optional result (`enum md_lock_intent_buf`). Each describes the object the intent acts
@@ -80,11 +81,11 @@ impl MliBuf {
     pub const fn xattr_name(self) -> Option<&'static str> {
         [
             None,
-            Some("system.posix_acl_default"),
-            Some("trusted.pin"),
-            Some("trusted.lmv"),
-            Some("trusted.lov"),
-            Some("trusted.dmv"),
+            Some(xattr_names::ACL_DEFAULT),
+            Some(xattr_names::PIN),
+            Some(xattr_names::LMV),
+            Some(xattr_names::LOV),
+            Some(xattr_names::DMV),
         ][self as usize]
     }
 

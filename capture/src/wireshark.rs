@@ -20,13 +20,14 @@ mod framing;
 pub use framing::SOCKLND_PORT;
 
 use crate::opcode_name;
-use lustre_dne_intent::intent::{IntentOpc, McppFlags, McprFlags, MliBuf};
+use lustre_dne_intent::intent::{IntentOpc, McppFlags, MliBuf};
 use lustre_dne_intent::limits::{
     LDLM_REPLY_SIZE, LDLM_REQUEST_MIN, MLI_BUF_MAX, MSG_HEADER_FIXED, MSG_MAX_BUFCOUNT,
     PREPARE_REP_SIZE, PREPARE_REQ_SIZE, PTLRPC_BODY_V2_SIZE,
 };
+use lustre_dne_intent::structures;
 use lustre_dne_intent::wire::layout::{
-    self, FieldAt, FieldType, Layout, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
+    self, FieldAt, FieldType, Layout, Shown, ldlm_intent, ldlm_reply, ldlm_request, lustre_msg_v2,
     md_create_prepare_rep, md_create_prepare_req, ptlrpc_body,
 };
 use lustre_dne_intent::wire::{LDLM_ENQUEUE, LUSTRE_MSG_MAGIC_V2, PtlrpcMsgType};
@@ -37,12 +38,14 @@ use std::fmt::Write as _;
 pub const PORTALS: [u32; 4] = [24, 4, 12, 10];
 
 /// How a field is shown.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
+    U8,
     U16,
     U32,
     I32,
     U64,
+    I64,
     /// `u32`, shown in hex.
     Hex32,
     /// `u32`, shown in octal (a mode).
@@ -51,32 +54,29 @@ enum Kind {
     Hex64,
     /// `struct lu_fid`, shown as `[seq:oid:ver]`.
     Fid,
+    /// A `__u8` array: NUL-padded text.
+    Text,
+    /// A `__u8` array: raw bytes.
+    Bytes,
 }
 
 impl Kind {
-    /// How member `f` is shown, as its declaration's display hint says.
+    /// How member `f` is shown, as its declaration's C type and display hint say.
     fn of(f: &layout::Field) -> Kind {
         use layout::Display as D;
         match (f.ty, f.display) {
             (FieldType::Struct(_), _) => Kind::Fid,
+            (FieldType::U8, D::Text) if f.array.is_some() => Kind::Text,
+            (FieldType::U8, _) if f.array.is_some() => Kind::Bytes,
+            (FieldType::U8, _) => Kind::U8,
             (FieldType::U16, _) => Kind::U16,
             (FieldType::S32, _) => Kind::I32,
+            (FieldType::S64, _) => Kind::I64,
             (FieldType::U32, D::Hex | D::Flags) => Kind::Hex32,
             (FieldType::U32, D::Octal) => Kind::Oct32,
+            (FieldType::U32, _) => Kind::U32,
             (FieldType::U64, D::Hex | D::Flags) => Kind::Hex64,
             (FieldType::U64, _) => Kind::U64,
-            _ => Kind::U32,
-        }
-    }
-
-    /// Whether a member of C type `ty` can be shown this way.
-    fn shows(self, ty: FieldType) -> bool {
-        match (self, ty) {
-            (Kind::U16, FieldType::U16) | (Kind::I32, FieldType::S32) => true,
-            (Kind::U32 | Kind::Hex32 | Kind::Oct32, FieldType::U32) => true,
-            (Kind::U64 | Kind::Hex64, FieldType::U64) => true,
-            (Kind::Fid, FieldType::Struct(l)) => l.name == "lu_fid",
-            _ => false,
         }
     }
 }
@@ -90,6 +90,16 @@ struct Field {
     size: usize,
     /// Array length (1 for a scalar).
     count: usize,
+    /// A 32-bit flags member's bit names: the Lua table named [`Field::flag_table`] appends
+    /// them to the item.
+    flags: Option<&'static [(&'static str, u64)]>,
+}
+
+impl Field {
+    /// The Lua table of the bit names of a flags member: its name upper-cased (`MCPR_FLAGS`).
+    fn flag_table(&self) -> Option<String> {
+        self.flags.map(|_| self.name.to_uppercase())
+    }
 }
 
 /// The member of `l` at a dotted path (`lock_desc.l_policy_data.bits`), through the nested
@@ -97,8 +107,8 @@ struct Field {
 /// member (`lr_name` is the array `ldlm_res_id.name`), unless shown as a FID.
 ///
 /// # Panics
-/// When the path names no member: the paths are this module's, the tables the codec's, and a
-/// test generates the dissector.
+/// When the path names no member: the paths are the codec's `FieldAt`s, and a test generates
+/// the dissector.
 fn member(l: &'static Layout, path: &str) -> (usize, &'static layout::Field) {
     let mut at = 0;
     let mut cur = l;
@@ -124,145 +134,78 @@ fn member(l: &'static Layout, path: &str) -> (usize, &'static layout::Field) {
     }
 }
 
-/// The fields shown of structure `l`, each a path to one of its members and how it is shown;
-/// offsets, sizes and counts come from the codec's layout tables.
-fn shown(l: &'static Layout, list: &[&str]) -> Vec<Field> {
-    list.iter()
-        .map(|&path| {
-            let (offset, f) = member(l, path);
-            let kind = Kind::of(f);
-            assert!(
-                kind.shows(f.ty),
-                "wireshark: {path} is a {}, not shown as {kind:?}",
-                f.ty.c_type()
-            );
-            Field {
-                name: path.replace('.', "_"),
-                offset,
-                kind,
-                size: f.ty.size(),
-                count: f.array.map_or(1, |a| a.len),
+/// The fields shown of structure `l`: every member its declaration says everyone shows
+/// ([`Shown::Always`]), in offset order, an embedded structure flattened into its members
+/// (`lock_desc_l_policy_data_bits`; a structure of one member stands for that member, a
+/// `lu_fid` is one FID). A member added to a declaration is shown with nothing written here.
+/// Left out: a variable-length array (declared length 0, `lm_buflens`: see [`variable`]), and
+/// an array of structures, which no shown member is.
+fn shown(l: &'static Layout) -> Vec<Field> {
+    let mut out = Vec::new();
+    flatten(l, "", 0, &mut out);
+    out
+}
+
+fn flatten(l: &'static Layout, prefix: &str, base: usize, out: &mut Vec<Field>) {
+    for f in l.fields.iter().filter(|f| f.shown == Shown::Always) {
+        let name = format!("{prefix}{}", f.name);
+        let at = base + f.offset;
+        match (f.ty, f.array) {
+            (_, Some(a)) if a.len == 0 => {}
+            (FieldType::Struct(_), Some(_)) => {}
+            (FieldType::Struct(inner), None) if f.display != layout::Display::Fid => {
+                match inner.fields {
+                    [only] if only.shown != Shown::Never => {
+                        out.push(field(only, name, at + only.offset));
+                    }
+                    _ => flatten(inner, &format!("{name}_"), at, out),
+                }
             }
-        })
-        .collect()
+            _ => out.push(field(f, name, at)),
+        }
+    }
 }
 
-fn header_fields(l: &'static Layout) -> Vec<Field> {
-    shown(
-        l,
-        &[
-            "lm_bufcount",
-            "lm_secflvr",
-            "lm_magic",
-            "lm_repsize",
-            "lm_cksum",
-            "lm_flags",
-            "lm_opc",
-        ],
-    )
+/// Member `f` shown as `name`, `offset` bytes into its buffer.
+fn field(f: &'static layout::Field, name: String, offset: usize) -> Field {
+    let kind = Kind::of(f);
+    let (size, count) = match kind {
+        // A byte array is one item.
+        Kind::Text | Kind::Bytes => (f.size, 1),
+        _ => (f.ty.size(), f.array.map_or(1, |a| a.len)),
+    };
+    let named = f.display == layout::Display::Flags && f.ty == FieldType::U32;
+    Field {
+        name,
+        offset,
+        kind,
+        size,
+        count,
+        flags: f.names.filter(|_| named),
+    }
 }
 
-fn ptlrpc_fields(l: &'static Layout) -> Vec<Field> {
-    shown(
-        l,
-        &[
-            "pb_type",
-            "pb_version",
-            "pb_opc",
-            "pb_status",
-            "pb_last_xid",
-            "pb_tag",
-            "pb_projid",
-            "pb_last_committed",
-            "pb_transno",
-            "pb_flags",
-            "pb_op_flags",
-            "pb_conn_cnt",
-            "pb_timeout",
-            "pb_service_time",
-            "pb_limit",
-            "pb_slv",
-            "pb_mbits",
-            "pb_uid",
-            "pb_gid",
-        ],
-    )
-}
-
-fn ldlm_request_fields(l: &'static Layout) -> Vec<Field> {
-    shown(
-        l,
-        &[
-            "lock_flags",
-            "lock_count",
-            "lock_desc.lr_type",
-            "lock_desc.l_req_mode",
-            "lock_desc.l_granted_mode",
-            "lock_desc.l_policy_data.bits",
-            "lock_desc.lr_name",
-        ],
-    )
-}
-
-fn ldlm_reply_fields(l: &'static Layout) -> Vec<Field> {
-    shown(
-        l,
-        &[
-            "lock_flags",
-            "lock_desc.lr_type",
-            "lock_desc.l_req_mode",
-            "lock_desc.l_granted_mode",
-            "lock_desc.l_policy_data.bits",
-            "lock_policy_res1",
-            "lock_policy_res2",
-        ],
-    )
-}
-
-fn req_fields(l: &'static Layout) -> Vec<Field> {
-    shown(
-        l,
-        &[
-            "mcpr_fid",
-            "mcpr_flags",
-            "mcpr_fsuid",
-            "mcpr_fsgid",
-            "mcpr_umask",
-            "mcpr_cap",
-            "mcpr_child_mode",
-            "mcpr_buf_limit",
-        ],
-    )
-}
-
-fn rep_fields(l: &'static Layout) -> Vec<Field> {
-    shown(
-        l,
-        &[
-            "mcpp_status",
-            "mcpp_flags",
-            "mcpp_valid",
-            "mcpp_truncated",
-            "mcpp_fid",
-            "mcpp_child_mode",
-            "mcpp_child_gid",
-            "mcpp_child_projid",
-            "mcpp_child_flags",
-            "mcpp_buf_size",
-        ],
-    )
+/// The variable-length arrays of structure `l` (declared length 0, shown): `lm_buflens`, whose
+/// length the message gives; the Lua adds them itself.
+fn variable(l: &'static Layout) -> impl Iterator<Item = &'static layout::Field> {
+    l.fields
+        .iter()
+        .filter(|f| f.shown == Shown::Always && f.array.is_some_and(|a| a.len == 0))
 }
 
 fn proto_field(s: &mut String, f: &Field, strings: Option<&str>) {
     let (ctor, base) = match f.kind {
+        Kind::U8 => ("uint8", "base.DEC"),
         Kind::U16 => ("uint16", "base.DEC"),
         Kind::U32 => ("uint32", "base.DEC"),
         Kind::I32 => ("int32", "base.DEC"),
         Kind::U64 => ("uint64", "base.DEC"),
+        Kind::I64 => ("int64", "base.DEC"),
         Kind::Hex32 => ("uint32", "base.HEX"),
         Kind::Oct32 => ("uint32", "base.OCT"),
         Kind::Hex64 => ("uint64", "base.HEX"),
-        Kind::Fid => ("string", "base.NONE"),
+        Kind::Fid | Kind::Text => ("string", "base.NONE"),
+        Kind::Bytes => ("bytes", "base.NONE"),
     };
     let vs = strings.map_or(String::new(), |t| format!(", {t}"));
     let _ = writeln!(
@@ -299,18 +242,21 @@ fn unpack_format(l: &'static Layout, at: &[FieldAt]) -> String {
     fmt
 }
 
-/// The Lua table of a structure: `{ {name, offset, size, kind, count}, ... }`.
+/// The Lua table of a structure: `{ {name, offset, size, kind, count[, bit names]}, ... }`.
 fn struct_table(s: &mut String, lua: &str, fields: &[Field]) {
     let _ = writeln!(s, "local {lua} = {{");
     for f in fields {
         let kind = match f.kind {
-            Kind::U16 | Kind::U32 | Kind::Hex32 | Kind::Oct32 | Kind::U64 | Kind::Hex64 => "u",
-            Kind::I32 => "i",
+            Kind::U8 | Kind::U16 | Kind::U32 | Kind::Hex32 | Kind::Oct32 => "u",
+            Kind::U64 | Kind::Hex64 => "u",
+            Kind::I32 | Kind::I64 => "i",
             Kind::Fid => "fid",
+            Kind::Text | Kind::Bytes => "b",
         };
+        let names = f.flag_table().map_or(String::new(), |t| format!(", {t}"));
         let _ = writeln!(
             s,
-            "  {{ \"{}\", {}, {}, \"{kind}\", {} }},",
+            "  {{ \"{}\", {}, {}, \"{kind}\", {}{names} }},",
             f.name, f.offset, f.size, f.count
         );
     }
@@ -325,18 +271,47 @@ fn value_table(s: &mut String, lua: &str, named: impl Iterator<Item = (String, u
     let _ = writeln!(s, "}}");
 }
 
-/// The structures' layouts, after declaring one `ProtoField` per distinct field name in `s`.
-fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6] {
-    let tables: [(&str, Vec<Field>); 6] = [
-        ("LUSTRE_MSG_V2", header_fields(t.lustre_msg_v2)),
-        ("PTLRPC_BODY", ptlrpc_fields(t.ptlrpc_body)),
-        ("LDLM_REQUEST", ldlm_request_fields(t.ldlm_request)),
-        ("LDLM_REPLY", ldlm_reply_fields(t.ldlm_reply)),
-        ("MD_CREATE_PREPARE_REQ", req_fields(t.md_create_prepare_req)),
-        ("MD_CREATE_PREPARE_REP", rep_fields(t.md_create_prepare_rep)),
-    ];
+/// The structures the dissector shows, in the order it declares their fields: the header,
+/// buffer 0, buffer 1 of an enqueue and of its reply, and the prepare bodies. Each one's Lua
+/// table is named as the structure, upper-cased (`PTLRPC_BODY`), as portal.lua reads it.
+const DISSECTED: [&Layout; 6] = [
+    lustre_msg_v2::LAYOUT,
+    ptlrpc_body::LAYOUT,
+    ldlm_request::LAYOUT,
+    ldlm_reply::LAYOUT,
+    md_create_prepare_req::LAYOUT,
+    md_create_prepare_rep::LAYOUT,
+];
+
+/// The fields shown of each dissected structure, by the name of its Lua table.
+fn dissected(t: &Tables) -> Vec<(String, Vec<Field>)> {
+    DISSECTED
+        .iter()
+        .map(|l| {
+            let l = t.get(l);
+            (l.name.to_uppercase(), shown(l))
+        })
+        .collect()
+}
+
+/// One Lua table of bit names per flags member shown (`MCPR_FLAGS`), from its declared type's
+/// names; a member shown in two structures (`lock_flags`) has one.
+fn flag_tables(s: &mut String, tables: &[(String, Vec<Field>)]) {
     let mut seen = std::collections::BTreeSet::new();
-    for (_, fields) in &tables {
+    for f in tables.iter().flat_map(|(_, fields)| fields) {
+        if let (Some(lua), Some(names)) = (f.flag_table(), f.flags)
+            && seen.insert(lua.clone())
+        {
+            value_table(s, &lua, names.iter().map(|&(n, v)| (n.to_string(), v)));
+        }
+    }
+}
+
+/// Declares one `ProtoField` per distinct field name of `tables` in `s`, then the intent's
+/// opcode, the variable-length arrays and the fields of no structure.
+fn declare_fields(s: &mut String, t: &Tables, tables: &[(String, Vec<Field>)]) {
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, fields) in tables {
         for f in fields {
             if seen.insert(f.name.as_str()) {
                 // The two members whose value names the dissector tables (opcodes, types).
@@ -350,14 +325,17 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
         }
     }
     // The intent's opcode (buffer 2): shown with its name, outside the structure tables.
-    for f in &shown(t.ldlm_intent, &["opc"]) {
+    for f in &shown(t.get(ldlm_intent::LAYOUT)) {
         proto_field(s, f, None);
     }
-    // Fields of no structure's table (lm_buflens is a variable-length array): (name,
-    // constructor, label, base).
-    let lm_buflens = lustre_msg_v2::lm_buflens;
+    // lm_buflens: a variable-length array, which the Lua adds itself.
+    for l in DISSECTED {
+        for f in variable(t.get(l)) {
+            proto_field(s, &field(f, f.name.to_string(), f.offset), None);
+        }
+    }
+    // Fields of no structure: (name, constructor, label, base).
     for (n, ctor, label, base) in [
-        (lm_buflens.name, "uint32", lm_buflens.name, ", base.DEC"),
         ("opc_name", "string", "intent", ""),
         ("name", "string", "name", ""),
         ("groups", "uint32", "supplementary group", ", base.DEC"),
@@ -373,7 +351,6 @@ fn declare_fields(s: &mut String, t: &Tables) -> [(&'static str, Vec<Field>); 6]
     s.push_str(
         "local flist = {}\nfor _, f in pairs(F) do flist[#flist + 1] = f end\np.fields = flist\n\n",
     );
-    tables
 }
 
 /// The whole dissector.
@@ -381,31 +358,41 @@ pub fn dissector() -> String {
     dissector_with(&Tables::default())
 }
 
-/// The layout tables a dissector is generated from: the codec's ([`Tables::default`]), or
-/// others, to show that the dissector follows them (a member moved in a table moves here).
-#[derive(Debug, Clone, Copy)]
-#[allow(missing_docs)]
+/// The layouts a dissector is generated from: the codec's ([`structures::ALL`]), some of them
+/// replaced by copies, to show that the dissector follows a declaration (a member added or
+/// moved in a copy is shown, or moves, here).
+#[derive(Debug, Clone)]
 pub struct Tables {
-    pub lustre_msg_v2: &'static Layout,
-    pub ptlrpc_body: &'static Layout,
-    pub ldlm_request: &'static Layout,
-    pub ldlm_reply: &'static Layout,
-    pub ldlm_intent: &'static Layout,
-    pub md_create_prepare_req: &'static Layout,
-    pub md_create_prepare_rep: &'static Layout,
+    layouts: Vec<&'static Layout>,
 }
 
 impl Default for Tables {
     fn default() -> Self {
         Tables {
-            lustre_msg_v2: lustre_msg_v2::LAYOUT,
-            ptlrpc_body: ptlrpc_body::LAYOUT,
-            ldlm_request: ldlm_request::LAYOUT,
-            ldlm_reply: ldlm_reply::LAYOUT,
-            ldlm_intent: ldlm_intent::LAYOUT,
-            md_create_prepare_req: md_create_prepare_req::LAYOUT,
-            md_create_prepare_rep: md_create_prepare_rep::LAYOUT,
+            layouts: structures::ALL.to_vec(),
         }
+    }
+}
+
+impl Tables {
+    /// These layouts with `l` in place of the structure of the same name (added when there is
+    /// none). A structure that embeds it keeps the codec's.
+    pub fn with(mut self, l: &'static Layout) -> Self {
+        match self.layouts.iter_mut().find(|x| x.name == l.name) {
+            Some(x) => *x = l,
+            None => self.layouts.push(l),
+        }
+        self
+    }
+
+    /// The layout of the structure named as the codec's `codec` (the codec's when replaced by
+    /// none).
+    fn get(&self, codec: &'static Layout) -> &'static Layout {
+        self.layouts
+            .iter()
+            .find(|l| l.name == codec.name)
+            .copied()
+            .unwrap_or(codec)
     }
 }
 
@@ -442,27 +429,16 @@ pub fn dissector_with(t: &Tables) -> String {
         "IT_OPC",
         IntentOpc::NAMED.iter().map(|(n, v)| (n.to_string(), *v)),
     );
-    value_table(
-        &mut s,
-        "MCPR_FLAGS",
-        McprFlags::NAMED
-            .iter()
-            .map(|(n, v)| (n.to_string(), u64::from(*v))),
-    );
-    value_table(
-        &mut s,
-        "MCPP_FLAGS",
-        McppFlags::NAMED
-            .iter()
-            .map(|(n, v)| (n.to_string(), u64::from(*v))),
-    );
+    let tables = dissected(t);
+    flag_tables(&mut s, &tables);
     let _ = writeln!(
         s,
         "local MLI = {{ {} }}\n",
         MliBuf::ALL.map(|b| format!("\"{}\"", b.name())).join(", ")
     );
-    let tables = declare_fields(&mut s, t);
+    declare_fields(&mut s, t, &tables);
     let msg = [lustre_msg_v2::lm_bufcount, lustre_msg_v2::lm_magic];
+    let buflens = lustre_msg_v2::lm_buflens.name;
     let pb = [
         ptlrpc_body::pb_type,
         ptlrpc_body::pb_opc,
@@ -494,12 +470,19 @@ pub fn dissector_with(t: &Tables) -> String {
             .replace("@REP_SIZE@", &PREPARE_REP_SIZE.to_string())
             .replace("@NRES@", &MLI_BUF_MAX.to_string())
             .replace("@ADVISORY@", &McppFlags::ADVISORY.bits().to_string())
-            .replace("@MSG_FMT@", &unpack_format(t.lustre_msg_v2, &msg))
-            .replace("@PB_FMT@", &unpack_format(t.ptlrpc_body, &pb))
-            .replace("@REP_FMT@", &unpack_format(t.md_create_prepare_rep, &rep))
+            .replace("@LM_BUFLENS@", buflens)
+            .replace(
+                "@MSG_FMT@",
+                &unpack_format(t.get(lustre_msg_v2::LAYOUT), &msg)
+            )
+            .replace("@PB_FMT@", &unpack_format(t.get(ptlrpc_body::LAYOUT), &pb))
+            .replace(
+                "@REP_FMT@",
+                &unpack_format(t.get(md_create_prepare_rep::LAYOUT), &rep)
+            )
             .replace(
                 "@IT_FMT@",
-                &unpack_format(t.ldlm_intent, &[ldlm_intent::opc])
+                &unpack_format(t.get(ldlm_intent::LAYOUT), &[ldlm_intent::opc])
             )
             .replace("@PORTALS@", &PORTALS.map(|p| p.to_string()).join(", "),),
     );
@@ -524,11 +507,69 @@ mod tests {
         );
         // 48 as in include/lustre_dne_prepare.h: the FID, four u32, mcpr_cap, then two u32.
         assert!(lua.contains("{ \"mcpr_buf_limit\", 48, 4, \"u\", 6 },"));
-        assert!(lua.contains("{ \"mcpp_valid\", 8, 4, \"u\", 1 },"));
+        assert!(lua.contains("{ \"mcpp_valid\", 8, 4, \"u\", 1, MCPP_VALID },"));
         assert!(lua.contains("{ \"pb_opc\", 16, 4, \"u\", 1 },"));
         assert!(lua.contains("F.mcpr_fsuid = ProtoField.uint32(\"dne_prepare.mcpr_fsuid\""));
         assert!(lua.contains("[65536] = \"IT_DNE_CREATE_PREPARE\","));
         assert!(lua.contains("for _, portal in ipairs({ 24, 4, 12, 10 })"));
         assert!(!lua.contains('@'), "a marker was left unfilled");
+    }
+
+    /// The members shown are those the declarations say everyone shows, embedded structures
+    /// flattened: a `detail` member (the handles, `try_bits`) and padding are left out, and a
+    /// 32-bit flags member carries the table of its type's bit names.
+    #[test]
+    fn the_declarations_choose_the_members() {
+        let tables = dissected(&Tables::default());
+        let names = |lua: &str| -> Vec<String> {
+            let (_, fields) = tables.iter().find(|(n, _)| n == lua).expect("a table");
+            fields.iter().map(|f| f.name.clone()).collect()
+        };
+        assert_eq!(
+            names("LDLM_REPLY"),
+            [
+                "lock_flags",
+                "lock_desc_lr_type",
+                "lock_desc_lr_name",
+                "lock_desc_l_req_mode",
+                "lock_desc_l_granted_mode",
+                "lock_desc_l_policy_data_bits",
+                "lock_policy_res1",
+                "lock_policy_res2",
+            ]
+        );
+        let pb = names("PTLRPC_BODY");
+        assert_eq!((pb.len(), pb[0].as_str()), (19, "pb_type"));
+        assert!(!pb.iter().any(|n| n.contains("padding") || n == "pb_jobid"));
+        assert_eq!(
+            names("LUSTRE_MSG_V2"),
+            [
+                "lm_bufcount",
+                "lm_secflvr",
+                "lm_magic",
+                "lm_repsize",
+                "lm_cksum",
+                "lm_flags",
+                "lm_opc"
+            ]
+        );
+        let lua = dissector();
+        assert!(lua.contains("local MCPR_FLAGS = {\n  [1] = \"MCPR_NO_LOOKUP\",\n"));
+        assert!(lua.contains("{ \"lock_desc_lr_name\", 16, 8, \"u\", 4 },"));
+        assert!(lua.contains("F.lm_buflens = ProtoField.uint32(\"dne_prepare.lm_buflens\""));
+        assert!(lua.contains("if want(\"lm_buflens\") then"));
+    }
+
+    /// A copy of a declaration replaces the codec's by name; the others stay.
+    #[test]
+    fn tables_replace_by_name() {
+        let copy: &'static Layout = Box::leak(Box::new(Layout {
+            doc: "a copy",
+            ..*ldlm_reply::LAYOUT
+        }));
+        let t = Tables::default().with(copy);
+        assert_eq!(t.layouts.len(), structures::ALL.len());
+        assert_eq!(t.get(ldlm_reply::LAYOUT).doc, "a copy");
+        assert_eq!(t.get(ptlrpc_body::LAYOUT), ptlrpc_body::LAYOUT);
     }
 }

@@ -9,6 +9,7 @@ use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::intent::{
     McppFlags, MliBuf, PrepResult, ReplyView, RequestView, UnknownReason,
 };
+use lustre_dne_intent::xattr_names;
 use lustre_dne_intent_model::mdd::{LocalSource, prepare};
 use lustre_dne_intent_model::survey::{self, DesignOp};
 use lustre_dne_intent_model::{Fault, Op, Scenario};
@@ -169,8 +170,8 @@ pub fn cmd_derive(input: &Input, json: bool, output: &mut Output) -> Result<(), 
                 let _ = writeln!(s, "projid       {}", c.projid);
                 let _ = writeln!(s, "flags        {:#x}", c.flags);
                 for (label, acl, name) in [
-                    ("access_acl", &c.access_acl, "system.posix_acl_access"),
-                    ("default_acl", &c.default_acl, "system.posix_acl_default"),
+                    ("access_acl", &c.access_acl, xattr_names::ACL_ACCESS),
+                    ("default_acl", &c.default_acl, xattr_names::ACL_DEFAULT),
                 ] {
                     acl_text(&mut s, label, acl.as_deref(), name);
                 }

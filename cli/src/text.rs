@@ -2,15 +2,13 @@
 //! Lustre engineer reads them (flag and opcode names, FIDs, octal modes, errno names).
 
 use lustre_dne_intent::Endian;
-use lustre_dne_intent::errno::ErrnoName;
 use lustre_dne_intent::intent::{
     McprFlags, MdCreatePrepareRep, MdCreatePrepareReq, MliBuf, PrepResult, ReplyView, RequestView,
     ResultMask, UnknownReason,
 };
-use lustre_dne_intent::limits::MLI_BUF_MAX;
 use lustre_dne_intent::mode;
 use lustre_dne_intent::wire::layout::{
-    Display, Field, FieldAt, FieldType, Layout, ldlm_request, lustre_msg_v2 as lm,
+    Display, Field, FieldAt, FieldType, Layout, Shown, ldlm_request, lustre_msg_v2 as lm,
     md_create_prepare_req as req, ptlrpc_body as pb,
 };
 use lustre_dne_intent::wire::{
@@ -20,6 +18,11 @@ use lustre_dne_intent::wire::{
 use lustre_dne_intent::xattr::LayoutOf;
 use lustre_dne_intent_capture::opcode_name;
 use std::fmt::Write;
+
+#[path = "text_values.rs"]
+mod values;
+pub use values::file_mode;
+use values::{bit_names, flags, named, octal, quoted, status, text_value};
 
 /// Column where values start.
 const COL: usize = 24;
@@ -48,7 +51,8 @@ impl Out {
             ));
         } else {
             self.line(format_args!(
-                "buffer {i}: {what} (not sent: past lm_bufcount)"
+                "buffer {i}: {what} (not sent: past {})",
+                lm::lm_bufcount.name
             ));
         }
     }
@@ -61,65 +65,6 @@ fn extra_buffers(o: &mut Out, msg: &MsgView<'_>, defined: usize) {
     }
 }
 
-/// A bit set by name with its raw value: `HAS_INTENT (0x1000)`, or `0`.
-fn flags(named: impl std::fmt::Display, raw: u64) -> String {
-    if raw == 0 {
-        "0".into()
-    } else {
-        format!("{named} ({raw:#x})")
-    }
-}
-
-/// An enumeration by name with its raw value: `LCK_PW (2)`.
-fn named(named: impl std::fmt::Display, raw: u64) -> String {
-    format!("{named} ({raw})")
-}
-
-/// `-17 (EEXIST)`, or `0`.
-fn status(s: i32) -> String {
-    match s {
-        0 => "0".into(),
-        s if s < 0 => format!("{s} ({})", ErrnoName::of_status(s)),
-        s => format!("{s} (positive: not an errno)"),
-    }
-}
-
-/// `rwxr-xr-x` with set-id and sticky bits, after the `ls -l` type letter.
-fn ls_mode(m: u32) -> String {
-    let mut s = String::with_capacity(10);
-    s.push(mode::type_char(m));
-    let bit = |b: u32, c: char| if m & b != 0 { c } else { '-' };
-    let special = |x: u32, sp: u32, on: char, off: char| match (m & x != 0, m & sp != 0) {
-        (true, true) => on,
-        (false, true) => off,
-        (true, false) => 'x',
-        (false, false) => '-',
-    };
-    s.push(bit(0o400, 'r'));
-    s.push(bit(0o200, 'w'));
-    s.push(special(0o100, mode::S_ISUID, 's', 'S'));
-    s.push(bit(0o040, 'r'));
-    s.push(bit(0o020, 'w'));
-    s.push(special(0o010, mode::S_ISGID, 's', 'S'));
-    s.push(bit(0o004, 'r'));
-    s.push(bit(0o002, 'w'));
-    s.push(special(0o001, mode::S_ISVTX, 't', 'T'));
-    s
-}
-
-/// A file mode in octal with its type: `040755 (S_IFDIR, drwxr-xr-x)`; `0` alone.
-pub fn file_mode(m: u32) -> String {
-    if m == 0 {
-        return "0".into();
-    }
-    let ty = match mode::type_name(m) {
-        Some(n) => n.to_string(),
-        None if m & mode::S_IFMT == 0 => "no file type".into(),
-        None => format!("unknown file type {:o}", m & mode::S_IFMT),
-    };
-    format!("0{m:o} ({ty}, {})", ls_mode(m))
-}
-
 fn byte_order(order: Endian) -> &'static str {
     match order {
         Endian::Little => "le (little-endian)",
@@ -127,36 +72,32 @@ fn byte_order(order: Endian) -> &'static str {
     }
 }
 
-fn quoted(bytes: &[u8]) -> String {
-    format!("\"{}\"", bytes.escape_ascii())
-}
-
+/// The message header: the members of `lustre_msg_v2` as [`structure`] prints them, but for
+/// the magic, named with the byte order it shows, and the buffer lengths, a variable-length
+/// array (declared length 0) whose `lm_bufcount` elements the message holds.
 fn header(o: &mut Out, msg: &MsgView<'_>) {
-    let h = msg.header();
     o.line(format_args!(
-        "lustre_msg_v2 header ({} bytes @ 0)",
+        "{} header ({} bytes @ 0)",
+        lm::LAYOUT.name,
         msg.buffer_offset(0)
     ));
-    o.field(1, lm::lm_bufcount.name, msg.bufcount());
-    o.field(1, lm::lm_secflvr.name, format_args!("{:#x}", h.secflvr));
-    o.field(
-        1,
-        lm::lm_magic.name,
-        format_args!(
-            "{LUSTRE_MSG_MAGIC_V2:#010x} (LUSTRE_MSG_MAGIC_V2, {} order)",
-            msg.order().name()
-        ),
-    );
-    o.field(1, lm::lm_repsize.name, h.repsize);
-    o.field(1, lm::lm_cksum.name, format_args!("{:#x}", h.cksum));
-    o.field(1, lm::lm_flags.name, format_args!("{:#x}", h.flags));
-    o.field(1, lm::lm_opc.name, h.opc);
-    let lens: Vec<String> = msg.buflens().map(|l| l.to_string()).collect();
-    o.field(
-        1,
-        lm::lm_buflens.name,
-        format_args!("[{}]", lens.join(", ")),
-    );
+    for f in shown(lm::LAYOUT) {
+        if f.array.is_some_and(|a| a.len == 0) {
+            let lens: Vec<String> = msg.buflens().map(|l| l.to_string()).collect();
+            o.field(1, f.name, format_args!("[{}]", lens.join(", ")));
+        } else if f.name == lm::lm_magic.name {
+            o.field(
+                1,
+                f.name,
+                format_args!(
+                    "{LUSTRE_MSG_MAGIC_V2:#010x} (LUSTRE_MSG_MAGIC_V2, {} order)",
+                    msg.order().name()
+                ),
+            );
+        } else {
+            member(o, 1, f, msg.as_bytes(), msg.order());
+        }
+    }
 }
 
 /// How a member's value is written.
@@ -216,22 +157,6 @@ fn read_int(bytes: &[u8], at: usize, size: usize, order: Endian) -> u64 {
     }
 }
 
-/// The names of the bits set in `raw`, and any bit without a name in hex: `A|B|0x40`.
-fn bit_names(names: &[(&str, u64)], raw: u64) -> String {
-    let mut rest = raw;
-    let mut out: Vec<String> = Vec::new();
-    for &(n, v) in names {
-        if v != 0 && raw & v == v {
-            out.push(n.to_string());
-            rest &= !v;
-        }
-    }
-    if rest != 0 {
-        out.push(format!("{rest:#x}"));
-    }
-    out.join("|")
-}
-
 /// One element's value, as [`display`] says.
 fn value(show: Show, f: &Field, raw: u64) -> String {
     let names = f.names.unwrap_or(&[]);
@@ -254,42 +179,18 @@ fn value(show: Show, f: &Field, raw: u64) -> String {
     }
 }
 
-/// A NUL-padded text member: `"mkdir.500"`, and what follows the NUL when it is not zeros.
-fn text_value(bytes: &[u8]) -> String {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    let (text, pad) = bytes.split_at(end);
-    if pad.iter().all(|&b| b == 0) {
-        quoted(text)
-    } else {
-        format!("{} (bytes after the NUL: {})", quoted(text), quoted(pad))
-    }
-}
-
-/// A mode: with its file type when it has one (`040755 (S_IFDIR, drwxr-xr-x)`), else
-/// permission bits (`0022`).
-fn octal(m: u32) -> String {
-    if m & mode::S_IFMT != 0 {
-        file_mode(m)
-    } else {
-        format!("{m:04o}")
-    }
-}
-
-/// What a reader wants beside element `k` of member `f`, which holds `raw`: the result an
-/// `MLI_BUF_MAX` array's element is for, whether the request asks for it, the request's mode.
-/// Members are told apart by their `FieldAt`, not by a spelling.
+/// What a reader wants beside element `k` of member `f`, which holds `raw`: the name of the
+/// index (the result an `MLI_BUF_MAX` array's element is for) and what a 0 means, both as the
+/// declaration says; and the request's mode, told by its `FieldAt`.
 fn note(f: &Field, k: usize, raw: u64) -> String {
-    let is = |at: FieldAt| at.name == f.name;
     let mut s = String::new();
-    if f.array.is_some_and(|a| a.len == MLI_BUF_MAX) {
-        if let Some(buf) = MliBuf::from_index(k) {
-            let _ = write!(s, " {}", buf.name());
-        }
-        if is(req::mcpr_buf_limit) && raw == 0 {
-            s.push_str(" (not requested)");
-        }
+    if let Some(name) = f.index_names.get(k) {
+        let _ = write!(s, " {name}");
     }
-    if is(req::mcpr_flags) {
+    if let (0, Some(zero)) = (raw, f.zero) {
+        let _ = write!(s, " ({zero})");
+    }
+    if f.name == req::mcpr_flags.name {
         let object = raw & u64::from(McprFlags::NO_LOOKUP.0) != 0;
         s.push_str(if object {
             " [object mode]"
@@ -300,44 +201,53 @@ fn note(f: &Field, k: usize, raw: u64) -> String {
     s
 }
 
-/// Every member of structure `l` that `bytes` hold (padding and reserved ones left out), one
-/// line each, as [`display`] says: the layout is the list, so a new member is printed too. A
-/// member past the end of `bytes` (a shorter version of the structure) is said to be absent.
+/// The members of `l` a full listing shows: all but those its declaration hides (padding,
+/// reserved).
+fn shown(l: &Layout) -> impl Iterator<Item = &Field> {
+    l.fields.iter().filter(|f| f.shown != Shown::Never)
+}
+
+/// Every member of structure `l` that `bytes` hold and its declaration does not hide, one line
+/// each, as [`display`] says: the layout is the list, so a new member is printed too. A member
+/// past the end of `bytes` (a shorter version of the structure) is said to be absent.
 fn structure(o: &mut Out, level: usize, l: &Layout, bytes: &[u8], order: Endian) {
-    for f in l.fields {
-        if f.rust.is_none() {
-            continue;
+    for f in shown(l) {
+        member(o, level, f, bytes, order);
+    }
+}
+
+/// Member `f` of a structure held by `bytes`: one line per element (an embedded structure's
+/// members under its name).
+fn member(o: &mut Out, level: usize, f: &Field, bytes: &[u8], order: Endian) {
+    if f.offset + f.size > bytes.len() {
+        o.field(
+            level,
+            f.name,
+            format_args!("(none: {} bytes end before it)", bytes.len()),
+        );
+        return;
+    }
+    let show = display(f);
+    let (at, count) = (f.offset, f.array.map_or(1, |a| a.len));
+    let name = |k: usize| match f.array {
+        Some(_) => format!("{}[{k}]", f.name),
+        None => f.name.to_string(),
+    };
+    match f.ty {
+        FieldType::U8 if show == Show::Text => {
+            o.field(level, f.name, text_value(&bytes[at..at + f.size]))
         }
-        if f.offset + f.size > bytes.len() {
-            o.field(
-                level,
-                f.name,
-                format_args!("(none: {} bytes end before it)", bytes.len()),
-            );
-            continue;
+        FieldType::Struct(inner) => {
+            for k in 0..count {
+                let el = &bytes[at + k * inner.size..at + (k + 1) * inner.size];
+                member_struct(o, level, &name(k), show, inner, el, order);
+            }
         }
-        let show = display(f);
-        let (at, count) = (f.offset, f.array.map_or(1, |a| a.len));
-        let name = |k: usize| match f.array {
-            Some(_) => format!("{}[{k}]", f.name),
-            None => f.name.to_string(),
-        };
-        match f.ty {
-            FieldType::U8 if show == Show::Text => {
-                o.field(level, f.name, text_value(&bytes[at..at + f.size]))
-            }
-            FieldType::Struct(inner) => {
-                for k in 0..count {
-                    let el = &bytes[at + k * inner.size..at + (k + 1) * inner.size];
-                    member_struct(o, level, &name(k), show, inner, el, order);
-                }
-            }
-            ty => {
-                for k in 0..count {
-                    let raw = read_int(bytes, at + k * ty.size(), ty.size(), order);
-                    let shown = format!("{}{}", value(show, f, raw), note(f, k, raw));
-                    o.field(level, &name(k), shown);
-                }
+        ty => {
+            for k in 0..count {
+                let raw = read_int(bytes, at + k * ty.size(), ty.size(), order);
+                let shown = format!("{}{}", value(show, f, raw), note(f, k, raw));
+                o.field(level, &name(k), shown);
             }
         }
     }
@@ -375,7 +285,7 @@ fn member_struct(
             o.line(format_args!("{:pad$}{name}:", "", pad = 2 * level));
             structure(o, level + 1, inner, el, order);
             // A resource name is read as the FID it encodes.
-            if core::ptr::eq(inner, LdlmResId::LAYOUT)
+            if inner.name == LdlmResId::LAYOUT.name
                 && let Ok(r) = LdlmResId::decode(el, order)
             {
                 o.field(level + 1, "FID", r.fid());
@@ -634,3 +544,7 @@ pub fn reply_text(msg: &MsgView<'_>, v: &ReplyView<'_>) -> String {
     extra_buffers(&mut o, msg, 3 + MliBuf::ALL.len());
     o.0
 }
+
+#[cfg(test)]
+#[path = "text_tests.rs"]
+mod tests;

@@ -5,21 +5,20 @@
 use crate::common::CliError;
 use crate::input::{Input, Output};
 use lustre_dne_intent::hex::{self, HexForm};
-use lustre_dne_intent::intent::MliBuf;
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::acl::POSIX_ACL_XATTR_VERSION;
 use lustre_dne_intent::xattr::{
     AclKind, AclView, DefaultLmvView, LMV_MAGIC_FOREIGN, LMV_MAGIC_STRIPE, LMV_MAGIC_V1,
     LMV_USER_MAGIC, LOV_MAGIC_V1, LayoutOf, LmvView, LovView, PinView, XattrDoc, xattr_kind,
 };
+use lustre_dne_intent::xattr_names;
 use std::fmt::Write as _;
 
 /// The payload kind of xattr `name`, from the codec's one table of names
-/// ([`xattr_kind`]), an ACL split into the access and the default one (the name
-/// `MLI_BUF_DEF_ACL` fetches is the default's).
+/// ([`xattr_kind`]), an ACL split into the access and the default one.
 fn kind_of(name: &str) -> Option<&'static str> {
     Some(match xattr_kind(name)? {
-        "acl" if MliBuf::DefAcl.xattr_name() == Some(name) => "acl_default",
+        "acl" if name == xattr_names::ACL_DEFAULT => "acl_default",
         "acl" => "acl_access",
         kind => kind,
     })
@@ -150,11 +149,11 @@ pub fn render_with(name: &str, bytes: &[u8], o: &TextOpts) -> Result<String, Str
 /// The first u32s [`guess_name`] knows a lone payload by, with the attribute each names (the
 /// LOV magics, which all end in [`LOV_MAGIC_LOW`], and a pin's `[` are tested apart).
 const MAGICS: [(u32, &str); 5] = [
-    (POSIX_ACL_XATTR_VERSION, "system.posix_acl_access"),
-    (LMV_MAGIC_V1, "trusted.lmv"),
-    (LMV_MAGIC_STRIPE, "trusted.lmv"),
-    (LMV_MAGIC_FOREIGN, "trusted.lmv"),
-    (LMV_USER_MAGIC, "trusted.dmv"),
+    (POSIX_ACL_XATTR_VERSION, xattr_names::ACL_ACCESS),
+    (LMV_MAGIC_V1, xattr_names::LMV),
+    (LMV_MAGIC_STRIPE, xattr_names::LMV),
+    (LMV_MAGIC_FOREIGN, xattr_names::LMV),
+    (LMV_USER_MAGIC, xattr_names::DMV),
 ];
 
 /// The low half that every LOV magic shares (`0x0BD?0BD0`).
@@ -167,9 +166,9 @@ fn guess_name(bytes: &[u8]) -> Option<&'static str> {
         return Some(name);
     }
     if magic & 0xffff == LOV_MAGIC_LOW {
-        Some("trusted.lov")
+        Some(xattr_names::LOV)
     } else if bytes.first() == Some(&b'[') {
-        Some("trusted.pin")
+        Some(xattr_names::PIN)
     } else {
         None
     }
@@ -189,9 +188,10 @@ fn unknown_kind(bytes: &[u8]) -> String {
         .collect();
     format!(
         "cannot tell the payload kind: the u32 at offset 0 is {:#010x}, none of {}, \
-         0x????{LOV_MAGIC_LOW:04x} (trusted.lov) or a pin's `[`: give --name XATTR",
+         0x????{LOV_MAGIC_LOW:04x} ({}) or a pin's `[`: give --name XATTR",
         u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        known.join(", ")
+        known.join(", "),
+        xattr_names::LOV
     )
 }
 
@@ -358,7 +358,7 @@ pub fn cmd_xattr(
         // payload that is not a stripe LMV is tried as a SPECIFIC default LMV.
         let shown = match show(form, input, None, &name, &bytes, opts) {
             Err(_) if only.is_none() && bytes.get(..4) == Some(&[0xd0, 0x0c, 0xd4, 0x0c]) => {
-                show(form, input, None, "trusted.dmv", &bytes, opts)
+                show(form, input, None, xattr_names::DMV, &bytes, opts)
             }
             other => other,
         };

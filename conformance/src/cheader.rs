@@ -291,7 +291,8 @@ mod tests {
 }
 
 /// A member added to a copy of a declaration: its `Layout`, the C header and the dissector
-/// follow it, with nothing else changed by hand.
+/// follow it, with nothing else changed by hand (the text printer too: `dne-intent`'s
+/// `text_tests.rs`, which prints the same copy).
 #[cfg(test)]
 mod a_member_added {
     use lustre_dne_intent::intent::{McppFlags, ResultMask};
@@ -386,17 +387,19 @@ mod a_member_added {
         }
         assert!(after.contains("/* derived link count of the child */"));
 
-        // The dissector places every member it shows by the declaration: the moved ones move.
-        // (Which members it shows is its own list until it chooses them by display hint.)
-        let lua = dissector_with(&Tables {
-            md_create_prepare_rep: next,
-            ..Tables::default()
-        });
+        // The dissector shows the members the declaration says everyone shows, where it puts
+        // them: the new one is shown, with its field, and the moved ones move.
+        let lua = dissector_with(&Tables::default().with(next));
         let old = dissector_with(&Tables::default());
         assert!(old.contains("{ \"mcpp_child_projid\", 40, 4, \"u\", 1 },"));
-        assert!(
-            lua.contains("{ \"mcpp_child_projid\", 44, 4, \"u\", 1 },"),
-            "{lua}"
-        );
+        assert!(!old.contains("mcpp_child_nlink"));
+        for row in [
+            "{ \"mcpp_fid\", 16, 16, \"fid\", 1 },\n  { \"mcpp_child_nlink\", 32, 4, \"u\", 1 },",
+            "{ \"mcpp_child_projid\", 44, 4, \"u\", 1 },",
+            "F.mcpp_child_nlink = ProtoField.uint32(\"dne_prepare.mcpp_child_nlink\", \
+             \"mcpp_child_nlink\", base.DEC)",
+        ] {
+            assert!(lua.contains(row), "the dissector misses {row}:\n{lua}");
+        }
     }
 }

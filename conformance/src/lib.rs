@@ -15,7 +15,8 @@
 
 extern crate alloc;
 
-use lustre_dne_intent::intent::{ReplyView, RequestView};
+use lustre_dne_intent::intent::{MliBuf, ReplyView, RequestView};
+use lustre_dne_intent::limits::MLI_BUF_MAX;
 use lustre_dne_intent::rules::RuleId;
 use lustre_dne_intent::xattr::{AclView, DefaultLmvView, LmvView, LovView, PinView};
 use lustre_dne_intent::{DecodeError, Endian};
@@ -43,14 +44,27 @@ pub mod fuzzing;
 pub use generate::{GeneratedCase, generated_case, generated_cases};
 pub use vectors::{VECTOR_SEED, vectors};
 
-/// The xattr names a conformance case may carry, one per payload kind of WIRE.md §9.
-pub const XATTR_NAMES: [&str; 5] = [
-    "system.posix_acl_default",
-    "trusted.pin",
-    "trusted.lmv",
-    "trusted.lov",
-    "trusted.dmv",
-];
+/// The xattr names a conformance case may carry, one per payload kind of WIRE.md §9: those of
+/// the results that are xattrs ([`MliBuf::xattr_name`]), in `MLI_BUF` order.
+pub const XATTR_NAMES: [&str; MLI_BUF_MAX - 1] = {
+    let mut out = [""; MLI_BUF_MAX - 1];
+    let mut i = 0;
+    while i < out.len() {
+        // Every result but PATTR (index 0) is an xattr.
+        if let Some(n) = MliBuf::ALL[i + 1].xattr_name() {
+            out[i] = n;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// The result whose payload the xattr `name` is (`trusted.lmv`: `MLI_BUF_LMV`).
+pub fn result_of_xattr(name: &str) -> Option<MliBuf> {
+    MliBuf::ALL
+        .into_iter()
+        .find(|b| b.xattr_name() == Some(name))
+}
 
 /// What a case's input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -225,15 +239,13 @@ fn accepted(canonical: Vec<u8>, bytes: &[u8]) -> Judgement {
 
 /// Judges an xattr payload by its name; `None` for a name not in [`XATTR_NAMES`].
 pub fn judge_xattr(name: &str, bytes: &[u8]) -> Option<Judgement> {
-    let r = match name {
-        "system.posix_acl_default" => {
-            AclView::parse(bytes).map(|v| encoded(v.to_value().to_bytes()))
-        }
-        "trusted.pin" => PinView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
-        "trusted.lmv" => LmvView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
-        "trusted.lov" => LovView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
-        "trusted.dmv" => DefaultLmvView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
-        _ => return None,
+    let r = match result_of_xattr(name)? {
+        MliBuf::DefAcl => AclView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
+        MliBuf::Pin => PinView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
+        MliBuf::Lmv => LmvView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
+        MliBuf::Lov => LovView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
+        MliBuf::DefLmv => DefaultLmvView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
+        MliBuf::Pattr => return None,
     };
     Some(match r {
         Ok(c) => accepted(c, bytes),

@@ -4,10 +4,13 @@
 
 use super::parts::Parts;
 use lustre_dne_intent::Endian;
-use lustre_dne_intent::intent::McppFlags;
+use lustre_dne_intent::intent::{McppFlags, MliBuf};
 use lustre_dne_intent::wire::layout::{
-    lu_fid, md_create_prepare_rep as rep, md_create_prepare_req,
+    lu_fid, lustre_msg_v2, md_create_prepare_rep as rep, md_create_prepare_req,
 };
+use lustre_dne_intent::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
+use lustre_dne_intent::xattr::lmv_foreign_md;
+use lustre_dne_intent::xattr::lov::{lov_comp_md_entry_v1, lov_comp_md_v1, lov_user_md_v3};
 
 /// The values a 32-bit field `w` is tried with: boundaries, single bits, neighbours, and the
 /// byte-swapped value (a swabbed magic).
@@ -71,15 +74,17 @@ pub(crate) fn words(bytes: &[u8], order: Endian) -> Vec<(usize, u32, String, Vec
     out
 }
 
-/// The offsets of `mcpr_buf_limit[]` in a request message (buffer 3, at 48).
+/// The offsets of `mcpr_buf_limit[]` in a request message (buffer 3).
 pub(crate) fn limit_offsets(request: &[u8]) -> core::ops::Range<usize> {
     let Some(p) = Parts::split(request) else {
         return 0..0;
     };
     let round = |l: usize| (l + 7) & !7;
-    let b3 =
-        round(32 + 4 * p.bufs.len()) + p.bufs.iter().take(3).map(|b| round(b.len())).sum::<usize>();
-    b3 + 48..b3 + 72
+    let lens = lustre_msg_v2::lm_buflens;
+    let header = lens.offset + lens.elem_size * p.bufs.len();
+    let b3 = round(header) + p.bufs.iter().take(3).map(|b| round(b.len())).sum::<usize>();
+    let limit = md_create_prepare_req::LAYOUT.field(md_create_prepare_req::mcpr_buf_limit.name);
+    limit.map_or(0..0, |f| b3 + f.offset..b3 + f.offset + f.size)
 }
 
 /// Cuts of `bytes`: the empty input, each 8-byte boundary, and one byte short.
@@ -205,16 +210,17 @@ pub(crate) fn reply_shapes(
         // The size field and the valid bit agree with the new buffer, so only the payload's
         // own rule is broken.
         let mut q = p.clone();
-        if q.bufs.len() <= 3 + i || q.bufs[2].len() < 80 {
+        if q.bufs.len() <= 3 + i || q.bufs[2].len() < rep::LAYOUT.size {
             continue;
         }
         let body = &mut q.bufs[2];
-        let size = 48 + 4 * i;
+        let size = rep::mcpp_buf_size.element(*i).offset;
         body[size..size + 4].copy_from_slice(&q.order.u32_to(payload.len() as u32));
+        let at = rep::mcpp_valid.offset;
         let mut valid = [0u8; 4];
-        valid.copy_from_slice(&body[8..12]);
+        valid.copy_from_slice(&body[at..at + 4]);
         let valid = q.order.u32_from(valid) | 1 << i;
-        body[8..12].copy_from_slice(&q.order.u32_to(valid));
+        body[at..at + 4].copy_from_slice(&q.order.u32_to(valid));
         q.bufs[3 + i] = payload.clone();
         push(format!("result {i}: {what}"), q.join());
     }
@@ -223,55 +229,72 @@ pub(crate) fn reply_shapes(
 
 /// Targeted mutants of xattr payloads for the rules a single field rarely breaks: an ACL
 /// without its OTHER entry (W9.7), a pool name with no NUL (W9.12), a composite layout nested
-/// in a composite layout (W9.18).
+/// in a composite layout (W9.18). Places and names are the declarations'.
 pub(crate) fn xattr_shapes(name: &str, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    use lustre_dne_intent::xattr::{LMV_MAGIC_FOREIGN, LOV_MAGIC_COMP_V1, LOV_MAGIC_V3};
     let mut out = Vec::new();
-    match name {
-        "trusted.lmv" if u32_le(bytes, 0) == Some(lustre_dne_intent::xattr::LMV_MAGIC_FOREIGN) => {
-            let mut m = bytes[..bytes.len().min(16)].to_vec();
-            if m.len() == 16 {
-                m[4..8].fill(0);
-                out.push(("an empty foreign LMV (lfm_length 0)".into(), m));
-            }
-        }
-        "system.posix_acl_default" if bytes.len() > 12 => {
-            out.push((
-                "the last entry (OTHER) removed".into(),
-                bytes[..bytes.len() - 8].to_vec(),
-            ));
-        }
-        "trusted.lov"
-            if u32_le(bytes, 0) == Some(lustre_dne_intent::xattr::LOV_MAGIC_V3)
-                && bytes.len() >= 48 =>
-        {
-            let mut m = bytes.to_vec();
-            m[32..48].fill(b'p');
-            out.push(("lmm_pool_name: 16 bytes, no NUL".into(), m));
-        }
-        "trusted.lov" if u32_le(bytes, 0) == Some(lustre_dne_intent::xattr::LOV_MAGIC_COMP_V1) => {
-            // lcme_offset of entry 0: the entry table starts at 32, the offset is at 24 in it.
-            if let Some(off) = u32_le(bytes, 56).map(|o| o as usize)
-                && off + 4 <= bytes.len()
+    let magic = u32_le(bytes, 0);
+    match crate::result_of_xattr(name) {
+        Some(MliBuf::Lmv) if magic == Some(LMV_MAGIC_FOREIGN) => {
+            let (len, size) = (lmv_foreign_md::lfm_length, lmv_foreign_md::LAYOUT.size);
+            let mut m = bytes[..bytes.len().min(size)].to_vec();
+            let whole = m.len() == size;
+            if let Some(w) = m.get_mut(len.offset..len.offset + 4)
+                && whole
             {
-                let mut m = bytes.to_vec();
-                m[off..off + 4]
-                    .copy_from_slice(&lustre_dne_intent::xattr::LOV_MAGIC_COMP_V1.to_le_bytes());
-                out.push(("component 0 is itself a composite layout".into(), m));
+                w.fill(0);
+                out.push((format!("an empty foreign LMV ({} 0)", len.name), m));
             }
-            // lcme_size of entry 0 (at 28 in the entry): a blob inside the payload but shorter
-            // than the 32-byte header of its v1 or v3 layout (W0.1, WIRE.md §9).
-            if bytes.len() >= 64 {
-                let mut m = bytes.to_vec();
-                m[60..64].copy_from_slice(&24u32.to_le_bytes());
+        }
+        Some(MliBuf::DefAcl) => {
+            let entry = posix_acl_xattr_entry::LAYOUT.size;
+            if bytes.len() > posix_acl_xattr_header::LAYOUT.size + entry {
                 out.push((
-                    "component 0 cut to 24 bytes, shorter than its header".into(),
-                    m,
+                    "the last entry (OTHER) removed".into(),
+                    bytes[..bytes.len() - entry].to_vec(),
                 ));
             }
         }
+        Some(MliBuf::Lov) if magic == Some(LOV_MAGIC_V3) => {
+            let pool = lov_user_md_v3::LAYOUT.field(lov_user_md_v3::lmm_pool_name.name);
+            if let Some(f) = pool
+                && bytes.len() >= f.offset + f.size
+            {
+                let mut m = bytes.to_vec();
+                m[f.offset..f.offset + f.size].fill(b'p');
+                out.push((format!("{}: {} bytes, no NUL", f.name, f.size), m));
+            }
+        }
+        Some(MliBuf::Lov) if magic == Some(LOV_MAGIC_COMP_V1) => comp_shapes(bytes, &mut out),
         _ => {}
     }
     out
+}
+
+/// A composite layout's entry 0 made a composite layout itself, and cut shorter than the
+/// header of its v1 or v3 layout.
+fn comp_shapes(bytes: &[u8], out: &mut Vec<(String, Vec<u8>)>) {
+    use lustre_dne_intent::xattr::LOV_MAGIC_COMP_V1;
+    let entry0 = lov_comp_md_v1::lcm_entries.offset;
+    let offset_at = entry0 + lov_comp_md_entry_v1::lcme_offset.offset;
+    if let Some(off) = u32_le(bytes, offset_at).map(|o| o as usize)
+        && off + 4 <= bytes.len()
+    {
+        let mut m = bytes.to_vec();
+        m[off..off + 4].copy_from_slice(&LOV_MAGIC_COMP_V1.to_le_bytes());
+        out.push(("component 0 is itself a composite layout".into(), m));
+    }
+    // A blob inside the payload but shorter than the 32-byte header of its v1 or v3 layout
+    // (W0.1, WIRE.md §9).
+    let size_at = entry0 + lov_comp_md_entry_v1::lcme_size.offset;
+    if bytes.len() >= size_at + 4 {
+        let mut m = bytes.to_vec();
+        m[size_at..size_at + 4].copy_from_slice(&24u32.to_le_bytes());
+        out.push((
+            "component 0 cut to 24 bytes, shorter than its header".into(),
+            m,
+        ));
+    }
 }
 
 fn u32_le(b: &[u8], off: usize) -> Option<u32> {
@@ -307,20 +330,22 @@ pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let set = |off: usize, v: u32| with_word(&p, 2, off, v);
     let mut out = Vec::new();
     let mut push = |what: String, m: Option<Vec<u8>>| out.extend(m.map(|m| (what, m)));
+    let (fid, child_mode) = (rep::mcpp_fid, rep::mcpp_child_mode);
+    let (child_projid, child_flags_at) = (rep::mcpp_child_projid, rep::mcpp_child_flags);
     let flags = McppFlags(get(rep::mcpp_flags.offset));
     if !flags.contains(McppFlags::LOOKUP_POS) {
-        let f_ver = rep::mcpp_fid.offset + lu_fid::f_ver.offset;
-        push("mcpp_fid [0x0:0x0:0x1]".into(), set(f_ver, 1));
+        let f_ver = fid.offset + lu_fid::f_ver.offset;
+        push(format!("{} [0x0:0x0:0x1]", fid.name), set(f_ver, 1));
     }
     if !flags.contains(McppFlags::CHILD_DERIVED) {
         return out;
     }
-    let mode = get(rep::mcpp_child_mode.offset);
+    let mode = get(child_mode.offset);
     let perm = mode & 0o7777;
     let mut mode_to = |what: &str, v: u32| {
         push(
-            format!("mcpp_child_mode {v:#o} ({what}, was {mode:#o})"),
-            set(rep::mcpp_child_mode.offset, v),
+            format!("{} {v:#o} ({what}, was {mode:#o})", child_mode.name),
+            set(child_mode.offset, v),
         );
     };
     mode_to("fewer permission bits", mode & !0o077);
@@ -329,19 +354,19 @@ pub(crate) fn reply_body_fields(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     mode_to("no file type", 0o170_000 | perm);
     mode_to("S_ISUID added", mode | 0o4000);
     mode_to("S_ISGID toggled", mode ^ 0o2000);
-    let projid = get(rep::mcpp_child_projid.offset);
+    let projid = get(child_projid.offset);
     if projid != 0 {
         push(
-            format!("mcpp_child_projid 0 (was {projid})"),
-            set(rep::mcpp_child_projid.offset, 0),
+            format!("{} 0 (was {projid})", child_projid.name),
+            set(child_projid.offset, 0),
         );
     }
-    let child_flags = get(rep::mcpp_child_flags.offset);
+    let child_flags = get(child_flags_at.offset);
     for v in [0, 0x1, child_flags | 0x10] {
         if v != child_flags {
             push(
-                format!("mcpp_child_flags {v:#x} (was {child_flags:#x})"),
-                set(rep::mcpp_child_flags.offset, v),
+                format!("{} {v:#x} (was {child_flags:#x})", child_flags_at.name),
+                set(child_flags_at.offset, v),
             );
         }
     }
@@ -374,7 +399,8 @@ pub(crate) fn request_body_fields(request: &[u8]) -> Vec<(String, Vec<u8>)> {
     .filter(|&(_, v)| v != mode)
     .filter_map(|(what, v)| {
         let m = with_word(&p, 3, at, v)?;
-        Some((format!("mcpr_child_mode {v:#o} ({what}, was {mode:#o})"), m))
+        let name = md_create_prepare_req::mcpr_child_mode.name;
+        Some((format!("{name} {v:#o} ({what}, was {mode:#o})"), m))
     })
     .collect()
 }

@@ -19,7 +19,10 @@
 use lustre_dne_intent::intent::{ReplyContext, RequestView};
 use lustre_dne_intent::rules::RuleId;
 use lustre_dne_intent::structures;
-use lustre_dne_intent::wire::layout::{FieldType, Layout, md_create_prepare_rep as rep};
+use lustre_dne_intent::wire::layout::{
+    FieldType, Layout, ldlm_request, lu_fid, md_create_prepare_rep as rep,
+    md_create_prepare_req as req,
+};
 use lustre_dne_intent::{DecodeError, Endian, ErrorKind};
 
 use super::{Judgement, Kind, judge, message_order};
@@ -75,14 +78,15 @@ pub(crate) fn repaired(
         ErrorKind::RepsizeTooSmall { need, .. } => u64::try_from(need).ok()?,
         // A limit over XATTR_SIZE_MAX or a PATTR limit below an mdt_body: not requested.
         ErrorKind::PattrLimitTooSmall { .. } => 0,
-        ErrorKind::OverLimit { .. } if field.starts_with("mcpr_buf_limit") => 0,
-        ErrorKind::OverLimit { max, .. } if field == "lock_count" => max,
+        ErrorKind::OverLimit { .. } if req::mcpr_buf_limit.elements.contains(&field) => 0,
+        ErrorKind::OverLimit { max, .. } if field == ldlm_request::lock_count.name => max,
         ErrorKind::FidNotResource { resource, .. } => {
             // mcpr_fid takes the resource's FID: f_seq, f_oid, f_ver.
             let mut out = bytes.to_vec();
-            write(&mut out, at, 8, resource.seq, order)?;
-            write(&mut out, at + 8, 4, resource.oid.into(), order)?;
-            write(&mut out, at + 12, 4, resource.ver.into(), order)?;
+            let (seq, oid, ver) = (lu_fid::f_seq, lu_fid::f_oid, lu_fid::f_ver);
+            write(&mut out, at + seq.offset, 8, resource.seq, order)?;
+            write(&mut out, at + oid.offset, 4, resource.oid.into(), order)?;
+            write(&mut out, at + ver.offset, 4, resource.ver.into(), order)?;
             return Some(out);
         }
         // A lock mode: the request's own (a reply), or PW (a request: any client mode).

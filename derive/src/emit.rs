@@ -314,6 +314,15 @@ fn layout_field(m: &Member) -> TokenStream {
     };
     let doc = &m.doc;
     let display = Ident::new(m.display, Span::call_site());
+    let shown = Ident::new(m.shown, Span::call_site());
+    let index = match &m.index {
+        Some(p) => quote!(&#p),
+        None => quote!(&[]),
+    };
+    let zero = match &m.zero {
+        Some(z) => quote!(Some(#z)),
+        None => quote!(None),
+    };
     quote! {
         crate::wire::layout::Field {
             name: #name,
@@ -325,6 +334,9 @@ fn layout_field(m: &Member) -> TokenStream {
             names: #names,
             doc: #doc,
             display: crate::wire::layout::Display::#display,
+            shown: crate::wire::layout::Shown::#shown,
+            index_names: #index,
+            zero: #zero,
         }
     }
 }

@@ -36,8 +36,25 @@
 //! `__u32`, `__u64`, `__s32`, `__s64` or `struct T` (`T` implements `WireStruct`); `[LEN]` is a
 //! constant or a literal; `in GROUP` names a C structure the crate inlines. Options are a
 //! display hint (`decimal`, `hex`, `octal`, `flags`, `enum`, `errno`, `fid`, `bytes`, `text`,
-//! `nested`) and, for `#[c_member]`, the doc string. Offsets are integer literals, so that the
-//! attribute puts the members in order; the compiler checks each against the raw layout.
+//! `nested`), who shows the member (below), `index = EXPR` (a `[&str; LEN]` constant or
+//! literal naming an array's indices: `MLI_BUF_NAMES`), `zero = "…"` (what a value of 0 means:
+//! `"not requested"`) and, for `#[c_member]`, the doc string. A reader prints the last two
+//! beside the value, so that no printer keeps its own remarks per member. Offsets are integer
+//! literals, so that the attribute puts the members in order; the compiler checks each against
+//! the raw layout.
+//!
+//! Who shows a member to a person (`Field::shown`) is said on the declaration, so that every
+//! reader that lists members (the tool's text printer, the Wireshark dissector) follows a
+//! member added, removed or hidden there, rather than keeping its own list of names:
+//! - `shown`: everyone; the default of a member the value holds.
+//! - `detail`: full listings (the text printer) only; a summary (the dissector's tree, where
+//!   each field costs) leaves it out. For members a reader of a capture rarely needs: handles,
+//!   version vectors, the job id.
+//! - `hidden`: no one; the default of a `#[c_member]` (padding and reserved members say
+//!   nothing), which a framing member a reader wants (`lm_bufcount`) overrides with `shown`.
+//!
+//! It is a level of detail rather than a per-reader switch (`dissect`): a new reader picks the
+//! level it lists, and a declaration does not name the tools that read it.
 //!
 //! The generated code names the codec's items as `crate::…`: the attribute serves that crate
 //! (and its tests) only.

@@ -34,6 +34,12 @@ pub struct Member {
     pub doc: String,
     /// The `Display` variant, explicit or defaulted.
     pub display: &'static str,
+    /// The `Shown` variant, explicit or defaulted.
+    pub shown: &'static str,
+    /// `index = EXPR`: the names of an array's indices (a `[&str; LEN]` constant or literal).
+    pub index: Option<Expr>,
+    /// `zero = "…"`: what a value of 0 means.
+    pub zero: Option<LitStr>,
     /// The value's field and its type; `None` for a member the value does not hold.
     pub rust: Option<(Ident, syn::Type)>,
 }
@@ -238,13 +244,31 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
     }
     let mut doc = String::new();
     let mut display = None;
+    let mut shown = None;
+    let (mut index, mut zero) = (None, None);
     while s.peek(Token![,]) {
         s.parse::<Token![,]>()?;
         if s.peek(LitStr) && unheld {
             doc = s.parse::<LitStr>()?.value();
-        } else {
-            let hint = Ident::parse_any(s)?;
-            display = Some(display_of(&hint)?);
+            continue;
+        }
+        let hint = Ident::parse_any(s)?;
+        if s.peek(Token![=]) {
+            s.parse::<Token![=]>()?;
+            match hint.to_string().as_str() {
+                "index" => index = Some(s.parse()?),
+                "zero" => zero = Some(s.parse()?),
+                _ => return Err(Error::new(hint.span(), "index = EXPR or zero = \"…\"")),
+            }
+            continue;
+        }
+        match shown_of(&hint) {
+            Some(v) if shown.is_some() => {
+                let msg = format!("`{hint}`: one of shown, detail, hidden only ({v} given twice?)");
+                return Err(Error::new(hint.span(), msg));
+            }
+            Some(v) => shown = Some(v),
+            None => display = Some(display_of(&hint)?),
         }
     }
     if !s.is_empty() {
@@ -259,10 +283,27 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
         group,
         doc,
         display: "Decimal",
+        // Padding, reserved and framing members say nothing to a reader unless declared shown.
+        shown: if unheld { "Never" } else { "Always" },
+        index,
+        zero,
         rust,
     };
     m.display = display.unwrap_or_else(|| default_display(&m));
+    if let Some(v) = shown {
+        m.shown = v;
+    }
     Ok(m)
+}
+
+/// The `Shown` variant of a hint, or `None` for a display hint.
+fn shown_of(hint: &Ident) -> Option<&'static str> {
+    Some(match hint.to_string().as_str() {
+        "shown" => "Always",
+        "detail" => "InDetail",
+        "hidden" => "Never",
+        _ => return None,
+    })
 }
 
 fn display_of(hint: &Ident) -> syn::Result<&'static str> {
@@ -280,7 +321,8 @@ fn display_of(hint: &Ident) -> syn::Result<&'static str> {
         _ => {
             return Err(Error::new(
                 hint.span(),
-                "a display hint: decimal, hex, octal, flags, enum, errno, fid, bytes, text, nested",
+                "a display hint (decimal, hex, octal, flags, enum, errno, fid, bytes, text, \
+                 nested) or who shows it (shown, detail, hidden)",
             ));
         }
     })
@@ -333,4 +375,56 @@ fn doc_of(attrs: &[Attribute]) -> String {
         }
     }
     lines.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held(tokens: &str) -> syn::Result<Member> {
+        let rust = Some((Ident::new("v", Span::call_site()), syn::parse_quote!(u32)));
+        let ts: TokenStream = tokens.parse().expect("tokens");
+        (|s: ParseStream| member(s, rust, false)).parse2(ts)
+    }
+
+    fn unheld(tokens: &str) -> syn::Result<Member> {
+        let ts: TokenStream = tokens.parse().expect("tokens");
+        (|s: ParseStream| member(s, None, true)).parse2(ts)
+    }
+
+    /// A held member is shown to everyone, an unheld one to no one, unless the declaration
+    /// says otherwise; the option may stand anywhere among the others.
+    #[test]
+    fn who_shows_a_member() {
+        assert_eq!(held("0, __u32 a_x").unwrap().shown, "Always");
+        assert_eq!(held("0, __u32 a_x, hex, detail").unwrap().shown, "InDetail");
+        assert_eq!(held("0, __u32 a_x, hidden, hex").unwrap().display, "Hex");
+        assert_eq!(held("0, __u32 a_x, hidden").unwrap().shown, "Never");
+        assert_eq!(
+            unheld("0, __u32 a_pad, \"padding\"").unwrap().shown,
+            "Never"
+        );
+        let framing = unheld("0, __u32 a_count, decimal, shown, \"count\"").unwrap();
+        assert_eq!((framing.shown, framing.doc.as_str()), ("Always", "count"));
+    }
+
+    #[test]
+    fn two_levels_are_refused() {
+        let e = held("0, __u32 a_x, shown, detail").err().expect("refused");
+        assert!(
+            e.to_string().contains("one of shown, detail, hidden"),
+            "{e}"
+        );
+    }
+
+    /// `index = EXPR` and `zero = "…"` are kept as written.
+    #[test]
+    fn index_names_and_zero() {
+        let m = held("48, __u32 a_lim[N], index = NAMES, zero = \"not requested\"").unwrap();
+        let index = m.index.as_ref().map(|e| quote::quote!(#e).to_string());
+        assert_eq!(index.as_deref(), Some("NAMES"));
+        assert_eq!(m.zero.map(|z| z.value()).as_deref(), Some("not requested"));
+        assert!(held("0, __u32 a_x, other = 1").is_err());
+        assert!(held("0, __u32 a_x").unwrap().index.is_none());
+    }
 }

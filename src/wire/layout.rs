@@ -22,7 +22,7 @@
 //! `LAYOUT` and, for each member, a [`FieldAt`]: where the member lies, as the crate's errors
 //! name it (`lustre_handle`, one opaque word, is written by hand: `LustreHandle::LAYOUT`).
 
-pub use super::table::{ArrayLen, Display, Field, FieldAt, FieldType, Layout};
+pub use super::table::{ArrayLen, Display, Field, FieldAt, FieldType, Layout, Shown};
 
 pub use super::fid::lu_fid;
 pub use super::ldlm::{

@@ -5,7 +5,7 @@
 use super::fid::LuFid;
 use super::table::c_struct;
 use crate::limits::{MLI_BUF_MAX, PREPARE_REP_SIZE, PREPARE_REQ_SIZE};
-use crate::mli_buf::ResultMask;
+use crate::mli_buf::{MLI_BUF_NAMES, ResultMask};
 
 wire_flags! {
     /// `mcpr_flags`.
@@ -66,7 +66,7 @@ pub struct MdCreatePrepareReq {
     #[c(40, __u32 mcpr_child_mode, octal)]
     pub child_mode: u32,
     /// bytes accepted per result, 0 = not requested
-    #[c(48, __u32 mcpr_buf_limit[MLI_BUF_MAX])]
+    #[c(48, __u32 mcpr_buf_limit[MLI_BUF_MAX], index = MLI_BUF_NAMES, zero = "not requested")]
     pub buf_limit: [u32; MLI_BUF_MAX],
 }
 
@@ -119,6 +119,6 @@ pub struct MdCreatePrepareRep {
     #[c(44, __u32 mcpp_child_flags, hex)]
     pub child_flags: u32,
     /// size of each result on the parent
-    #[c(48, __u32 mcpp_buf_size[MLI_BUF_MAX])]
+    #[c(48, __u32 mcpp_buf_size[MLI_BUF_MAX], index = MLI_BUF_NAMES)]
     pub buf_size: [u32; MLI_BUF_MAX],
 }

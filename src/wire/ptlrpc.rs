@@ -60,7 +60,7 @@ pub const LUSTRE_DLM_MSG_VERSION: u32 = LUSTRE_DLM_VERSION | PTLRPC_MSG_VERSION;
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct PtlrpcBody {
     /// the export's handle (opaque)
-    #[c(0, struct LustreHandle pb_handle)]
+    #[c(0, struct LustreHandle pb_handle, detail)]
     pub handle: LustreHandle,
     /// PTL_RPC_MSG_*
     #[c(8, __u32 pb_type, enum)]
@@ -115,7 +115,7 @@ pub struct PtlrpcBody {
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub slv: u64,
     /// the objects' versions before the operation
-    #[c(88, __u64 pb_pre_versions[PTLRPC_NUM_VERSIONS])]
+    #[c(88, __u64 pb_pre_versions[PTLRPC_NUM_VERSIONS], detail)]
     #[cfg_attr(
         feature = "serde",
         serde(with = "crate::serde_helpers::ints::dec_array")
@@ -132,7 +132,7 @@ pub struct PtlrpcBody {
     #[c(148, __u32 pb_gid)]
     pub gid: u32,
     /// the job id, NUL-padded, never byte-swapped; None for a 152-byte ptlrpc_body_v2
-    #[c(152, __u8 pb_jobid[LUSTRE_JOBID_SIZE], text)]
+    #[c(152, __u8 pb_jobid[LUSTRE_JOBID_SIZE], text, detail)]
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::jobid"))]
     pub jobid: Option<[u8; LUSTRE_JOBID_SIZE]>,
 }

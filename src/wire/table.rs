@@ -1,5 +1,5 @@
 //! The runtime side of the structure declarations: [`Layout`], [`Field`], [`FieldAt`],
-//! [`WireStruct`] and the helpers the generated code calls.
+//! [`Shown`], [`WireStruct`] and the helpers the generated code calls.
 //!
 //! A structure is declared once, on its value type, with `#[c_struct]` (the
 //! `lustre-dne-intent-derive` crate): the struct's arguments name the C structure, its size and
@@ -80,6 +80,26 @@ pub struct Field {
     /// How a reader of the member wants it shown: the dissector and the text printer choose
     /// their rendering from it.
     pub display: Display,
+    /// Who shows the member at all: the dissector and the text printer list the members of a
+    /// structure by it, so that a member added to a declaration is shown without a second list.
+    pub shown: Shown,
+    /// For an array whose indices have names (a result's `MLI_BUF_*` for each element of an
+    /// `MLI_BUF_MAX` array): the name of each index; else empty.
+    pub index_names: &'static [&'static str],
+    /// What a value of 0 means, when the declaration says (`"not requested"`).
+    pub zero: Option<&'static str>,
+}
+
+/// Who shows a member to a person (the declaration's `shown`, `detail` or `hidden`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Shown {
+    /// No one: padding and reserved members.
+    Never,
+    /// Full listings (the text printer), not summaries (the dissector's tree): handles, version
+    /// vectors, the job id.
+    InDetail,
+    /// Every reader.
+    Always,
 }
 
 /// How a member is shown to a person (the declaration's display hint).

@@ -18,6 +18,7 @@ use super::{
     Acl, AclView, DefaultLmv, DefaultLmvView, LayoutOf, Lmv, LmvView, Lov, LovView, Pin, PinView,
 };
 use crate::error::{DecodeError, EncodeError};
+use crate::xattr_names::{ACL_ACCESS, ACL_DEFAULT, DMV, LMV, LOV, PIN};
 use alloc::string::{String, ToString};
 use core::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
@@ -30,11 +31,11 @@ pub const XATTR_KINDS: [&str; 6] = ["acl", "pin", "lmv", "dmv", "lov", "opaque"]
 /// included), or `None` for one this crate does not decode (`opaque`).
 pub fn xattr_kind(name: &str) -> Option<&'static str> {
     Some(match name {
-        "system.posix_acl_access" | "system.posix_acl_default" => "acl",
-        "trusted.pin" | "lustre.pin" => "pin",
-        "trusted.lmv" | "lustre.lmv" => "lmv",
-        "trusted.dmv" | "lustre.dmv" => "dmv",
-        "trusted.lov" | "lustre.lov" => "lov",
+        ACL_ACCESS | ACL_DEFAULT => "acl",
+        PIN | "lustre.pin" => "pin",
+        LMV | "lustre.lmv" => "lmv",
+        DMV | "lustre.dmv" => "dmv",
+        LOV | "lustre.lov" => "lov",
         _ => return None,
     })
 }

@@ -103,8 +103,7 @@ local function add_struct(tree, tvb, s, off, len, layout, le, label)
           local item = add(sub, name, tvb, off + o, size, le, kind == "fid" and fid(s, off + o, le) or nil)
           if full and item then
             if count > 1 then item:prepend_text("[" .. i .. "] ") end
-            if name == "mcpr_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPR_FLAGS)) end
-            if name == "mcpp_flags" then item:append_text(" " .. flag_names(r32(s, off + o, le), MCPP_FLAGS)) end
+            if f[6] then item:append_text(" " .. flag_names(r32(s, off + o, le), f[6])) end
           end
         end
       end
@@ -262,9 +261,9 @@ local function dissect_tree(tvb, s, le, count, len, pinfo, tree)
   full = tree.visible or pinfo.visited
   local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
   add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
-  if want("lm_buflens") then
+  if want("@LM_BUFLENS@") then
     for i = 1, count do
-      local item = add(tree_msg, "lm_buflens", tvb, @HDR@ + 4 * (i - 1), 4, le)
+      local item = add(tree_msg, "@LM_BUFLENS@", tvb, @HDR@ + 4 * (i - 1), 4, le)
       if full and item then item:prepend_text("[" .. (i - 1) .. "] ") end
     end
   end

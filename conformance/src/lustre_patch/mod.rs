@@ -364,10 +364,7 @@ mod tests {
         // The dissector.
         let lua = |t: &Tables| dissector_with(t);
         let before = lua(&Tables::default());
-        let after = lua(&Tables {
-            md_create_prepare_rep: moved,
-            ..Tables::default()
-        });
+        let after = lua(&Tables::default().with(moved));
         assert!(before.contains("{ \"mcpp_child_gid\", 36, 4, \"u\", 1 },"));
         assert!(
             after.contains("{ \"mcpp_child_gid\", 40, 4, \"u\", 1 },"),

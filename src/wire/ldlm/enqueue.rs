@@ -95,7 +95,7 @@ pub struct LdlmRequest {
     #[c(8, struct LdlmLockDesc lock_desc)]
     pub lock_desc: LdlmLockDesc,
     /// the lock handles (opaque)
-    #[c(88, struct LustreHandle lock_handle[LDLM_LOCKREQ_HANDLES])]
+    #[c(88, struct LustreHandle lock_handle[LDLM_LOCKREQ_HANDLES], detail)]
     pub handles: LockHandles,
 }
 const _: () = assert!(ldlm_request::lock_handle.offset == LDLM_REQUEST_FIXED);
@@ -254,7 +254,7 @@ pub struct LdlmReply {
     #[c(8, struct LdlmLockDesc lock_desc)]
     pub lock_desc: LdlmLockDesc,
     /// the server's handle of the granted lock (opaque)
-    #[c(88, struct LustreHandle lock_handle)]
+    #[c(88, struct LustreHandle lock_handle, detail)]
     pub lock_handle: LustreHandle,
     /// DISP_*: the dispositions
     #[c(96, __u64 lock_policy_res1)]

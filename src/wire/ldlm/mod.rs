@@ -11,7 +11,7 @@ pub use enqueue::{
 };
 
 use super::fid::LuFid;
-use super::table::{Display, Field, FieldType, Layout, WireStruct, c_struct};
+use super::table::{Display, Field, FieldType, Layout, Shown, WireStruct, c_struct};
 use crate::limits::RES_NAME_SIZE;
 use core::fmt;
 use zerocopy::ByteOrder;
@@ -66,6 +66,9 @@ impl LustreHandle {
             names: None,
             doc: "the handle, read as little-endian whatever the message's order",
             display: Display::Hex,
+            shown: Shown::Always,
+            index_names: &[],
+            zero: None,
         }],
     };
 }
@@ -311,14 +314,14 @@ pub struct LdlmInodebits {
     #[c(0, __u64 bits)]
     pub bits: InodeBits,
     /// optional bits to try (cancel_bits in a convert)
-    #[c(8, __u64 try_bits)]
+    #[c(8, __u64 try_bits, detail)]
     pub try_bits: InodeBits,
     /// group lock id
-    #[c(16, __u64 li_gid, hex)]
+    #[c(16, __u64 li_gid, hex, detail)]
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::hex"))]
     pub gid: u64,
     /// index of the MDT that started the lock
-    #[c(28, __u32 li_initiator_id)]
+    #[c(28, __u32 li_initiator_id, detail)]
     pub initiator_id: u32,
 }
 

@@ -41,10 +41,10 @@ pub(crate) const BUFFER_FIELDS: &[&str; MSG_MAX_BUFCOUNT] =
 #[c_struct(lustre_msg_v2, size = MSG_HEADER_FIXED,
     doc = "The framing of every RPC message (lustre_idl.h): lm_bufcount lengths follow.",
     raw_doc = "The fixed 32 bytes of `struct lustre_msg_v2`; `lm_buflens[lm_bufcount]` follows.")]
-#[c_member(0, __u32 lm_bufcount, decimal, "how many buffers (the framing's)")]
-#[c_member(8, __u32 lm_magic, "LUSTRE_MSG_MAGIC_V2, in the sender's byte order (the framing's)")]
+#[c_member(0, __u32 lm_bufcount, decimal, shown, "how many buffers (the framing's)")]
+#[c_member(8, __u32 lm_magic, shown, "LUSTRE_MSG_MAGIC_V2, in the sender's byte order (the framing's)")]
 #[c_member(28, __u32 lm_padding_3, "padding")]
-#[c_member(32, __u32 lm_buflens[0], decimal, "each buffer's length, lm_bufcount of them")]
+#[c_member(32, __u32 lm_buflens[0], decimal, shown, "each buffer's length, lm_bufcount of them")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct MsgHeader {

@@ -1,0 +1,118 @@
+//! The text printer follows the declarations: a member added to a copy of one is printed, at
+//! its place, as its display hint says; the remarks beside a value come from the declaration.
+
+use super::{Out, structure};
+use lustre_dne_intent::Endian;
+use lustre_dne_intent::intent::{McppFlags, MdCreatePrepareReq, ResultMask};
+use lustre_dne_intent::wire::{LuFid, WireStruct, c_struct};
+use zerocopy::{IntoBytes, LittleEndian};
+
+/// `md_create_prepare_rep` with `mcpp_child_nlink` inserted after `mcpp_fid`: the members after
+/// it move 4 bytes on, into the first half of the padding.
+#[c_struct(md_create_prepare_rep, size = 80, krate = lustre_dne_intent,
+    doc = "Reply buffer 2 of an IT_DNE_*_PREPARE enqueue, with the child's link count")]
+#[c_member(76, __u32 mcpp_padding, "zero")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rep {
+    /// 0 or the operation's negative errno
+    #[c(0, __s32 mcpp_status, errno)]
+    pub status: i32,
+    /// MCPP_*
+    #[c(4, __u32 mcpp_flags)]
+    pub flags: McppFlags,
+    /// results known: bit i = MLI_BUF index i
+    #[c(8, __u32 mcpp_valid)]
+    pub valid: ResultMask,
+    /// results over the requester's limit
+    #[c(12, __u32 mcpp_truncated)]
+    pub truncated: ResultMask,
+    /// entry found by the lookup, zero otherwise
+    #[c(16, struct LuFid mcpp_fid)]
+    pub fid: LuFid,
+    /// derived link count of the child
+    #[c(32, __u32 mcpp_child_nlink)]
+    pub child_nlink: u32,
+    /// derived child mode, or S_IFMT of the entry found
+    #[c(36, __u32 mcpp_child_mode, octal)]
+    pub child_mode: u32,
+    /// derived child gid
+    #[c(40, __u32 mcpp_child_gid)]
+    pub child_gid: u32,
+    /// derived child project id
+    #[c(44, __u32 mcpp_child_projid)]
+    pub child_projid: u32,
+    /// derived LUSTRE_*_FL of the child
+    #[c(48, __u32 mcpp_child_flags, hex)]
+    pub child_flags: u32,
+    /// size of each result on the parent
+    #[c(52, __u32 mcpp_buf_size[6], index = ["PATTR", "DEF_ACL", "PIN", "LMV", "LOV", "DEF_LMV"])]
+    pub buf_size: [u32; 6],
+}
+
+fn printed(l: &lustre_dne_intent::wire::layout::Layout, bytes: &[u8]) -> String {
+    let mut o = Out(String::new());
+    structure(&mut o, 1, l, bytes, Endian::Little);
+    o.0
+}
+
+/// Each printed line as (name, value), the alignment dropped.
+fn lines(text: &str) -> Vec<(&str, &str)> {
+    text.lines()
+        .map(|l| l.trim().split_once(' ').unwrap_or((l.trim(), "")))
+        .map(|(n, v)| (n, v.trim()))
+        .collect()
+}
+
+#[test]
+fn a_member_added_to_a_declaration_is_printed() {
+    let v = Rep {
+        child_nlink: 2,
+        child_mode: 0o40755,
+        child_gid: 500,
+        buf_size: [216, 0, 0, 0, 0, 48],
+        ..Rep::default()
+    };
+    let text = printed(Rep::LAYOUT, v.to_raw::<LittleEndian>().as_bytes());
+    let lines = lines(&text);
+    let nlink = lines
+        .iter()
+        .position(|&(n, _)| n == "mcpp_child_nlink")
+        .expect("the new member is printed");
+    // It and the members after it are read where the copy puts them, in its order.
+    assert_eq!(
+        lines[nlink..nlink + 3],
+        [
+            ("mcpp_child_nlink", "2"),
+            ("mcpp_child_mode", "040755 (S_IFDIR, drwxr-xr-x)"),
+            ("mcpp_child_gid", "500"),
+        ]
+    );
+    // The index names are the declaration's; padding is not printed.
+    assert!(
+        lines.contains(&("mcpp_buf_size[5]", "48 DEF_LMV")),
+        "{text}"
+    );
+    assert!(!text.contains("mcpp_padding"));
+}
+
+/// The remarks beside a value are the codec's declaration's: the result each limit is for and
+/// what a limit of 0 means.
+#[test]
+fn remarks_come_from_the_declaration() {
+    let req = MdCreatePrepareReq {
+        buf_limit: [216, 0, 0, 0, 0, 48],
+        ..MdCreatePrepareReq::default()
+    };
+    let text = printed(
+        MdCreatePrepareReq::LAYOUT,
+        req.to_raw::<LittleEndian>().as_bytes(),
+    );
+    let lines = lines(&text);
+    for want in [
+        ("mcpr_buf_limit[0]", "216 MLI_BUF_PATTR"),
+        ("mcpr_buf_limit[1]", "0 MLI_BUF_DEF_ACL (not requested)"),
+        ("mcpr_flags", "0 [entry mode]"),
+    ] {
+        assert!(lines.contains(&want), "{want:?} in\n{text}");
+    }
+}
