@@ -436,7 +436,7 @@ mod tests {
         assert_eq!(x("system.posix_acl_default", &acl[..13]), "W9.3");
         // The same as a reply's result (size field and valid bit agreeing with the buffer).
         let rep: &[u8] = include_bytes!("../testdata/mkdir_reply_complete.bin");
-        let cut = [("an LMV of 40 bytes", 3, lmv[..40].to_vec())];
+        let cut = [("an LMV of 40 bytes".to_string(), 3, lmv[..40].to_vec())];
         let shapes = mutate::reply_shapes(rep, &cut);
         let (_, m) = shapes.iter().find(|(w, _)| w.contains("40 bytes")).unwrap();
         assert_eq!(rule(judge_reply(m, req)), "W0.1");

@@ -187,7 +187,7 @@ fn shorter_and_longer(p: &Parts, push: &mut impl FnMut(String, Option<Vec<u8>>))
 /// longer, results replaced by bad or unrequested payloads.
 pub(crate) fn reply_shapes(
     bytes: &[u8],
-    bad_payloads: &[(&str, usize, Vec<u8>)],
+    bad_payloads: &[(String, usize, Vec<u8>)],
 ) -> Vec<(String, Vec<u8>)> {
     let Some(p) = Parts::split(bytes) else {
         return Vec::new();

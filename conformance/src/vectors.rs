@@ -75,8 +75,8 @@ pub const FLAG_NOTES: &[(&str, &str)] = &[
     ),
     (
         "FieldNormalised",
-        "Acceptable: a field the canonical form fixes (padding, reserved, an unnamed ACL e_id, \
-         layout offsets) holds another value",
+        "Acceptable: a field the canonical form fixes (padding, reserved, the id of an ACL \
+         entry that names no one, layout offsets) holds another value",
     ),
     ("Truncated", "A valid input cut short"),
     (
@@ -238,19 +238,24 @@ fn bases() -> Vec<Base> {
 const MUTATE_MAX_LEN: usize = 4096;
 
 /// Result payloads that break a §9 rule, placed in a reply (index = the result).
-fn bad_payloads() -> Vec<(&'static str, usize, Vec<u8>)> {
+fn bad_payloads() -> Vec<(String, usize, Vec<u8>)> {
+    use lustre_dne_intent::xattr::acl::{posix_acl_xattr_entry as entry, posix_acl_xattr_header};
     let acl: &[u8] = td!("xattr_acl_default.bin");
     let mut perm8 = acl.to_vec();
-    perm8[6] = 8;
+    perm8[posix_acl_xattr_header::LAYOUT.size + entry::e_perm.offset] = 8;
     let mut version3 = acl.to_vec();
     version3[0] = 3;
     let mut lmv = td!("xattr_lmv_striped.bin").to_vec();
     lmv[..4].copy_from_slice(&0x1234_5678u32.to_le_bytes());
     vec![
-        ("an ACL entry with e_perm 8", 1, perm8),
-        ("ACL version 3", 1, version3),
-        ("an unknown LMV magic", 3, lmv),
-        ("a 200-byte PATTR", 0, vec![0; 200]),
+        (
+            format!("an ACL entry with {} 8", entry::e_perm.name),
+            1,
+            perm8,
+        ),
+        ("ACL version 3".into(), 1, version3),
+        ("an unknown LMV magic".into(), 3, lmv),
+        ("a 200-byte PATTR".into(), 0, vec![0; 200]),
     ]
 }
 
