@@ -62,7 +62,7 @@ fn lod_connect(src: &Source) -> Result<super::base::FileDiff, PatchError> {
 }
 
 /// The handler: the lock as requested, the empty result (no `md_create_prepare_rep`, every
-/// result buffer empty) and `lock_policy_res2` 0.
+/// result buffer empty), `DISP_IT_EXECD` (the intent ran, WIRE.md §7) and `lock_policy_res2` 0.
 fn handler() -> Vec<String> {
     let text = format!(
         "/*
@@ -89,6 +89,7 @@ static int {HANDLER}(enum ldlm_intent_flags it_opc,
 \t\tRETURN(err_serious(rc));
 
 \trep = req_capsule_server_get(pill, &RMF_DLM_REP);
+\tmdt_set_disposition(info, rep, DISP_IT_EXECD);
 \trep->lock_policy_res2 = 0;
 
 \tRETURN(ELDLM_OK);
@@ -134,7 +135,8 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
                 "Route IT_DNE_CREATE_PREPARE, IT_DNE_RENAME_PREPARE and \
                  IT_DNE_UNLINK_PREPARE in mdt_intent_opc() to {HANDLER}(), which \
                  grants the lock as requested and answers with the empty result: \
-                 no md_create_prepare_rep and no results, lock_policy_res2 0. The \
+                 no md_create_prepare_rep and no results, DISP_IT_EXECD in \
+                 lock_policy_res1, lock_policy_res2 0. The \
                  requester then falls back to its ordinary reads under the lock, \
                  which it must always be able to do. Until now these intents \
                  failed the whole enqueue with -EPROTO."

@@ -106,7 +106,9 @@ static void osp_dne_prepare_reply(struct osp_device *osp,
 \t\t\t\t\t\t  req->rq_replen,
 \t\t\t\t\t\t  req->rq_reqmsg,
 \t\t\t\t\t\t  req->rq_reqlen, &rule);
-\t\tif (rc)
+\t\tif (rc == -EINVAL)
+\t\t\twhat = \"its request refused\";
+\t\telse if (rc)
 \t\t\twhat = \"refused\";
 \t\telse if (!req_capsule_get_size(&req->rq_pill,
 \t\t\t\t\t       &RMF_MD_CREATE_PREPARE_REP,
