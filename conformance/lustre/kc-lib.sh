@@ -154,3 +154,26 @@ kc_verdicts() {
 		exit (failed > 0 || np > 0) ? 1 : 0
 	}'
 }
+
+# kc_rpc_counts LOG: the RPCs a Lustre debug log (`lctl dk` with +rpctrace) shows sent, counted
+# as the two-MDT runs of docs/lustre-patch.md count them: one line "COUNT THREAD CLUUID OPCODE"
+# per sending thread (its numbers dropped: mdt00_001 and mdt00_003 are both "mdt"), import
+# (the sender's cluuid: lfs-MDT0001-mdtlov_UUID is MDT1's OSP) and opcode, pings and statfs left
+# out. Opcodes without a name here print as opc=N.
+kc_rpc_counts() {
+	awk 'BEGIN {
+		names[13] = "OST_CREATE"; names[36] = "MDS_REINT"; names[101] = "LDLM_ENQUEUE"
+		names[103] = "LDLM_CANCEL"; names[104] = "LDLM_BL_CALLBACK"
+		names[105] = "LDLM_CP_CALLBACK"; names[700] = "SEQ_QUERY"
+		names[900] = "FLD_QUERY"; names[1000] = "OUT_UPDATE"
+	}
+	/Sending RPC req@/ {
+		for (i = 1; i < NF; i++) if ($i == "pname:cluuid:pid:xid:nid:opc:job") break
+		if (i >= NF || split($(i + 1), f, ":") < 7) next
+		opc = f[6]
+		if (opc == 400 || opc == 41) next
+		thread = f[1]; sub(/[-_0-9]+$/, "", thread)
+		count[thread " " f[2] " " ((opc in names) ? names[opc] : "opc=" opc)]++
+	}
+	END { for (k in count) print count[k], k }' "$1" | LC_ALL=C sort -k2
+}

@@ -1,6 +1,7 @@
 //! The pieces of `conformance/lustre/kernel-check` that need no Lustre tree, no root, no qemu and
 //! no kernel (`conformance/lustre/kc-lib.sh`): the reading of a guest's console into verdicts
-//! and one summary line, the initramfs tree and archive, and the module load order.
+//! and one summary line, the initramfs tree and archive, the module load order, and the RPC
+//! counts of a Lustre debug log.
 //!
 //! They run through `bash`; the archive test also needs `cpio` and `gzip` (it prints `SKIP:`
 //! without them, and fails under `CI=true`).
@@ -316,4 +317,50 @@ fn modules_load_after_what_they_depend_on_each_once() {
         "{resolver}; kc_depends_order r ptlrpc nosuch 2>/dev/null"
     ));
     assert_eq!(rc, 1);
+}
+
+/// A debug log's "Sending RPC" lines, counted by thread (numbers dropped), import and opcode;
+/// pings, statfs and the other lines of the log left out.
+#[test]
+fn rpc_counts_group_by_thread_import_and_opcode() {
+    let d = scratch("rpc");
+    let f = d.join("dk.txt");
+    let line = |thread: &str, uuid: &str, opc: u32| {
+        format!(
+            "00000100:00100000:0.0:1796559234.5:0:205:0:(client.c:1914:ptlrpc_send_new_req()) \
+             Sending RPC req@0000000012345678 pname:cluuid:pid:xid:nid:opc:job \
+             {thread}:{uuid}:205:1796559234:0@lo:{opc}:lfs.0\n"
+        )
+    };
+    let mdt1 = "lfs-MDT0001-mdtlov_UUID";
+    let log = [
+        line("mdt00_001", mdt1, 1000),
+        line("mdt00_003", mdt1, 1000),
+        line("osp_up0-1", mdt1, 1000),
+        line("mdt00_001", mdt1, 101),
+        line("mdt00_001", "lfs-MDT0000-lwp-MDT0001_UUID", 900),
+        line("ptlrpcd_00_01", mdt1, 103),
+        line("ptlrpcd_00_01", mdt1, 400),
+        line("mdt00_001", mdt1, 41),
+        line("mdt00_001", mdt1, 4242),
+        "00000100:00100000:0.0:1.0:0:205:0:(client.c:2407:ptlrpc_check_set()) Completed RPC \
+         req@0000000012345678 pname:cluuid:pid:xid:nid:opc:job mdt00_001:x:1:2:0@lo:1000:j\n"
+            .to_string(),
+    ]
+    .concat();
+    std::fs::write(&f, log).expect("write the log");
+    let (rc, out) = bash(&format!("kc_rpc_counts '{}'", f.display()));
+    assert_eq!(rc, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "1 mdt lfs-MDT0000-lwp-MDT0001_UUID FLD_QUERY",
+            "1 mdt lfs-MDT0001-mdtlov_UUID LDLM_ENQUEUE",
+            "2 mdt lfs-MDT0001-mdtlov_UUID OUT_UPDATE",
+            "1 mdt lfs-MDT0001-mdtlov_UUID opc=4242",
+            "1 osp_up lfs-MDT0001-mdtlov_UUID OUT_UPDATE",
+            "1 ptlrpcd lfs-MDT0001-mdtlov_UUID LDLM_CANCEL",
+        ]
+    );
 }

@@ -1,7 +1,7 @@
 //! C text in Lustre's layout: tabs to columns, comments wrapped at 80 columns, members and
 //! enumerators aligned as the kernel style wants them.
 
-use super::layout::{ArrayLen, Field, FieldType, Layout};
+use super::layout::{ArrayLen, Field, FieldType, Layout, md_create_prepare_rep};
 
 /// Tab stops are every 8 columns.
 const TAB: usize = 8;
@@ -113,12 +113,12 @@ pub(crate) fn series_bound(a: ArrayLen) -> String {
 /// What the series says of a member where the layout table's note is not enough for a Lustre
 /// reader.
 fn series_doc(f: &Field) -> &'static str {
-    match f.name {
-        "mcpp_status" => {
-            "0 or a negative errno, in wire form: set by ptlrpc_status_hton() and read by \
-             ptlrpc_status_ntoh(), as lock_policy_res2"
-        }
-        _ => f.doc,
+    // the member named by its generated `FieldAt`, not spelled again
+    if f.name == md_create_prepare_rep::mcpp_status.name {
+        "0 or a negative errno, in wire form: set by ptlrpc_status_hton() and read by \
+         ptlrpc_status_ntoh(), as lock_policy_res2"
+    } else {
+        f.doc
     }
 }
 

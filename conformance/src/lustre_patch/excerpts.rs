@@ -83,4 +83,24 @@ pub(crate) const EXCERPTS: &[(&str, &str)] = &[
         "lustre/mdt/mdt_handler.c",
         include_str!("../../lustre/base/lustre/mdt/mdt_handler.c.excerpt"),
     ),
+    (
+        "lustre/include/lustre_dlm.h",
+        include_str!("../../lustre/base/lustre/include/lustre_dlm.h.excerpt"),
+    ),
+    (
+        "lustre/mdt/mdt_internal.h",
+        include_str!("../../lustre/base/lustre/mdt/mdt_internal.h.excerpt"),
+    ),
+    (
+        "lustre/mdt/mdt_reint.c",
+        include_str!("../../lustre/base/lustre/mdt/mdt_reint.c.excerpt"),
+    ),
+    (
+        "lustre/osp/osp_internal.h",
+        include_str!("../../lustre/base/lustre/osp/osp_internal.h.excerpt"),
+    ),
+    (
+        "lustre/osp/osp_md_object.c",
+        include_str!("../../lustre/base/lustre/osp/osp_md_object.c.excerpt"),
+    ),
 ];

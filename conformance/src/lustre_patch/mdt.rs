@@ -61,14 +61,18 @@ fn lod_connect(src: &Source) -> Result<super::base::FileDiff, PatchError> {
     )])
 }
 
-/// The handler: the lock as requested, the empty result (no `md_create_prepare_rep`, every
-/// result buffer empty) and `lock_policy_res2` 0.
+/// The handler: a peer MDT only (MODEL.md §1, -EPERM), the request checked in host order
+/// (`lustre_dne_prepare_req_check()` once the capsule has swabbed every buffer), then the lock
+/// as requested, the empty result (no `md_create_prepare_rep`, every result buffer empty),
+/// `DISP_IT_EXECD` (the intent ran, WIRE.md §7) and `lock_policy_res2` 0.
 fn handler() -> Vec<String> {
     let text = format!(
         "/*
- * IT_DNE_*_PREPARE: grant the lock as requested and answer with the empty
- * result (no md_create_prepare_rep, no results), on which the requester falls
- * back to its ordinary reads under the lock.
+ * IT_DNE_*_PREPARE: check the request, grant the lock as requested and answer
+ * with the empty result (no md_create_prepare_rep, no results), on which the
+ * requester falls back to its ordinary reads under the lock. A request from
+ * anything but a peer MDT, or one that breaks a rule of the protocol, fails
+ * the enqueue, and the requester enqueues again without the intent.
  */
 static int {HANDLER}(enum ldlm_intent_flags it_opc,
 \t\t\t\t  struct mdt_thread_info *info,
@@ -76,10 +80,33 @@ static int {HANDLER}(enum ldlm_intent_flags it_opc,
 {{
 \tstatic const __u32 no_results[MLI_BUF_NR];
 \tstruct req_capsule *pill = info->mti_pill;
+\tstruct ptlrpc_request *req = mdt_info_req(info);
 \tstruct ldlm_reply *rep;
+\tconst char *rule = NULL;
 \tint rc;
 
 \tENTRY;
+
+\tif (!(exp_connect_flags(req->rq_export) & OBD_CONNECT_MDS_MDS))
+\t\tRETURN(-EPERM);
+
+\t/*
+\t * The capsule swabs each buffer it hands out: with the body and the
+\t * groups taken, the whole request is in host order (the name is a
+\t * string), which the check reads as a request of this host.
+\t */
+\tif (!req_capsule_client_get(pill, &RMF_MD_CREATE_PREPARE_REQ) ||
+\t    (req_capsule_get_size(pill, &RMF_DNE_PREPARE_GROUPS, RCL_CLIENT) &&
+\t     !req_capsule_client_get(pill, &RMF_DNE_PREPARE_GROUPS)))
+\t\tRETURN(-EPROTO);
+\trc = lustre_dne_prepare_req_check(req->rq_reqmsg, req->rq_reqlen,
+\t\t\t\t\t  &rule);
+\tif (rc) {{
+\t\tCDEBUG(D_RPCTRACE, \"%s: DNE prepare %s refused by %s: rc = %d\\n\",
+\t\t       mdt_obd_name(info->mti_mdt), ldlm_it2str(it_opc),
+\t\t       rule ? rule : \"?\", rc);
+\t\tRETURN(rc);
+\t}}
 
 \treq_capsule_set_size(pill, &RMF_MD_CREATE_PREPARE_REP, RCL_SERVER, 0);
 \trc = req_capsule_dne_prepare_size(pill, no_results);
@@ -89,6 +116,7 @@ static int {HANDLER}(enum ldlm_intent_flags it_opc,
 \t\tRETURN(err_serious(rc));
 
 \trep = req_capsule_server_get(pill, &RMF_DLM_REP);
+\tmdt_set_disposition(info, rep, DISP_IT_EXECD);
 \trep->lock_policy_res2 = 0;
 
 \tRETURN(ELDLM_OK);
@@ -132,9 +160,14 @@ pub(crate) fn draft(src: &Source) -> Result<Draft, PatchError> {
             ),
             format!(
                 "Route IT_DNE_CREATE_PREPARE, IT_DNE_RENAME_PREPARE and \
-                 IT_DNE_UNLINK_PREPARE in mdt_intent_opc() to {HANDLER}(), which \
+                 IT_DNE_UNLINK_PREPARE in mdt_intent_opc() to {HANDLER}(). It \
+                 fails the enqueue of anything but a peer MDT (-EPERM) and of a \
+                 request that lustre_dne_prepare_req_check() refuses, which it runs \
+                 once the capsule has swabbed the body and the groups, so that the \
+                 request reads in host order. Otherwise it \
                  grants the lock as requested and answers with the empty result: \
-                 no md_create_prepare_rep and no results, lock_policy_res2 0. The \
+                 no md_create_prepare_rep and no results, DISP_IT_EXECD in \
+                 lock_policy_res1, lock_policy_res2 0. The \
                  requester then falls back to its ordinary reads under the lock, \
                  which it must always be able to do. Until now these intents \
                  failed the whole enqueue with -EPROTO."

@@ -17,7 +17,9 @@ mod kunit;
 mod mbox;
 mod mdt;
 mod names;
+mod osp;
 mod reqfmt;
+mod requester;
 mod swab;
 mod table;
 pub(crate) mod uapi;
@@ -198,7 +200,9 @@ fn drafts(src: &Source) -> Result<Vec<Draft>, PatchError> {
     let tests = kunit::draft(src)?;
     // Then the first use: negotiation and the empty result, the fallback.
     let mdt = mdt::draft(src)?;
-    Ok(vec![conn, protocol, tests, mdt])
+    // Then the requester, which sends the intent where the peer granted the flag.
+    let requester = requester::draft(src)?;
+    Ok(vec![conn, protocol, tests, mdt, requester])
 }
 
 /// One draft of `parts`: their bodies in order, their diffs in git's order (by path), and the
@@ -373,7 +377,8 @@ mod tests {
     }
 
     /// The default series is made from the kept excerpts alone: the flag alone first, then the
-    /// protocol, then its test, then the MDT's use of it (negotiation and the empty answer).
+    /// protocol, then its test, then the MDT's use of it (negotiation and the empty answer),
+    /// then the requester.
     #[test]
     fn the_default_series_has_one_patch_per_concern() {
         let s = series(&Options::default()).expect("the default series");
@@ -381,8 +386,9 @@ mod tests {
             .iter()
             .filter_map(|p| p.text.lines().find(|l| l.starts_with("Subject: ")))
             .collect();
-        assert_eq!(subjects.len(), 4, "{subjects:?}");
+        assert_eq!(subjects.len(), 5, "{subjects:?}");
         assert!(subjects[3].contains(" mdt: "), "{subjects:?}");
+        assert!(subjects[4].contains(" osp: "), "{subjects:?}");
         // The structures travel with their wirecheck and wiretest rows.
         let protocol = s[1].paths();
         for p in [uapi::IDL, wirecheck::WIRECHECK, "lustre/ptlrpc/layout.c"] {
@@ -395,12 +401,23 @@ mod tests {
             .iter()
             .filter_map(|p| p.text.lines().find(|l| l.starts_with("Test-Parameters: ")))
             .collect();
-        assert_eq!(params.len(), 4);
+        assert_eq!(params.len(), 5);
         assert_eq!(params[0], "Test-Parameters: trivial");
         assert!(!params[1].contains("trivial") && params[1].contains("testlist=sanity"));
         assert!(params[2].contains("env=ONLY="), "{}", params[2]);
-        // The MDT change runs with several MDTs, where MDT-to-MDT connects happen.
+        // The MDT changes run with several MDTs, where MDT-to-MDT connects happen.
         assert!(params[3].contains("mdscount=2"), "{}", params[3]);
+        assert!(params[4].contains("mdscount=2"), "{}", params[4]);
+        // The requester: the MDT names the operation, the OSP sends it, the parameter that
+        // turns it off has its page.
+        for p in [
+            "lustre/mdt/mdt_reint.c",
+            "lustre/osp/osp_md_object.c",
+            "lustre/include/lustre_dlm.h",
+            "Documentation/man4/dne_prepare.4",
+        ] {
+            assert!(s[4].paths().contains(&p.to_string()), "{:?}", s[4].paths());
+        }
         assert!(
             s[3].paths()
                 .contains(&"lustre/mdt/mdt_handler.c".to_string()),
