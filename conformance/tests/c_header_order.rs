@@ -89,7 +89,8 @@ const ORDERS: [Order; 6] = [
 /// The stand-in with what the series adds to `lustre_idl.h`: the connect flag (patch 1), the
 /// opcodes (patch 2's first hunk, inside `enum ldlm_intent_flags`, which the stand-in lacks)
 /// and the declarations (patch 2's second hunk), the lines taken from the generated series.
-/// The series has four patches; the fourth (the MDT's use of the flag) is checked apart.
+/// Patches 4 and 5 (the MDT's and the OSP's use of the flag) declare nothing the stand-in has;
+/// `lustre_patch.rs` checks them.
 fn patched_standin(dir: &Path) -> PathBuf {
     use lustre_dne_intent_conformance::lustre_patch::{Options, series};
     const IDL: &str = "include/uapi/linux/lustre/lustre_idl.h";

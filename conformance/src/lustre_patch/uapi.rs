@@ -7,7 +7,7 @@ use super::base::{Edit, Source};
 use super::c::{
     MLI_BUF_NR, block_comment, c_constants, enum_decl, mli_array, series_struct_decl, struct_decl,
 };
-use super::layout::Layout;
+use super::layout::{Layout, md_create_prepare_rep};
 use super::{Draft, PatchError, new_layouts};
 
 pub(crate) const IDL: &str = "include/uapi/linux/lustre/lustre_idl.h";
@@ -131,12 +131,15 @@ fn declarations_of(req: &Layout, rep: &Layout, series: bool) -> Vec<String> {
         })
         .chain(mli_array(req).map(|a| (a.c_name.to_string(), a.len as u64, None)))
         .collect();
-    let mut decl = enum_decl(
-        "Optional results: reply buffer 3 + i, bit (1 << i) of mcpp_valid and mcpp_truncated",
-        "md_lock_intent_buf",
-        &mli,
-        false,
+    let (valid, truncated) = (
+        md_create_prepare_rep::mcpp_valid,
+        md_create_prepare_rep::mcpp_truncated,
     );
+    let doc = format!(
+        "Optional results: reply buffer 3 + i, bit (1 << i) of {} and {}",
+        valid.name, truncated.name
+    );
+    let mut decl = enum_decl(&doc, "md_lock_intent_buf", &mli, false);
     if let (true, Some(a)) = (series, mli_array(req)) {
         decl.push(String::new());
         decl.push("/* wire length of the arrays by result, whatever MLI_BUF_MAX is */".into());
