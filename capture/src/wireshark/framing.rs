@@ -41,19 +41,6 @@ pub(crate) const fn lnet_hdr_offsets(large: bool) -> [usize; 4] {
     [ty, ty + 4, msg + 16, msg + 32]
 }
 
-/// The `Struct.unpack` format (without its byte-order mark) of a NID4 `KSOCK_MSG_LNET`'s
-/// `ksm_type`, then its LNet header's `type`, `payload_length` and `ptl_index`.
-fn lnet4_format() -> String {
-    let [ty, len, _, ptl] = lnet_hdr_offsets(false);
-    assert_eq!(len, ty + 4, "payload_length follows type");
-    let pad = |n: usize| "x".repeat(n);
-    format!(
-        "I4{}I4I4{}I4",
-        pad(KSOCK_MSG_HDR_SIZE + ty - 4),
-        pad(ptl - len - 4)
-    )
-}
-
 /// `kshm_nips` of a V2/V3 hello: after the magic, the version, two NID4s, two pids, two
 /// incarnations and `kshm_ctype`.
 const HELLO_NIPS_AT: usize = 8 + 2 * NID4_SIZE + 8 + 16 + 4;
@@ -61,6 +48,8 @@ const HELLO_NIPS_AT: usize = 8 + 2 * NID4_SIZE + 8 + 16 + 4;
 /// The framing's Lua, its `@NAME@` markers filled from the capture reader's constants.
 pub(super) fn lua() -> String {
     let [ty4, len4, mb4, ptl4] = lnet_hdr_offsets(false);
+    // The Lua reads `type` and `payload_length` in one "<I4I4".
+    assert_eq!(len4, ty4 + 4, "payload_length follows type");
     let [ty16, len16, mb16, ptl16] = lnet_hdr_offsets(true);
     let marks: [(&str, String); 29] = [
         ("@NID4@", NID4_SIZE.to_string()),
@@ -93,9 +82,7 @@ pub(super) fn lua() -> String {
         ("@V3@", KSOCK_PROTO_V3.to_string()),
         ("@V4@", KSOCK_PROTO_V4.to_string()),
     ];
-    let mut s = FRAMING
-        .replace("@PORT@", &SOCKLND_PORT.to_string())
-        .replace("@LNET4_FMT@", &lnet4_format());
+    let mut s = FRAMING.replace("@PORT@", &SOCKLND_PORT.to_string());
     for (m, v) in &marks {
         s = s.replace(m, v);
     }
