@@ -68,14 +68,19 @@ local function learn(name, item)
   end
 end
 
+-- TreeItem's `add` and `add_le`, fetched once: a method looked up on each item is one more
+-- call into C.
+local tree_add, tree_add_le
+
 -- Adds field `name` over `len` bytes at `off` (a value given for strings and FIDs).
 local function add(tree, name, tvb, off, len, le, value)
-  if not want(name) then return nil end
+  if not full and not want(name) then return nil end
+  if tree_add == nil then tree_add, tree_add_le = tree.add, tree.add_le end
   local item
-  if value ~= nil then item = tree:add(F[name], tvb(off, len), value)
-  elseif le then item = tree:add_le(F[name], tvb(off, len))
-  else item = tree:add(F[name], tvb(off, len)) end
-  learn(name, item)
+  if value ~= nil then item = tree_add(tree, F[name], tvb(off, len), value)
+  elseif le then item = tree_add_le(tree, F[name], tvb(off, len))
+  else item = tree_add(tree, F[name], tvb(off, len)) end
+  if not full then learn(name, item) end
   return item
 end
 
