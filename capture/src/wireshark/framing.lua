@@ -133,13 +133,17 @@ local LNET4 = @KSOCK_HDR@ + @HDR4@
 local TYPE4_AT = @KSOCK_HDR@ + @TYPE4@ + 1
 local PTL4_AT = @KSOCK_HDR@ + @PTL4@ + 1
 
+-- TreeItem:referenced, fetched once; false where Wireshark has none.
+local ti_referenced = nil
+
 -- Whether nothing of the LNet dissector's can show or be filtered on: no tree is built
 -- (tshark's summary), or it is hidden and no `lnet` field is referenced (`-Y dne_prepare`,
--- `-T fields -e dne_prepare.*`). Where Wireshark has no TreeItem:referenced, only the first.
+-- `-T fields -e dne_prepare.*`; a shown tree counts as referencing every field). Where
+-- Wireshark has no TreeItem:referenced, only the first.
 local function lnet_unseen(tree, bare)
   if bare then return true end
-  local referenced = tree.referenced
-  return referenced ~= nil and not referenced(tree, lnet)
+  if ti_referenced == nil then ti_referenced = tree.referenced or false end
+  return ti_referenced and not ti_referenced(tree, lnet)
 end
 
 -- Dissects the whole items of `tvb` and asks TCP for the bytes the last one still lacks.

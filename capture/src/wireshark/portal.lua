@@ -337,10 +337,11 @@ local function fields_referenced(tree)
 end
 
 -- A PUT's payload at `base` of the framing's `tvb` and its bytes `s` (`len` bytes), dissected
--- without the LNet dissector (see `message`). A hidden tree where no field is referenced
--- (`-Y dne_prepare`) gets the protocol's item alone, over the payload.
+-- without the LNet dissector (see `message`); the framing calls it only where no tree is built
+-- or the tree is hidden. A hidden tree where no field is referenced (`-Y dne_prepare`) gets
+-- the protocol's item alone, over the payload.
 dne_message = function(s, base, len, pinfo, tvb, tree)
-  if tree ~= nil and (tree.visible or pinfo.visited or fields_referenced(tree)) then
+  if tree ~= nil and (pinfo.visited or fields_referenced(tree)) then
     return message(s:sub(base + 1, base + len), 0, len, pinfo, tvb(base, len):tvb(), tree)
   end
   if not message(s, base, len, pinfo) then return false end
