@@ -10,8 +10,11 @@
 //! direction into whole items (connection request, hello, NOOP, LNet message), asks TCP for
 //! exactly the bytes still missing (`pinfo.desegment_len`), and hands each whole
 //! little-endian NID4 message to the LNet dissector, which then has nothing left to
-//! reassemble and shows what it always shows. Messages it cannot frame (big-endian socklnd,
-//! large NIDs) get a summary item here, and their PUT payload goes to the portal dissector.
+//! reassemble and shows what it always shows. Where nothing of the LNet dissector's would show
+//! (no tree, or a hidden one with no `lnet` field referenced), a PUT to a DNE portal goes to
+//! the portal dissector's one message path directly. Messages it cannot frame (big-endian
+//! socklnd, large NIDs) get a summary item here, and their PUT payload goes to the portal
+//! dissector.
 
 use crate::limits::{LNET_INTERFACES_NUM, LNET_MAX_PAYLOAD};
 use crate::lnet::{
@@ -89,9 +92,9 @@ pub(super) fn lua() -> String {
     s
 }
 
-/// The framing. It runs after the portal dissector's code: it uses `r32`, `byte`, `p` and
-/// `PORTAL_SET`, and defines `sock_init` and `xid_key`, which the portal dissector pairs
-/// replies by.
+/// The framing. It runs after the portal dissector's code: it uses `r32`, `byte`, `unpack`,
+/// `p`, `PORTAL_SET` and `dne_message` (the portal dissector's message path), and defines
+/// `sock_init` and `xid_key`, which the portal dissector pairs replies by.
 const FRAMING: &str = include_str!("framing.lua");
 
 #[cfg(test)]
