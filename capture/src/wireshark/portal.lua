@@ -345,7 +345,10 @@ dne_message = function(s, base, len, pinfo, tvb, tree)
     return message(s:sub(base + 1, base + len), 0, len, pinfo, tvb(base, len):tvb(), tree)
   end
   if not message(s, base, len, pinfo) then return false end
-  if tree ~= nil then tree:add(p, tvb(base, len)) end
+  if tree ~= nil then
+    if tree_add == nil then tree_add, tree_add_le = tree.add, tree.add_le end
+    tree_add(tree, p, tvb(base, len))
+  end
   return true
 end
 
