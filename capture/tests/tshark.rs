@@ -284,9 +284,10 @@ fn random_segment_sizes_lose_no_message() {
     every_message_shows("random", &conns);
 }
 
-/// What tshark's one-line summary (no tree built: the dissector's cheapest path) shows on each
-/// connection: the Info column of each frame that completes a message.
-fn summary_shown(dir: &TempDir, cap: &[u8]) -> BTreeMap<String, Shown> {
+/// What tshark's one-line summary shows on each connection: the Info column of each frame that
+/// completes a message. Without `filter`, tshark builds no tree (the dissector's cheapest path);
+/// with one, a hidden tree.
+fn summary_shown(dir: &TempDir, cap: &[u8], filter: Option<&str>) -> BTreeMap<String, Shown> {
     let path = dir.0.join("summary.pcap");
     std::fs::write(&path, cap).unwrap();
     let script = format!("lua_script:{}", dir.0.join("dne_prepare.lua").display());
@@ -294,6 +295,7 @@ fn summary_shown(dir: &TempDir, cap: &[u8]) -> BTreeMap<String, Shown> {
         .arg("-r")
         .arg(&path)
         .args(["-X", &script, "-o", "tcp.desegment_tcp_streams:TRUE"])
+        .args(filter.map(|f| ["-Y", f]).iter().flatten())
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
@@ -324,10 +326,9 @@ fn summary_shown(dir: &TempDir, cap: &[u8]) -> BTreeMap<String, Shown> {
     by_conn
 }
 
-#[test]
-fn the_summary_line_names_every_message() {
-    // Segments of at most 130 bytes: no frame completes two messages, so each message has the
-    // summary line of the frame that completes it.
+/// Connections in segments of at most 130 bytes (V3, and every seventh size in big-endian
+/// socklnd and V4) and one in 1448-byte segments.
+fn summary_connections() -> Vec<(String, WriterOptions)> {
     let mut conns = sweep("socklnd V3", WriterOptions::default());
     for (name, base) in [
         ("big-endian socklnd", Endian::Big, Handshake::Socklnd(3)),
@@ -346,11 +347,18 @@ fn the_summary_line_names_every_message() {
         conns.extend(sweep(name, base).into_iter().step_by(7));
     }
     conns.push(("1448-byte segments".into(), WriterOptions::default()));
-    let Some(dir) = dissector_dir("summary") else {
+    conns
+}
+
+/// Every message of `summary_connections` is named, in order, by the summary line of the frame
+/// that completes it (no frame completes two), as `filter` (if any) selects the lines.
+fn summary_names_every_message(test: &str, filter: Option<&str>) {
+    let conns = summary_connections();
+    let Some(dir) = dissector_dir(test) else {
         return;
     };
     let opts: Vec<WriterOptions> = conns.iter().map(|c| c.1.clone()).collect();
-    let got = summary_shown(&dir, &capture(&opts));
+    let got = summary_shown(&dir, &capture(&opts), filter);
     let want = expected();
     let empty = Shown::default();
     for (k, (what, _)) in conns.iter().enumerate() {
@@ -358,4 +366,16 @@ fn the_summary_line_names_every_message() {
         let client = format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
         assert_eq!(got.get(&client).unwrap_or(&empty), &want, "{what}");
     }
+}
+
+#[test]
+fn the_summary_line_names_every_message() {
+    summary_names_every_message("summary", None);
+}
+
+/// `-Y dne_prepare` references the protocol and none of its fields: the framing's direct path
+/// adds the protocol's item alone, and every message's frame must still match.
+#[test]
+fn a_filter_on_the_protocol_alone_shows_every_message() {
+    summary_names_every_message("filter", Some("dne_prepare"));
 }

@@ -126,23 +126,43 @@ local function handshake(tvb, s, o, len, kind, le, pinfo, tree)
   pinfo.cols.info = "socklnd " .. what
 end
 
--- The common message, read in one call: a little-endian NID4 `KSOCK_MSG_LNET`'s `ksm_type`,
--- LNet `type`, `payload_length` and (for a PUT) `ptl_index`.
-local LNET4_FMT = "<@LNET4_FMT@"
+-- The common message, a little-endian NID4 `KSOCK_MSG_LNET`: its `ksm_type`, then the LNet
+-- header's `type` and `payload_length` (adjacent), then a PUT's `ptl_index`, each read only
+-- where needed. Pad bytes in one format cost as much to skip as members to read.
 local LNET4 = @KSOCK_HDR@ + @HDR4@
+local TYPE4_AT = @KSOCK_HDR@ + @TYPE4@ + 1
+local PTL4_AT = @KSOCK_HDR@ + @PTL4@ + 1
+
+-- TreeItem:referenced, fetched once; false where Wireshark has none.
+local ti_referenced = nil
+
+-- Whether nothing of the LNet dissector's can show or be filtered on: no tree is built
+-- (tshark's summary), or it is hidden and no `lnet` field is referenced (`-Y dne_prepare`,
+-- `-T fields -e dne_prepare.*`; a shown tree counts as referencing every field). Where
+-- Wireshark has no TreeItem:referenced, only the first.
+local function lnet_unseen(tree, bare)
+  if bare then return true end
+  if ti_referenced == nil then ti_referenced = tree.referenced or false end
+  return ti_referenced and not ti_referenced(tree, lnet)
+end
 
 -- Dissects the whole items of `tvb` and asks TCP for the bytes the last one still lacks.
--- Where no tree is built (tshark's summary), a PUT to a portal of the DNE dissector is
--- summarized here, without the LNet dissector: it would add nothing that shows.
+-- Where nothing of the LNet dissector's would show (`lnet_unseen`), a PUT to a portal of the
+-- DNE dissector goes to it directly, as the LNet dissector would hand it over.
 function sock.dissector(tvb, pinfo, tree)
   local s = tvb:raw()
   local n = #s
   local bare = tree.text == nil
+  local direct = lnet and lnet_unseen(tree, bare)
+  local shown = not bare and tree or nil
   local large = any_large and large_of[dir_key(pinfo, true)] or false
   local o = 0
   while o < n do
-    local k, t, pl, ptl
-    if not large and n - o >= LNET4 then k, t, pl, ptl = unpack(LNET4_FMT, s, o + 1) end
+    local k, t, pl
+    if not large and n - o >= LNET4 then
+      k = unpack("<I4", s, o + 1)
+      if k == @KSOCK_LNET@ then t, pl = unpack("<I4I4", s, o + TYPE4_AT) end
+    end
     local kind, len, le
     if k == @KSOCK_LNET@ and t <= @TYPE_MAX@ and pl <= @MAX_PAYLOAD@ then
       kind, len, le = "lnet", LNET4 + pl, true
@@ -162,8 +182,8 @@ function sock.dissector(tvb, pinfo, tree)
       if kind == "lnet" then
         if le and not large and lnet then
           cur_s, cur_h, cur_large = s, o + @KSOCK_HDR@, false
-          if not (bare and k == @KSOCK_LNET@ and t == @PUT@ and PORTAL_SET[ptl]
-              and summarize(s, o + LNET4, len - LNET4, pinfo)) then
+          if not (direct and k == @KSOCK_LNET@ and t == @PUT@ and PORTAL_SET[unpack("<I4", s, o + PTL4_AT)]
+              and dne_message(s, o + LNET4, len - LNET4, pinfo, tvb, shown)) then
             -- A whole tvb goes as it is: a subset costs two more objects.
             lnet:call(len == n and tvb or tvb(o, len):tvb(), pinfo, tree)
           end

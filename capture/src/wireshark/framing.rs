@@ -10,8 +10,11 @@
 //! direction into whole items (connection request, hello, NOOP, LNet message), asks TCP for
 //! exactly the bytes still missing (`pinfo.desegment_len`), and hands each whole
 //! little-endian NID4 message to the LNet dissector, which then has nothing left to
-//! reassemble and shows what it always shows. Messages it cannot frame (big-endian socklnd,
-//! large NIDs) get a summary item here, and their PUT payload goes to the portal dissector.
+//! reassemble and shows what it always shows. Where nothing of the LNet dissector's would show
+//! (no tree, or a hidden one with no `lnet` field referenced), a PUT to a DNE portal goes to
+//! the portal dissector's one message path directly. Messages it cannot frame (big-endian
+//! socklnd, large NIDs) get a summary item here, and their PUT payload goes to the portal
+//! dissector.
 
 use crate::limits::{LNET_INTERFACES_NUM, LNET_MAX_PAYLOAD};
 use crate::lnet::{
@@ -41,19 +44,6 @@ pub(crate) const fn lnet_hdr_offsets(large: bool) -> [usize; 4] {
     [ty, ty + 4, msg + 16, msg + 32]
 }
 
-/// The `Struct.unpack` format (without its byte-order mark) of a NID4 `KSOCK_MSG_LNET`'s
-/// `ksm_type`, then its LNet header's `type`, `payload_length` and `ptl_index`.
-fn lnet4_format() -> String {
-    let [ty, len, _, ptl] = lnet_hdr_offsets(false);
-    assert_eq!(len, ty + 4, "payload_length follows type");
-    let pad = |n: usize| "x".repeat(n);
-    format!(
-        "I4{}I4I4{}I4",
-        pad(KSOCK_MSG_HDR_SIZE + ty - 4),
-        pad(ptl - len - 4)
-    )
-}
-
 /// `kshm_nips` of a V2/V3 hello: after the magic, the version, two NID4s, two pids, two
 /// incarnations and `kshm_ctype`.
 const HELLO_NIPS_AT: usize = 8 + 2 * NID4_SIZE + 8 + 16 + 4;
@@ -61,6 +51,8 @@ const HELLO_NIPS_AT: usize = 8 + 2 * NID4_SIZE + 8 + 16 + 4;
 /// The framing's Lua, its `@NAME@` markers filled from the capture reader's constants.
 pub(super) fn lua() -> String {
     let [ty4, len4, mb4, ptl4] = lnet_hdr_offsets(false);
+    // The Lua reads `type` and `payload_length` in one "<I4I4".
+    assert_eq!(len4, ty4 + 4, "payload_length follows type");
     let [ty16, len16, mb16, ptl16] = lnet_hdr_offsets(true);
     let marks: [(&str, String); 29] = [
         ("@NID4@", NID4_SIZE.to_string()),
@@ -93,18 +85,16 @@ pub(super) fn lua() -> String {
         ("@V3@", KSOCK_PROTO_V3.to_string()),
         ("@V4@", KSOCK_PROTO_V4.to_string()),
     ];
-    let mut s = FRAMING
-        .replace("@PORT@", &SOCKLND_PORT.to_string())
-        .replace("@LNET4_FMT@", &lnet4_format());
+    let mut s = FRAMING.replace("@PORT@", &SOCKLND_PORT.to_string());
     for (m, v) in &marks {
         s = s.replace(m, v);
     }
     s
 }
 
-/// The framing. It runs after the portal dissector's code: it uses `r32`, `byte`, `p` and
-/// `PORTAL_SET`, and defines `sock_init` and `xid_key`, which the portal dissector pairs
-/// replies by.
+/// The framing. It runs after the portal dissector's code: it uses `r32`, `byte`, `unpack`,
+/// `p`, `PORTAL_SET` and `dne_message` (the portal dissector's message path), and defines
+/// `sock_init` and `xid_key`, which the portal dissector pairs replies by.
 const FRAMING: &str = include_str!("framing.lua");
 
 #[cfg(test)]

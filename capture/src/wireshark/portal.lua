@@ -2,8 +2,8 @@
 -- a reply with its request, from the LNet header of the PUT being dissected (the match bits
 -- and the client's NID), or nil. No field extractor: one makes tshark build every tree.
 local sock_init, xid_key
--- Defined below: the columns of a message where no tree is built; the framing calls it.
-local summarize
+-- Defined below: a message the framing hands over without the LNet dissector.
+local dne_message
 -- Intent of each request not yet answered, by xid and client address, for its reply.
 local pending = {}
 -- Whether a field is referenced (a display filter, a tap, -e) while the tree is hidden, learnt
@@ -15,12 +15,16 @@ local full = false
 
 -- Per structure, the fields to add while the tree is hidden, once every one is learnt.
 local wanted_of = {}
+-- Whether any field is referenced while the tree is hidden; nil until asked (see
+-- `fields_referenced`).
+local any_field = nil
 
 function p.init()
   sock_init()
   pending = {}
   wanted = {}
   wanted_of = {}
+  any_field = nil
 end
 
 local byte = string.byte
@@ -64,14 +68,19 @@ local function learn(name, item)
   end
 end
 
+-- TreeItem's `add` and `add_le`, fetched once: a method looked up on each item is one more
+-- call into C.
+local tree_add, tree_add_le
+
 -- Adds field `name` over `len` bytes at `off` (a value given for strings and FIDs).
 local function add(tree, name, tvb, off, len, le, value)
-  if not want(name) then return nil end
+  if not full and not want(name) then return nil end
+  if tree_add == nil then tree_add, tree_add_le = tree.add, tree.add_le end
   local item
-  if value ~= nil then item = tree:add(F[name], tvb(off, len), value)
-  elseif le then item = tree:add_le(F[name], tvb(off, len))
-  else item = tree:add(F[name], tvb(off, len)) end
-  learn(name, item)
+  if value ~= nil then item = tree_add(tree, F[name], tvb(off, len), value)
+  elseif le then item = tree_add_le(tree, F[name], tvb(off, len))
+  else item = tree_add(tree, F[name], tvb(off, len)) end
+  if not full then learn(name, item) end
   return item
 end
 
@@ -132,10 +141,8 @@ local function intent_of(s, le, count)
 end
 
 
-local function dissect_request(tvb, s, tree, le, count, key)
-  local name = intent_of(s, le, count)
-  if name == nil then return nil end
-  if key then pending[key] = name end
+-- The items of a prepare request (intent `name`), under its message's item `tree`.
+local function show_request(tvb, s, tree, le, count, name)
   if blen[2] >= @LDLM_REQ_MIN@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REQUEST, le, "ldlm_request") end
   local it_item = add(tree, "opc", tvb, boff[3], 8, le)
   if full and it_item then it_item:append_text(" (" .. name .. ")") end
@@ -149,7 +156,6 @@ local function dissect_request(tvb, s, tree, le, count, key)
   if count >= 6 and want("groups") then
     for o = 0, blen[6] - 4, 4 do add(tree, "groups", tvb, boff[6] + o, 4, le) end
   end
-  return name
 end
 
 -- Adds a field with no bytes of its own (a generated value).
@@ -190,12 +196,13 @@ local function answered(pinfo, count)
   return nil
 end
 
-local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
+-- The items of a prepare reply (to intent `name`, of class `outcome`), under its message's
+-- item `tree`.
+local function show_reply(tvb, s, tree, le, count, name, outcome)
   if count >= 2 and blen[2] >= @LDLM_REP@ then add_struct(tree, tvb, s, boff[2], blen[2], LDLM_REPLY, le, "ldlm_reply") end
   add_generated(tree, "opc_name", name)
-  local outcome = outcome_of(s, le, count, status, pb_type)
-  if outcome == "error" or outcome == "empty" then add_generated(tree, "outcome", outcome); return outcome end
-  if outcome == "malformed" then return outcome end
+  if outcome == "error" or outcome == "empty" then add_generated(tree, "outcome", outcome); return end
+  if outcome == "malformed" then return end
   local o, l = boff[3], blen[3]
   add_struct(tree, tvb, s, o, l, MD_CREATE_PREPARE_REP, le, "md_create_prepare_rep")
   if want("result") or want("result_state") then
@@ -226,25 +233,6 @@ local function dissect_reply(tvb, s, tree, le, count, name, status, pb_type)
     end
   end
   add_generated(tree, "outcome", outcome)
-  return outcome
-end
-
--- The Info column where no tree is built (tshark's summary): no field can be shown or
--- filtered on, so only the pairing and the outcome are worked out.
-local function summary(s, le, count, pinfo)
-  local pb_type, opc, status = unpack(PB_FMT[le], s, boff[1] + 1)
-  local info = (OPC[opc] or ("opc " .. opc)) .. (pb_type == @REQUEST@ and " request" or " reply")
-  if opc ~= @ENQUEUE@ then return info end
-  if pb_type == @REQUEST@ then
-    local name = intent_of(s, le, count)
-    if name == nil then return info end
-    local key = xid_key(true)
-    if key then pending[key] = name end
-    return info .. " [" .. name .. "]"
-  end
-  local name = answered(pinfo, count)
-  if name == nil then return info end
-  return info .. " [" .. name .. " " .. outcome_of(s, le, count, status, pb_type) .. "]"
 end
 
 -- The formats that read `lm_buflens` in one call, by byte order and count.
@@ -256,7 +244,8 @@ end
 local TITLE_LE = "Lustre DNE prepare: lustre_msg_v2 (little-endian)"
 local TITLE_BE = "Lustre DNE prepare: lustre_msg_v2 (big-endian)"
 
--- The message with its tree: every field, or those referenced (see `want`).
+-- The message's item and those of its header and body, at 0 of `tvb` and `s`: every field, or
+-- those referenced (see `want`).
 local function dissect_tree(tvb, s, le, count, len, pinfo, tree)
   full = tree.visible or pinfo.visited
   local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
@@ -269,21 +258,7 @@ local function dissect_tree(tvb, s, le, count, len, pinfo, tree)
   end
   local pb = boff[1]
   add_struct(tree_msg, tvb, s, pb, blen[1], PTLRPC_BODY, le, "ptlrpc_body")
-  local pb_type, opc, status = unpack(PB_FMT[le], s, pb + 1)
-  local info = (OPC[opc] or ("opc " .. opc)) .. " " .. (pb_type == @REQUEST@ and "request" or "reply")
-  if opc == @ENQUEUE@ then
-    if pb_type == @REQUEST@ then
-      local name = dissect_request(tvb, s, tree_msg, le, count, xid_key(true))
-      if name then info = info .. " [" .. name .. "]" end
-    else
-      local name = answered(pinfo, count)
-      if name then
-        local outcome = dissect_reply(tvb, s, tree_msg, le, count, name, status, pb_type)
-        info = info .. " [" .. name .. " " .. outcome .. "]"
-      end
-    end
-  end
-  return info
+  return tree_msg
 end
 
 -- Reads the lustre_msg_v2 at `base` of `s` (`len` bytes): its byte order and buffer count,
@@ -313,34 +288,79 @@ local function frame_msg(s, base, len)
   return le, count
 end
 
--- Where no tree is built (tshark's summary): sets the columns for the message at `base` of
--- `s`, or returns false when it is no lustre_msg_v2 with a body.
-summarize = function(s, base, len, pinfo)
+-- The one path of every message, with a tree or without: the message at `base` of `s` (`len`
+-- bytes) is framed, a request's intent kept for its reply, a reply paired and its outcome
+-- worked out, and the columns set. With `tree` (then `base` is 0 and `tvb` holds `s`), the
+-- items are added too; without (tshark's summary), nothing else could show. False, and
+-- nothing done, when it is no lustre_msg_v2 with a body.
+local function message(s, base, len, pinfo, tvb, tree)
   local le, count = frame_msg(s, base, len)
   if le == nil or blen[1] < @PB_MIN@ then return false end
+  local tree_msg = tree and dissect_tree(tvb, s, le, count, len, pinfo, tree)
+  local pb_type, opc, status = unpack(PB_FMT[le], s, boff[1] + 1)
+  local info = (OPC[opc] or ("opc " .. opc)) .. (pb_type == @REQUEST@ and " request" or " reply")
+  if opc == @ENQUEUE@ and pb_type == @REQUEST@ then
+    local name = intent_of(s, le, count)
+    if name then
+      local key = xid_key(true)
+      if key then pending[key] = name end
+      if tree_msg then show_request(tvb, s, tree_msg, le, count, name) end
+      info = info .. " [" .. name .. "]"
+    end
+  elseif opc == @ENQUEUE@ then
+    local name = answered(pinfo, count)
+    if name then
+      local outcome = outcome_of(s, le, count, status, pb_type)
+      if tree_msg then show_reply(tvb, s, tree_msg, le, count, name, outcome) end
+      info = info .. " [" .. name .. " " .. outcome .. "]"
+    end
+  end
   local cols = pinfo.cols
   cols.protocol = "DNE"
-  cols.info = summary(s, le, count, pinfo)
+  cols.info = info
+  return true
+end
+
+-- Whether a field of this dissector is referenced while the tree is hidden (a display filter or
+-- `-e` naming one): asked once a pass, where Wireshark has TreeItem:referenced.
+local function fields_referenced(tree)
+  if any_field == nil then
+    local referenced = tree.referenced
+    any_field = referenced == nil
+    for _, f in pairs(F) do
+      if any_field then break end
+      any_field = referenced(tree, f)
+    end
+  end
+  return any_field
+end
+
+-- A PUT's payload at `base` of the framing's `tvb` and its bytes `s` (`len` bytes), dissected
+-- without the LNet dissector (see `message`); the framing calls it only where no tree is built
+-- or the tree is hidden. A hidden tree where no field is referenced (`-Y dne_prepare`) gets
+-- the protocol's item alone, over the payload.
+dne_message = function(s, base, len, pinfo, tvb, tree)
+  if tree ~= nil and (pinfo.visited or fields_referenced(tree)) then
+    return message(s:sub(base + 1, base + len), 0, len, pinfo, tvb(base, len):tvb(), tree)
+  end
+  if not message(s, base, len, pinfo) then return false end
+  if tree ~= nil then
+    if tree_add == nil then tree_add, tree_add_le = tree.add, tree.add_le end
+    tree_add(tree, p, tvb(base, len))
+  end
   return true
 end
 
 function p.dissector(tvb, pinfo, tree)
   local s = tvb:raw()
   local len = #s
-  -- No tree (tshark's summary): no field can be shown or filtered on.
-  if tree.text == nil then return summarize(s, 0, len, pinfo) and len or 0 end
+  -- No tree (tshark's summary): nothing but the columns can show.
+  local shown = tree.text ~= nil and tree or nil
+  if message(s, 0, len, pinfo, tvb, shown) then return len end
+  -- Too short for the body: with a tree, the header alone is shown.
   local le, count = frame_msg(s, 0, len)
-  if le == nil then return 0 end
-  if blen[1] < @PB_MIN@ then
-    -- Too short for the body: the header alone is shown.
-    full = tree.visible or pinfo.visited
-    local tree_msg = tree:add(p, tvb(0, len), le and TITLE_LE or TITLE_BE)
-    add_struct(tree_msg, tvb, s, 0, @HDR@ + 4 * count, LUSTRE_MSG_V2, le, "lustre_msg_v2")
-    return len
-  end
-  local cols = pinfo.cols
-  cols.protocol = "DNE"
-  cols.info = dissect_tree(tvb, s, le, count, len, pinfo, tree)
+  if shown == nil or le == nil then return 0 end
+  dissect_tree(tvb, s, le, count, len, pinfo, tree)
   return len
 end
 
