@@ -12,11 +12,14 @@ use crate::wire::table::{WireStruct, c_struct};
 use crate::xattr::{ForeignView, bad_magic, err, err_at, truncated};
 use zerocopy::{FromBytes, IntoBytes, LittleEndian};
 
-/// One component's place and attributes in a composite layout.
+/// One component's attributes in a composite layout; where its blob lies (`lcme_offset`,
+/// `lcme_size`) is the composite's framing, set on encoding ([`LovComponentView`] shows it).
 #[c_struct(lov_comp_md_entry_v1, size = 48,
     doc = "One entry of a composite layout's table (lustre_user.h), little-endian; its \
            lu_extent lcme_extent is named by its members.",
     raw = LovCompMdEntryV1Wire)]
+#[c_member(24, __u32 lcme_offset, decimal, "the blob's offset from the start of the composite layout")]
+#[c_member(28, __u32 lcme_size, decimal, "the blob's size")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct LovCompEntry {
     /// the component's id; bits 16–30 the mirror id
@@ -33,12 +36,6 @@ pub struct LovCompEntry {
     #[c(16, __u64 lcme_extent_end)]
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub extent_end: u64,
-    /// the blob's offset from the start of the composite layout
-    #[c(24, __u32 lcme_offset)]
-    pub offset: u32,
-    /// the blob's size
-    #[c(28, __u32 lcme_size)]
-    pub size: u32,
     /// the component's layout generation
     #[c(32, __u32 lcme_layout_gen)]
     pub layout_gen: u32,
@@ -171,11 +168,15 @@ impl<'a> LovBlobView<'a> {
     }
 }
 
-/// One component of a composite layout: its entry and its blob.
+/// One component of a composite layout: its entry, where its blob lies, and the blob.
 #[derive(Debug, Clone, Copy)]
 pub struct LovComponentView<'a> {
     /// The entry.
     pub entry: LovCompEntry,
+    /// `lcme_offset`: where the blob starts in the composite layout.
+    pub offset: u32,
+    /// `lcme_size`: the blob's size.
+    pub size: u32,
     /// The blob.
     pub blob: LovBlobView<'a>,
 }
@@ -196,6 +197,16 @@ impl<'a> LovComponentView<'a> {
             LayoutOf::File
         } else {
             LayoutOf::Dir
+        }
+    }
+
+    /// An owned copy, the blob's union named as lfs reads a layout `of` a file or a directory.
+    #[cfg(feature = "alloc")]
+    fn to_value_of(&self, of: LayoutOf) -> LovComponent {
+        let init = self.entry.flags.contains(LcmeFlags::INIT);
+        LovComponent {
+            entry: self.entry,
+            blob: self.blob.to_value_named(LmmMember::of(of, init)),
         }
     }
 }
@@ -365,12 +376,17 @@ impl<'a> LovCompView<'a> {
         let bytes = self.bytes;
         self.entries.iter().enumerate().filter_map(move |(i, e)| {
             let entry = LovCompEntry::from_raw(e);
-            let blob =
-                bytes.get(entry.offset as usize..(entry.offset as usize + entry.size as usize))?;
+            let (offset, size) = (e.lcme_offset.get(), e.lcme_size.get());
+            let blob = bytes.get(offset as usize..(offset as usize + size as usize))?;
             // Validated by `parse`: never skips.
             let uninit = !entry.flags.contains(LcmeFlags::INIT);
             let blob = LovBlobView::parse(i, blob, uninit).ok()?;
-            Some(LovComponentView { entry, blob })
+            Some(LovComponentView {
+                entry,
+                offset,
+                size,
+                blob,
+            })
         })
     }
 
@@ -403,23 +419,7 @@ impl<'a> LovCompView<'a> {
             flags: self.flags(),
             mirror_count: self.mirror_count(),
             ec_count: self.ec_count(),
-            components: components
-                .map(|c| LovComponent {
-                    id: c.entry.id,
-                    flags: c.entry.flags,
-                    extent_start: c.entry.extent_start,
-                    extent_end: c.entry.extent_end,
-                    layout_gen: c.entry.layout_gen,
-                    time_and_id: c.entry.time_and_id,
-                    dstripe_count: c.entry.dstripe_count,
-                    cstripe_count: c.entry.cstripe_count,
-                    compr_type: c.entry.compr_type,
-                    compr_bits: c.entry.compr_bits,
-                    blob: c
-                        .blob
-                        .to_value_named(LmmMember::of(of, c.entry.flags.contains(LcmeFlags::INIT))),
-                })
-                .collect(),
+            components: components.map(|c| c.to_value_of(of)).collect(),
         }
     }
 }

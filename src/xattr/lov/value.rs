@@ -2,9 +2,12 @@
 
 use super::OstId;
 use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_V1, LOV_S};
-use super::{LayoutOf, LcmFlags, LcmeFlags, LmmUnion, LovOstData, LovPattern, LovView};
+use super::{LayoutOf, LcmFlags, LmmUnion, LovCompEntry, LovOstData, LovPattern, LovView};
 use crate::error::DecodeError;
+use crate::wire::WireStruct;
 use crate::xattr::PoolName;
+use zerocopy::byteorder::U32;
+use zerocopy::{IntoBytes, LittleEndian};
 
 /// An owned plain layout (V1, V3 or SPECIFIC).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -90,56 +93,16 @@ impl LovBlob {
     }
 }
 
-/// An owned component: its entry's attributes and its blob. `lcme_offset` and `lcme_size` are
-/// computed on encoding (blobs packed after the entry table, in order).
+/// An owned component: its entry and its blob. `lcme_offset` and `lcme_size` are not the
+/// component's but the composite's framing: the encoder packs the blobs after the entry table,
+/// in order, and writes where each lies.
+///
+/// Its serde form is the entry's members (`lcme_id` … `lcme_compr_bits`), then `layout`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct LovComponent {
-    /// `lcme_id`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
-    pub id: u32,
-    /// `lcme_flags`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
-    pub flags: LcmeFlags,
-    /// `lcme_extent.e_start`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_extent_start", with = "crate::serde_helpers::ints::dec")
-    )]
-    pub extent_start: u64,
-    /// `lcme_extent.e_end`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_extent_end", with = "crate::serde_helpers::ints::dec")
-    )]
-    pub extent_end: u64,
-    /// `lcme_layout_gen`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
-    pub layout_gen: u32,
-    /// `lcme_time_and_id`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_time_and_id", with = "crate::serde_helpers::ints::hex")
-    )]
-    pub time_and_id: u64,
-    /// `lcme_dstripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
-    pub dstripe_count: u8,
-    /// `lcme_cstripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
-    pub cstripe_count: u8,
-    /// `lcme_compr_type`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
-    pub compr_type: u8,
-    /// Byte 47 (compression level and chunk bits).
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
-    pub compr_bits: u8,
+    /// The entry.
+    pub entry: LovCompEntry,
     /// The blob.
-    #[cfg_attr(feature = "serde", serde(rename = "layout"))]
     pub blob: LovBlob,
 }
 
@@ -213,15 +176,10 @@ impl LovComp {
         let mut off = 32 + 48 * self.components.len();
         for c in &self.components {
             let size = c.blob.wire_len();
-            out.put_u32_le(c.id);
-            out.put_u32_le(c.flags.0);
-            out.put_u64_le(c.extent_start);
-            out.put_u64_le(c.extent_end);
-            out.put_u32_le(off as u32);
-            out.put_u32_le(size as u32);
-            out.put_u32_le(c.layout_gen);
-            out.put_u64_le(c.time_and_id);
-            out.put_slice(&[c.dstripe_count, c.cstripe_count, c.compr_type, c.compr_bits]);
+            let mut entry = c.entry.to_raw::<LittleEndian>();
+            entry.lcme_offset = U32::new(off as u32);
+            entry.lcme_size = U32::new(size as u32);
+            out.put_slice(entry.as_bytes());
             off += size;
         }
         for c in &self.components {
