@@ -62,6 +62,7 @@ pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
 #[cfg(feature = "text")]
 pub use lov_text::GetStripe;
 mod ostid;
+mod reader;
 pub use ostid::{OstIdWire, ost_id};
 pub mod pin;
 mod unions;
@@ -381,9 +382,8 @@ impl<'a> ForeignView<'a> {
         lfm_length: crate::wire::layout::FieldAt,
         bytes: &'a [u8],
     ) -> Result<Self, DecodeError> {
-        let Ok((raw, rest)) = ForeignMdRaw::ref_from_prefix(bytes) else {
-            return Err(truncated(structure, FOREIGN_VALUE, bytes.len()));
-        };
+        let mut r = reader::Reader::new(bytes);
+        let raw: &ForeignMdRaw = r.fixed(structure)?;
         let length = raw.lfm_length.get() as usize;
         if length > XATTR_SIZE_MAX - FOREIGN_VALUE {
             return Err(err_at(
@@ -396,24 +396,28 @@ impl<'a> ForeignView<'a> {
                 },
             ));
         }
-        if rest.len() != length {
-            return Err(err_at(
+        match r.rest_of::<u8>(length) {
+            Some(value) => Ok(ForeignView { raw, value }),
+            None => Err(err_at(
                 structure,
                 lfm_length,
                 0,
                 ErrorKind::PayloadSizeMismatch {
-                    len: bytes.len(),
-                    expected: FOREIGN_VALUE + length,
+                    len: r.len(),
+                    expected: r.end_of::<u8>(length),
                 },
-            ));
+            )),
         }
-        Ok(ForeignView { raw, value: rest })
     }
 
     /// The view of a foreign layout a `parse` has accepted already: no rule is checked.
     pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let (raw, value) = ForeignMdRaw::ref_from_prefix(bytes).ok()?;
-        Some(ForeignView { raw, value })
+        let mut r = reader::Reader::new(bytes);
+        let raw = r.take_ref()?;
+        Some(ForeignView {
+            raw,
+            value: r.rest(),
+        })
     }
 
     /// `lfm_magic`.
@@ -440,11 +444,13 @@ impl<'a> ForeignView<'a> {
     /// An owned copy.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> ForeignMd {
-        ForeignMd {
-            foreign_type: self.foreign_type(),
-            flags: self.flags(),
-            value: bytes::Bytes::copy_from_slice(self.value),
-        }
+        ForeignMd::from_header(&self.header(), bytes::Bytes::copy_from_slice(self.value))
+    }
+
+    /// The header, as its declared value (`lov_foreign_md`; `lmv_foreign_md` has the same
+    /// members).
+    pub fn header(&self) -> ForeignMdHeader {
+        crate::wire::WireStruct::from_raw(self.raw)
     }
 }
 
@@ -499,14 +505,33 @@ pub struct ForeignMd {
 impl ForeignMd {
     /// Size on the wire: 16 + the value.
     pub fn wire_len(&self) -> usize {
-        16usize.saturating_add(self.value.len())
+        FOREIGN_VALUE.saturating_add(self.value.len())
+    }
+
+    /// The foreign layout of `header` (its magic and `lfm_length` are the framing's) over
+    /// `value`.
+    pub(crate) fn from_header(header: &ForeignMdHeader, value: bytes::Bytes) -> Self {
+        ForeignMd {
+            foreign_type: header.foreign_type,
+            flags: header.flags,
+            value,
+        }
+    }
+
+    /// The header the layout encodes under `magic`; `lfm_length` is the value's (bounded by the
+    /// encoders' `XATTR_SIZE_MAX` check).
+    pub fn header(&self, magic: u32) -> ForeignMdHeader {
+        ForeignMdHeader {
+            magic,
+            length: u32::try_from(self.value.len()).unwrap_or(u32::MAX),
+            foreign_type: self.foreign_type,
+            flags: self.flags,
+        }
     }
 
     pub(crate) fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, magic: u32, out: &mut B) {
-        out.put_u32_le(magic);
-        out.put_u32_le(self.value.len() as u32);
-        out.put_u32_le(self.foreign_type.0);
-        out.put_u32_le(self.flags);
+        use crate::wire::WireStruct;
+        out.put_slice(self.header(magic).to_raw::<LittleEndian>().as_bytes());
         out.put_slice(&self.value);
     }
 }
