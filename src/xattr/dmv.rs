@@ -204,9 +204,7 @@ impl<'a> DefaultLmvView<'a> {
     /// reply): its parts are found again, no rule is checked. `None` only for bytes `parse`
     /// refuses.
     pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let mut r = Reader::new(bytes);
-        let raw = r.take_ref()?;
-        let objects = r.rest_as()?;
+        let (raw, objects) = Reader::header_and_rest(bytes)?;
         Some(DefaultLmvView { raw, objects })
     }
 

@@ -430,9 +430,7 @@ impl<'a> LmvView<'a> {
             return ForeignView::of_validated(bytes).map(LmvView::Foreign);
         }
         // The header, then one FID per stripe or none (the on-disk form).
-        let mut r = Reader::new(bytes);
-        let raw = r.take_ref()?;
-        let fids = r.rest_as()?;
+        let (raw, fids) = Reader::header_and_rest(bytes)?;
         Some(LmvView::Md(LmvMdView { raw, fids }))
     }
     /// The striped directory's layout, `None` for a foreign LMV.

@@ -412,12 +412,8 @@ impl<'a> ForeignView<'a> {
 
     /// The view of a foreign layout a `parse` has accepted already: no rule is checked.
     pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let mut r = reader::Reader::new(bytes);
-        let raw = r.take_ref()?;
-        Some(ForeignView {
-            raw,
-            value: r.rest(),
-        })
+        let (raw, value) = reader::Reader::header_and_rest(bytes)?;
+        Some(ForeignView { raw, value })
     }
 
     /// `lfm_magic`.

@@ -27,6 +27,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A payload a `parse` has accepted, taken apart again without a rule: its header `H` and
+    /// every byte after it as whole elements `T`. The shape of every `of_validated` view but
+    /// the LOV's, whose parts lie elsewhere.
+    #[inline(always)]
+    pub(crate) fn header_and_rest<H, T>(bytes: &'a [u8]) -> Option<(&'a H, &'a [T])>
+    where
+        H: FromBytes + KnownLayout + Immutable + Unaligned,
+        T: FromBytes + KnownLayout + Immutable + Unaligned,
+    {
+        let mut r = Reader::new(bytes);
+        let header = r.take_ref()?;
+        Some((header, r.rest_as()?))
+    }
+
     /// The payload's length.
     #[inline(always)]
     pub(crate) const fn len(&self) -> usize {
@@ -164,6 +178,18 @@ mod tests {
         assert_eq!(r.window(8, 2), Some(&[3u8, 0][..]));
         assert_eq!(r.window(8, 3), None);
         assert_eq!(r.window(usize::MAX, 2), None);
+    }
+
+    #[test]
+    fn a_validated_payload_is_its_header_and_whole_elements() {
+        let b = [7u8, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+        let (h, words) = Reader::header_and_rest::<U32<LittleEndian>, U32<LittleEndian>>(&b)
+            .expect("a header and two words");
+        assert_eq!((h.get(), words.len(), words[1].get()), (7, 2, 0x0807_0605));
+        let odd = Reader::header_and_rest::<U32<LittleEndian>, U32<LittleEndian>>(&b[..10]);
+        assert!(odd.is_none());
+        let short = Reader::header_and_rest::<U32<LittleEndian>, u8>(&b[..3]);
+        assert!(short.is_none());
     }
 
     #[test]

@@ -491,11 +491,7 @@ impl<'a> AclView<'a> {
     /// The view of an ACL [`AclView::parse`] has accepted already (a result of a validated
     /// reply): framed again, not validated again.
     pub(crate) fn of_validated(bytes: &'a [u8]) -> Self {
-        let mut r = Reader::new(bytes);
-        let entries = r
-            .take_ref::<AclHeaderRaw>()
-            .and_then(|_| r.rest_as())
-            .unwrap_or(&[]);
+        let entries = Reader::header_and_rest::<AclHeaderRaw, _>(bytes).map_or(&[][..], |(_, e)| e);
         AclView { entries }
     }
 
