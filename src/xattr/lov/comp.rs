@@ -227,6 +227,10 @@ pub struct LovCompView<'a> {
 }
 
 impl<'a> LovCompView<'a> {
+    /// Parses a composite layout. Inlined, with [`LovCompView::check_blobs`], into its one
+    /// caller [`LovView::parse`](super::LovView::parse), so that the view is not returned
+    /// through memory.
+    #[inline]
     pub(super) fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
         let len = r.len();
@@ -274,6 +278,7 @@ impl<'a> LovCompView<'a> {
 
     /// Every entry's blob inside the payload, after the table, apart from the others', and a
     /// valid layout. `r` stands right after the table.
+    #[inline]
     fn check_blobs(r: &Reader<'a>, entries: &[LovCompMdEntryV1Raw]) -> Result<(), DecodeError> {
         let (len, table_end) = (r.len(), r.at());
         // The end of the furthest blob seen so far: a blob starting at or after it overlaps no
