@@ -12,7 +12,8 @@ use lustre_dne_intent::intent::{
 use lustre_dne_intent::wire::{LockMode, LuFid, LustreHandle, WireStruct};
 use lustre_dne_intent::xattr::{
     Acl, AclEntry, AclPerm, AclTag, DefaultLmv, LMV_MAGIC_V1, LMV_USER_MAGIC, LOV_MAGIC_V1,
-    LcmeFlags, Lmv, LmvHashType, LmvMd, Lov, LovBlob, LovComp, LovComponent, LovMd, LovPattern,
+    LcmeFlags, Lmv, LmvHashType, LmvMd, Lov, LovBlob, LovComp, LovCompEntry, LovComponent, LovMd,
+    LovPattern,
 };
 
 /// Whether a golden vector is a request or a reply.
@@ -70,20 +71,17 @@ pub fn lov_comp_payload(n: usize) -> Vec<u8> {
         .map(|i| {
             let start = (i as u64) << 20;
             LovComponent {
-                id: i as u32 + 1,
-                flags: LcmeFlags::INIT,
-                extent_start: start,
-                extent_end: if i + 1 == n {
-                    u64::MAX
-                } else {
-                    start + (1 << 20)
+                entry: LovCompEntry {
+                    id: i as u32 + 1,
+                    flags: LcmeFlags::INIT,
+                    extent_start: start,
+                    extent_end: if i + 1 == n {
+                        u64::MAX
+                    } else {
+                        start + (1 << 20)
+                    },
+                    ..Default::default()
                 },
-                layout_gen: 0,
-                time_and_id: 0,
-                dstripe_count: 0,
-                cstripe_count: 0,
-                compr_type: 0,
-                compr_bits: 0,
                 blob: LovBlob::Md(LovMd {
                     magic: LOV_MAGIC_V1,
                     pattern: LovPattern::RAID0,

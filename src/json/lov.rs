@@ -6,8 +6,8 @@
 use crate::serde_helpers::bytes::padding;
 use crate::wire::LuFid;
 use crate::xattr::{
-    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LmmUnion, LmvForm, LmvHashType, LmvMd, LovMd,
-    LovOstData, LovPattern, OstId, OstIdForm, PoolName,
+    LOV_MAGIC_SPECIFIC, LOV_MAGIC_V1, LOV_MAGIC_V3, LmmUnion, LmvForm, LmvHashType, LmvMd, LovBlob,
+    LovCompEntry, LovComponent, LovMd, LovOstData, LovPattern, OstId, OstIdForm, PoolName,
 };
 use alloc::vec::Vec;
 use core::fmt;
@@ -206,6 +206,108 @@ impl<'de> Deserialize<'de> for LovMd {
             pool_name: i.lmm_pool_name,
             objects: i.lmm_objects,
         })
+    }
+}
+
+/// A component as its entry's members (the declaration's serde names) followed by `layout`
+/// (flattened on output only: on input it would lose the JSON path of an error).
+#[derive(serde::Serialize)]
+struct LovComponentOut<'a> {
+    #[serde(flatten)]
+    entry: &'a LovCompEntry,
+    layout: &'a LovBlob,
+}
+
+impl Serialize for LovComponent {
+    /// `{"lcme_id", …, "lcme_compr_bits", "layout"}`: no `lcme_offset` or `lcme_size`, which the
+    /// encoder computes.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        LovComponentOut {
+            entry: &self.entry,
+            layout: &self.blob,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for LovComponent {
+    /// The entry's members, read by the entry's own (derived) form, and `layout`, taken out of
+    /// the map on the way: any other field is refused, and an error keeps its JSON path.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut layout = None;
+        let entry = LovCompEntry::deserialize(WithLayout {
+            inner: d,
+            layout: &mut layout,
+        })?;
+        let blob = layout.ok_or_else(|| de::Error::missing_field("layout"))?;
+        Ok(LovComponent { entry, blob })
+    }
+}
+
+/// A deserializer of a component's map that hands `layout` to its slot and every other
+/// member to the entry's visitor.
+struct WithLayout<'s, D> {
+    inner: D,
+    layout: &'s mut Option<LovBlob>,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for WithLayout<'_, D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: de::Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_map(WithLayout {
+            inner: v,
+            layout: self.layout,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+impl<'de, V: de::Visitor<'de>> de::Visitor<'de> for WithLayout<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_map(WithLayout {
+            inner: map,
+            layout: self.layout,
+        })
+    }
+}
+
+impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for WithLayout<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        use serde::de::IntoDeserializer;
+        while let Some(key) = self.inner.next_key::<alloc::string::String>()? {
+            if key != "layout" {
+                return seed.deserialize(key.into_deserializer()).map(Some);
+            }
+            if self.layout.is_some() {
+                return Err(de::Error::duplicate_field("layout"));
+            }
+            *self.layout = Some(self.inner.next_value()?);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<S: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<S::Value, A::Error> {
+        self.inner.next_value_seed(seed)
     }
 }
 

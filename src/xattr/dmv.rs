@@ -4,12 +4,13 @@
 //! `lum_max_inherit_rr` (MODEL.md §2).
 
 use super::lmv::LmvHashType;
-use super::{PoolName, bad_magic, check_xattr_size, err_at, truncated};
+use super::reader::Reader;
+use super::{PoolName, bad_magic, check_xattr_size, err_at};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
 use crate::wire::table::c_struct;
 use crate::wire::{LuFid, WireStruct};
-use zerocopy::{FromBytes, IntoBytes, LittleEndian};
+use zerocopy::{IntoBytes, LittleEndian};
 
 const DMV_S: &str = lmv_user_md_v1::LAYOUT.name;
 
@@ -126,6 +127,9 @@ pub type LmvUserMdsDataRaw = LmvUserMdsDataWire<LittleEndian>;
 
 const HEADER: usize = lmv_user_md_v1::LAYOUT.size;
 const OBJECT_SIZE: usize = lmv_user_mds_data::LAYOUT.size;
+/// Bytes 22–31, `lum_padding1..3`: kept as found.
+const PADDING: core::ops::Range<usize> =
+    lmv_user_md_v1::lum_padding1.offset..lmv_user_md_v1::lum_pool_name.offset;
 
 /// A validated `trusted.dmv`, borrowing the input.
 #[derive(Debug, Clone, Copy)]
@@ -147,9 +151,8 @@ impl<'a> DefaultLmvView<'a> {
                 &[LMV_USER_MAGIC, LMV_USER_MAGIC_SPECIFIC],
             ));
         }
-        let Ok((raw, rest)) = LmvUserMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(DMV_S, HEADER, bytes.len()));
-        };
+        let mut r = Reader::new(bytes);
+        let raw: &LmvUserMdV1Raw = r.fixed(DMV_S)?;
         let count = raw.lum_stripe_count.get();
         let specific = magic == LMV_USER_MAGIC_SPECIFIC;
         let min = if specific {
@@ -177,8 +180,7 @@ impl<'a> DefaultLmvView<'a> {
             ));
         }
         let n = if specific { count as usize } else { 0 };
-        let expected = HEADER + OBJECT_SIZE * n;
-        if bytes.len() != expected {
+        let Some(objects) = r.rest_of::<LmvUserMdsDataRaw>(n) else {
             return Err(err_at(
                 DMV_S,
                 if specific {
@@ -188,16 +190,13 @@ impl<'a> DefaultLmvView<'a> {
                 },
                 0,
                 ErrorKind::PayloadSizeMismatch {
-                    len: bytes.len(),
-                    expected,
+                    len: r.len(),
+                    expected: r.end_of::<LmvUserMdsDataRaw>(n),
                 },
             ));
-        }
+        };
         let pool = lmv_user_md_v1::lum_pool_name;
         raw.pool_name().check(DMV_S, pool.name, pool.offset)?;
-        let Ok(objects) = <[LmvUserMdsDataRaw]>::ref_from_bytes(rest) else {
-            return Err(truncated(DMV_S, expected, bytes.len()));
-        };
         Ok(DefaultLmvView { raw, objects })
     }
 
@@ -205,8 +204,7 @@ impl<'a> DefaultLmvView<'a> {
     /// reply): its parts are found again, no rule is checked. `None` only for bytes `parse`
     /// refuses.
     pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let (raw, rest) = LmvUserMdV1Raw::ref_from_prefix(bytes).ok()?;
-        let objects = <[LmvUserMdsDataRaw]>::ref_from_bytes(rest).ok()?;
+        let (raw, objects) = Reader::header_and_rest(bytes)?;
         Some(DefaultLmvView { raw, objects })
     }
 
@@ -250,8 +248,7 @@ impl<'a> DefaultLmvView<'a> {
     /// Bytes 22–31 (`lum_padding1..3`), kept as found.
     pub fn padding(&self) -> [u8; 10] {
         let mut p = [0u8; 10];
-        let pad = lmv_user_md_v1::lum_padding1.offset..lmv_user_md_v1::lum_pool_name.offset;
-        p.copy_from_slice(&self.raw.as_bytes()[pad]);
+        p.copy_from_slice(&self.raw.as_bytes()[PADDING]);
         p
     }
     /// True when a new subdirectory stores a copy ([`inherits_default_lmv`]).
@@ -270,18 +267,12 @@ impl<'a> DefaultLmvView<'a> {
     /// An owned copy.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> DefaultLmv {
-        DefaultLmv {
-            magic: self.magic(),
-            stripe_count: self.stripe_count(),
-            stripe_offset: self.stripe_offset(),
-            hash_type: self.hash_type(),
-            lum_type: self.lum_type(),
-            max_inherit: self.max_inherit(),
-            max_inherit_rr: self.max_inherit_rr(),
-            padding: self.padding(),
-            pool_name: *self.pool_name(),
-            objects: self.objects().collect(),
-        }
+        DefaultLmv::from_header(&self.header(), self.padding(), self.objects().collect())
+    }
+
+    /// The header, as its declared value.
+    pub fn header(&self) -> LmvUserMdV1 {
+        LmvUserMdV1::from_raw(self.raw)
     }
 }
 
@@ -335,6 +326,40 @@ pub struct DefaultLmv {
 
 #[cfg(feature = "alloc")]
 impl DefaultLmv {
+    /// The default LMV of `header`, with bytes 22–31 and the MDT list.
+    pub(crate) fn from_header(
+        header: &LmvUserMdV1,
+        padding: [u8; 10],
+        objects: alloc::vec::Vec<LmvUserMdsData>,
+    ) -> Self {
+        DefaultLmv {
+            magic: header.magic,
+            stripe_count: header.stripe_count,
+            stripe_offset: header.stripe_offset,
+            hash_type: header.hash_type,
+            lum_type: header.lum_type,
+            max_inherit: header.max_inherit,
+            max_inherit_rr: header.max_inherit_rr,
+            padding,
+            pool_name: header.pool_name,
+            objects,
+        }
+    }
+
+    /// The header the default LMV encodes (its padding is [`DefaultLmv::padding`]).
+    pub fn header(&self) -> LmvUserMdV1 {
+        LmvUserMdV1 {
+            magic: self.magic,
+            stripe_count: self.stripe_count,
+            stripe_offset: self.stripe_offset,
+            hash_type: self.hash_type,
+            lum_type: self.lum_type,
+            max_inherit: self.max_inherit,
+            max_inherit_rr: self.max_inherit_rr,
+            pool_name: self.pool_name,
+        }
+    }
+
     /// The copy a new subdirectory stores, with both inherit counters stepped, or `None` when
     /// the parent's `max_inherit` is END or NONE (MODEL.md §2).
     pub fn inherited(&self) -> Option<DefaultLmv> {
@@ -351,23 +376,18 @@ impl super::XattrEncode for DefaultLmv {
     const STRUCTURE: &'static str = DMV_S;
 
     fn wire_len(&self) -> usize {
-        self.objects.len().saturating_mul(24).saturating_add(48)
+        self.objects
+            .len()
+            .saturating_mul(OBJECT_SIZE)
+            .saturating_add(HEADER)
     }
 
     fn put_raw(&self, out: &mut dyn bytes::BufMut) {
-        out.put_u32_le(self.magic);
-        out.put_i32_le(self.stripe_count);
-        out.put_u32_le(self.stripe_offset);
-        out.put_u32_le(self.hash_type.0);
-        out.put_u32_le(self.lum_type);
-        out.put_u8(self.max_inherit);
-        out.put_u8(self.max_inherit_rr);
-        out.put_slice(&self.padding);
-        out.put_slice(&self.pool_name.0);
+        let mut header = self.header().to_raw::<LittleEndian>();
+        header.as_mut_bytes()[PADDING].copy_from_slice(&self.padding);
+        out.put_slice(header.as_bytes());
         for o in &self.objects {
-            out.put_slice(o.fid.to_raw::<LittleEndian>().as_bytes());
-            out.put_u32_le(o.padding);
-            out.put_u32_le(o.mds);
+            out.put_slice(o.to_raw::<LittleEndian>().as_bytes());
         }
     }
 

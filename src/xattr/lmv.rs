@@ -8,7 +8,8 @@
 //! `lod_prep_lmv_md`: "Only store the LMV EA header on the disk"), `lmv_stripe_count` still the
 //! directory's stripe count. [`LmvMdView::form`] says which.
 
-use super::{ForeignView, PoolName, bad_magic, check_xattr_size, err_at, truncated};
+use super::reader::Reader;
+use super::{ForeignView, PoolName, bad_magic, check_xattr_size, err_at};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LMV_MAX_STRIPE_COUNT;
 use crate::wire::LuFid;
@@ -16,7 +17,7 @@ use crate::wire::WireStruct;
 use crate::wire::raw::LuFidRaw;
 use crate::wire::table::c_struct;
 use core::fmt;
-use zerocopy::{FromBytes, IntoBytes, LittleEndian};
+use zerocopy::{IntoBytes, LittleEndian};
 
 const LMV_S: &str = lmv_mds_md_v1::LAYOUT.name;
 const LMV_FOREIGN_S: &str = "lmv_foreign_md";
@@ -196,6 +197,9 @@ pub type LmvMdsMdV1Raw = LmvMdsMdV1Wire<LittleEndian>;
 /// Where the stripe FIDs start, and the size of one.
 const FIDS: crate::wire::layout::FieldAt = lmv_mds_md_v1::lmv_stripe_fids;
 const FID_SIZE: usize = lmv_mds_md_v1::lmv_stripe_fids.elem_size;
+/// Bytes 28–39, `lmv_padding2` and `lmv_padding3`: kept as found.
+const PADDING: core::ops::Range<usize> =
+    lmv_mds_md_v1::lmv_padding2.offset..lmv_mds_md_v1::lmv_pool_name.offset;
 
 /// `lmv_hash_type` converts to and from its word (the declaration's accessor).
 impl crate::flags::WireBits for LmvHashType {
@@ -224,9 +228,8 @@ pub struct LmvMdView<'a> {
 
 impl<'a> LmvMdView<'a> {
     fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let Ok((raw, rest)) = LmvMdsMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(LMV_S, FIDS.offset, bytes.len()));
-        };
+        let mut r = Reader::new(bytes);
+        let raw: &LmvMdsMdV1Raw = r.fixed(LMV_S)?;
         let count = raw.lmv_stripe_count.get() as usize;
         if count > LMV_MAX_STRIPE_COUNT {
             return Err(err_at(
@@ -260,27 +263,20 @@ impl<'a> LmvMdView<'a> {
         }
         let pool = lmv_mds_md_v1::lmv_pool_name;
         raw.pool_name().check(LMV_S, pool.name, pool.offset)?;
-        let expected = FIDS.offset + FID_SIZE * count;
-        let fids = if bytes.len() == expected {
-            count
-        } else if rest.is_empty() {
-            // The on-disk form: header only, whatever the count.
-            0
-        } else {
-            return Err(err_at(
+        // One FID per stripe, or none: the on-disk form, header only whatever the count.
+        match r.rest_of::<LuFidRaw<LittleEndian>>(count) {
+            Some(fids) => Ok(LmvMdView { raw, fids }),
+            None if !r.any_left() => Ok(LmvMdView { raw, fids: &[] }),
+            None => Err(err_at(
                 LMV_S,
                 lmv_mds_md_v1::lmv_stripe_count,
                 0,
                 ErrorKind::PayloadSizeMismatch {
-                    len: bytes.len(),
-                    expected,
+                    len: r.len(),
+                    expected: r.end_of::<LuFidRaw<LittleEndian>>(count),
                 },
-            ));
-        };
-        let Ok(fids) = <[LuFidRaw<LittleEndian>]>::ref_from_bytes(&rest[..FID_SIZE * fids]) else {
-            return Err(truncated(LMV_S, expected, bytes.len()));
-        };
-        Ok(LmvMdView { raw, fids })
+            )),
+        }
     }
 
     /// `lmv_magic`: [`LMV_MAGIC_V1`] or [`LMV_MAGIC_STRIPE`].
@@ -335,8 +331,7 @@ impl<'a> LmvMdView<'a> {
     /// Bytes 28–39 (`lmv_padding2`, `lmv_padding3`), kept as found.
     pub fn padding(&self) -> [u8; 12] {
         let mut p = [0u8; 12];
-        let pad = lmv_mds_md_v1::lmv_padding2.offset..lmv_mds_md_v1::lmv_pool_name.offset;
-        p.copy_from_slice(&self.raw.as_bytes()[pad]);
+        p.copy_from_slice(&self.raw.as_bytes()[PADDING]);
         p
     }
     /// The raw header.
@@ -347,18 +342,12 @@ impl<'a> LmvMdView<'a> {
     /// An owned copy.
     #[cfg(feature = "alloc")]
     pub fn to_value(&self) -> LmvMd {
-        LmvMd {
-            magic: self.magic(),
-            stripe_count: self.stripe_count(),
-            master_mdt_index: self.master_mdt_index(),
-            hash_type: self.hash_type(),
-            layout_version: self.layout_version(),
-            migrate_offset: self.migrate_offset(),
-            migrate_hash: self.migrate_hash(),
-            padding: self.padding(),
-            pool_name: *self.pool_name(),
-            stripe_fids: self.stripe_fids().collect(),
-        }
+        LmvMd::from_header(&self.header(), self.padding(), self.stripe_fids().collect())
+    }
+
+    /// The header, as its declared value.
+    pub fn header(&self) -> LmvMdsMdV1 {
+        LmvMdsMdV1::from_raw(self.raw)
     }
 }
 
@@ -441,8 +430,7 @@ impl<'a> LmvView<'a> {
             return ForeignView::of_validated(bytes).map(LmvView::Foreign);
         }
         // The header, then one FID per stripe or none (the on-disk form).
-        let (raw, rest) = LmvMdsMdV1Raw::ref_from_prefix(bytes).ok()?;
-        let fids = <[LuFidRaw<LittleEndian>]>::ref_from_bytes(rest).ok()?;
+        let (raw, fids) = Reader::header_and_rest(bytes)?;
         Some(LmvView::Md(LmvMdView { raw, fids }))
     }
     /// The striped directory's layout, `None` for a foreign LMV.
@@ -559,6 +547,40 @@ impl LmvMd {
         }
     }
 
+    /// The layout of `header`, with bytes 28–39 and the stripe FIDs.
+    pub(crate) fn from_header(
+        header: &LmvMdsMdV1,
+        padding: [u8; 12],
+        stripe_fids: alloc::vec::Vec<LuFid>,
+    ) -> Self {
+        LmvMd {
+            magic: header.magic,
+            stripe_count: header.stripe_count,
+            master_mdt_index: header.master_mdt_index,
+            hash_type: header.hash_type,
+            layout_version: header.layout_version,
+            migrate_offset: header.migrate_offset,
+            migrate_hash: header.migrate_hash,
+            padding,
+            pool_name: header.pool_name,
+            stripe_fids,
+        }
+    }
+
+    /// The header the layout encodes (its padding is [`LmvMd::padding`]).
+    pub fn header(&self) -> LmvMdsMdV1 {
+        LmvMdsMdV1 {
+            magic: self.magic,
+            stripe_count: self.stripe_count,
+            master_mdt_index: self.master_mdt_index,
+            hash_type: self.hash_type,
+            layout_version: self.layout_version,
+            migrate_offset: self.migrate_offset,
+            migrate_hash: self.migrate_hash,
+            pool_name: self.pool_name,
+        }
+    }
+
     /// The form the stripe count and the FID table make.
     pub fn form(&self) -> LmvForm {
         LmvForm::of(self.stripe_count, self.stripe_fids.len())
@@ -600,19 +622,9 @@ impl super::XattrEncode for Lmv {
     fn put_raw(&self, out: &mut dyn bytes::BufMut) {
         match self {
             Lmv::Md(m) => {
-                for v in [
-                    m.magic,
-                    m.stripe_count,
-                    m.master_mdt_index,
-                    m.hash_type.0,
-                    m.layout_version,
-                    m.migrate_offset,
-                    m.migrate_hash.0,
-                ] {
-                    out.put_u32_le(v);
-                }
-                out.put_slice(&m.padding);
-                out.put_slice(&m.pool_name.0);
+                let mut header = m.header().to_raw::<LittleEndian>();
+                header.as_mut_bytes()[PADDING].copy_from_slice(&m.padding);
+                out.put_slice(header.as_bytes());
                 for fid in &m.stripe_fids {
                     out.put_slice(fid.to_raw::<LittleEndian>().as_bytes());
                 }

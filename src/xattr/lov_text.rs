@@ -8,8 +8,8 @@
 //! Without them those lines are left out; nothing is made up.
 
 use super::lov::{
-    LOV_MAGIC_COMP_V1, LOV_MAGIC_SPECIFIC, LayoutOf, LcmeFlags, LovBlobView, LovCompEntry,
-    LovCompView, LovMdView, LovPattern, LovView,
+    LOV_MAGIC_COMP_V1, LOV_MAGIC_SPECIFIC, LayoutOf, LcmeFlags, LovBlobView, LovCompView,
+    LovComponentView, LovMdView, LovPattern, LovView,
 };
 use super::{ForeignView, PoolName};
 use crate::wire::LuFid;
@@ -450,7 +450,7 @@ impl GetStripe<'_> {
         f.write_str("components:\n")?;
         for comp in c.components() {
             let e = &comp.entry;
-            entry(f, e, yaml)?;
+            entry(f, &comp, yaml)?;
             let init = e.flags.contains(LcmeFlags::INIT);
             match &comp.blob {
                 LovBlobView::Foreign(v) if !dir => hsm(f, v)?,
@@ -474,7 +474,8 @@ impl GetStripe<'_> {
 }
 
 /// `lov_dump_comp_v1_entry`: one entry's lines, up to `sub_layout:`.
-fn entry(f: Out<'_, '_>, e: &LovCompEntry, yaml: bool) -> fmt::Result {
+fn entry(f: Out<'_, '_>, c: &LovComponentView<'_>, yaml: bool) -> fmt::Result {
+    let e = &c.entry;
     f.write_str("  - lcme_id:             ")?;
     if e.id == u32::MAX {
         f.write_str("N/A")?;
@@ -512,8 +513,8 @@ fn entry(f: Out<'_, '_>, e: &LovCompEntry, yaml: bool) -> fmt::Result {
     }
     f.write_str("\n")?;
     if !yaml {
-        writeln!(f, "    lcme_offset:         {}", e.offset)?;
-        writeln!(f, "    lcme_size:           {}", e.size)?;
+        writeln!(f, "    lcme_offset:         {}", c.offset)?;
+        writeln!(f, "    lcme_size:           {}", c.size)?;
     }
     f.write_str("    sub_layout:\n")?;
     Ok(())

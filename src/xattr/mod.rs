@@ -61,7 +61,13 @@ mod lov_text;
 pub use lmv_text::{GetDefaultDirStripe, GetDirStripe};
 #[cfg(feature = "text")]
 pub use lov_text::GetStripe;
+mod foreign;
+#[cfg(feature = "alloc")]
+pub use foreign::ForeignMd;
+pub use foreign::ForeignMdRaw;
+pub use foreign::ForeignView;
 mod ostid;
+mod reader;
 pub use ostid::{OstIdWire, ost_id};
 pub mod pin;
 mod unions;
@@ -109,7 +115,7 @@ use crate::error::{At, DecodeError, ErrorKind};
 use crate::limits::{POOL_NAME_MAX, XATTR_SIZE_MAX};
 use crate::wire::table::c_struct;
 use core::fmt;
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, LittleEndian, Unaligned};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 /// The error at `structure.field`, offset `offset`.
 pub(crate) const fn err(
@@ -359,156 +365,10 @@ pub struct LmvForeignMdHeader {
     pub flags: u32,
 }
 
-/// [`ForeignMdWire`] as stored (little-endian).
-pub type ForeignMdRaw = ForeignMdWire<LittleEndian>;
-
-/// Where the foreign bytes start: the header's size.
-const FOREIGN_VALUE: usize = lov_foreign_md::lfm_value.offset;
-
-/// A validated foreign layout (LOV or LMV): header plus `lfm_length` opaque bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ForeignView<'a> {
-    raw: &'a ForeignMdRaw,
-    value: &'a [u8],
-}
-
-impl<'a> ForeignView<'a> {
-    /// Parses a foreign layout whose magic the caller has already matched: exactly
-    /// 16 + `lfm_length` bytes. `lfm_length` is the member of the caller's structure
-    /// (`lov_foreign_md` or `lmv_foreign_md`) that places the length errors.
-    pub(crate) fn parse(
-        structure: &'static str,
-        lfm_length: crate::wire::layout::FieldAt,
-        bytes: &'a [u8],
-    ) -> Result<Self, DecodeError> {
-        let Ok((raw, rest)) = ForeignMdRaw::ref_from_prefix(bytes) else {
-            return Err(truncated(structure, FOREIGN_VALUE, bytes.len()));
-        };
-        let length = raw.lfm_length.get() as usize;
-        if length > XATTR_SIZE_MAX - FOREIGN_VALUE {
-            return Err(err_at(
-                structure,
-                lfm_length,
-                0,
-                ErrorKind::OverLimit {
-                    value: length as u64,
-                    max: (XATTR_SIZE_MAX - FOREIGN_VALUE) as u64,
-                },
-            ));
-        }
-        if rest.len() != length {
-            return Err(err_at(
-                structure,
-                lfm_length,
-                0,
-                ErrorKind::PayloadSizeMismatch {
-                    len: bytes.len(),
-                    expected: FOREIGN_VALUE + length,
-                },
-            ));
-        }
-        Ok(ForeignView { raw, value: rest })
-    }
-
-    /// The view of a foreign layout a `parse` has accepted already: no rule is checked.
-    pub(crate) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let (raw, value) = ForeignMdRaw::ref_from_prefix(bytes).ok()?;
-        Some(ForeignView { raw, value })
-    }
-
-    /// `lfm_magic`.
-    pub fn magic(&self) -> u32 {
-        self.raw.lfm_magic.get()
-    }
-    /// `lfm_type`.
-    pub fn foreign_type(&self) -> ForeignType {
-        ForeignType(self.raw.lfm_type.get())
-    }
-    /// `lfm_flags`.
-    pub fn flags(&self) -> u32 {
-        self.raw.lfm_flags.get()
-    }
-    /// `lfm_value`: the opaque foreign bytes.
-    pub fn value(&self) -> &'a [u8] {
-        self.value
-    }
-    /// Size on the wire.
-    pub fn wire_len(&self) -> usize {
-        FOREIGN_VALUE + self.value.len()
-    }
-
-    /// An owned copy.
-    #[cfg(feature = "alloc")]
-    pub fn to_value(&self) -> ForeignMd {
-        ForeignMd {
-            foreign_type: self.foreign_type(),
-            flags: self.flags(),
-            value: bytes::Bytes::copy_from_slice(self.value),
-        }
-    }
-}
-
-impl fmt::Display for ForeignView<'_> {
-    /// `lfm_magic`, `lfm_length`, `lfm_type`, `lfm_flags` and `lfm_value` lines, as `lfs` prints.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "lfm_magic:         {:#010x}", self.magic())?;
-        writeln!(f, "lfm_length:        {}", self.value.len())?;
-        writeln!(
-            f,
-            "lfm_type:          {:#010x} ({})",
-            self.raw.lfm_type.get(),
-            self.foreign_type()
-        )?;
-        writeln!(f, "lfm_flags:         {:#010x}", self.flags())?;
-        f.write_str("lfm_value:         '")?;
-        write_escaped(f, self.value)?;
-        writeln!(f, "'")
-    }
-}
-
 /// The little-endian magic of an xattr payload, `None` when it is shorter than one (for the
 /// `of_validated` views, which find again the parts of a payload a `parse` has accepted).
 pub(crate) fn le_magic(bytes: &[u8]) -> Option<u32> {
     bytes.first_chunk::<4>().map(|m| u32::from_le_bytes(*m))
-}
-
-/// An owned foreign layout (the magic is given by where it is used).
-#[cfg(feature = "alloc")]
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
-pub struct ForeignMd {
-    /// `lfm_type`.
-    #[cfg_attr(feature = "serde", serde(rename = "lfm_type"))]
-    pub foreign_type: ForeignType,
-    /// `lfm_flags`.
-    #[cfg_attr(feature = "serde", serde(rename = "lfm_flags"))]
-    pub flags: u32,
-    /// `lfm_value`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lfm_value", with = "crate::serde_helpers::bytes::hex")
-    )]
-    pub value: bytes::Bytes,
-}
-
-#[cfg(feature = "alloc")]
-impl ForeignMd {
-    /// Size on the wire: 16 + the value.
-    pub fn wire_len(&self) -> usize {
-        16usize.saturating_add(self.value.len())
-    }
-
-    pub(crate) fn put_unchecked<B: bytes::BufMut + ?Sized>(&self, magic: u32, out: &mut B) {
-        out.put_u32_le(magic);
-        out.put_u32_le(self.value.len() as u32);
-        out.put_u32_le(self.foreign_type.0);
-        out.put_u32_le(self.flags);
-        out.put_slice(&self.value);
-    }
 }
 
 #[cfg(feature = "alloc")]

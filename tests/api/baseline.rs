@@ -23,8 +23,8 @@ use lustre_dne_intent::wire::{
 };
 use lustre_dne_intent::xattr::{
     AclView, DefaultLmv, DefaultLmvView, ForeignMd, ForeignType, LayoutOf, LcmFlags, LcmeFlags,
-    Lmv, LmvHashType, LmvMd, LmvUserMdsData, LmvView, Lov, LovBlob, LovComp, LovComponent, LovMd,
-    LovOstData, LovPattern, LovView, OstId, PoolName,
+    Lmv, LmvHashType, LmvMd, LmvUserMdsData, LmvView, Lov, LovBlob, LovComp, LovCompEntry,
+    LovComponent, LovMd, LovOstData, LovPattern, LovView, OstId, PoolName,
 };
 use owned_baseline::*;
 
@@ -361,16 +361,18 @@ fn lov_value(l: &OwnedLov) -> Lov {
                 .components
                 .iter()
                 .map(|k| LovComponent {
-                    id: k.id,
-                    flags: LcmeFlags(k.flags),
-                    extent_start: k.extent_start,
-                    extent_end: k.extent_end,
-                    layout_gen: k.layout_gen,
-                    time_and_id: k.time_and_id,
-                    dstripe_count: k.dstripe_count,
-                    cstripe_count: k.cstripe_count,
-                    compr_type: k.compr_type,
-                    compr_bits: k.compr_bits,
+                    entry: LovCompEntry {
+                        id: k.id,
+                        flags: LcmeFlags(k.flags),
+                        extent_start: k.extent_start,
+                        extent_end: k.extent_end,
+                        layout_gen: k.layout_gen,
+                        time_and_id: k.time_and_id,
+                        dstripe_count: k.dstripe_count,
+                        cstripe_count: k.cstripe_count,
+                        compr_type: k.compr_type,
+                        compr_bits: k.compr_bits,
+                    },
                     blob: match &k.blob {
                         OwnedLov::Md(m) => LovBlob::Md(lov_md(m)),
                         OwnedLov::Foreign(f) => LovBlob::Foreign(foreign(f)),

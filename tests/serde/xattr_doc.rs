@@ -212,3 +212,50 @@ fn a_64_bit_object_id_is_a_hex_string() {
     let back: XattrDoc = serde_json::from_value(j).unwrap();
     assert_eq!(back.payload.to_bytes().unwrap(), &b[..]);
 }
+
+/// A component's JSON is its entry's members and `layout`: where the blob lies is the
+/// encoder's, so `lcme_offset` is refused like any unknown field, and a bad member is named
+/// with its path.
+#[test]
+fn a_component_is_its_entry_and_its_layout() {
+    let good = lov_doc("xattr_lov_comp3.bin", None);
+    let entry = |v: &mut Value| v["payload"]["lov_comp_md_v1"]["lcm_entries"][1].clone();
+    let mut v = good.clone();
+    // (A `Value` sorts its keys; testdata/json/xattr_lov_comp3.json pins their order.)
+    let keys: Vec<String> = entry(&mut v).as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "layout",
+            "lcme_compr_bits",
+            "lcme_compr_type",
+            "lcme_cstripe_count",
+            "lcme_dstripe_count",
+            "lcme_extent_end",
+            "lcme_extent_start",
+            "lcme_flags",
+            "lcme_id",
+            "lcme_layout_gen",
+            "lcme_time_and_id"
+        ]
+    );
+    let mut bad = good.clone();
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][1]["lcme_offset"] = 176.into();
+    let e = from_str(&bad.to_string()).unwrap_err();
+    assert!(
+        e.starts_with("payload.lov_comp_md_v1.lcm_entries[1]") && e.contains("`lcme_offset`"),
+        "{e}"
+    );
+    let mut bad = good.clone();
+    bad["payload"]["lov_comp_md_v1"]["lcm_entries"][1]["lcme_extent_end"] = "x".into();
+    let e = from_str(&bad.to_string()).unwrap_err();
+    assert!(
+        e.starts_with("payload.lov_comp_md_v1.lcm_entries[1].lcme_extent_end"),
+        "{e}"
+    );
+    let doc = from_str(&good.to_string()).unwrap();
+    assert_eq!(
+        doc.payload.to_bytes().unwrap(),
+        &read("xattr_lov_comp3.bin")[..]
+    );
+}

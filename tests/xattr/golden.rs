@@ -495,7 +495,13 @@ fn lov_vectors() {
     for (comp, e) in comps.iter().zip(exp) {
         let en = &comp.entry;
         assert_eq!(
-            (en.id, en.extent_start, en.extent_end, en.offset, en.size),
+            (
+                en.id,
+                en.extent_start,
+                en.extent_end,
+                comp.offset,
+                comp.size
+            ),
             (e.0, e.1, e.2, e.3, e.4)
         );
         let LovBlobView::Md(m) = comp.blob else {

@@ -6,22 +6,18 @@
 
 use lustre_dne_intent::ErrorKind;
 use lustre_dne_intent::xattr::{
-    LOV_MAGIC_V1, Lov, LovBlob, LovComp, LovComponent, LovMd, LovPattern, LovView,
+    LOV_MAGIC_V1, Lov, LovBlob, LovComp, LovCompEntry, LovComponent, LovMd, LovPattern, LovView,
 };
 
 /// Three plain V1 components (32-byte blobs) packed after the table: 176, 208, 240.
 fn three() -> Vec<u8> {
     let c = |i: u32| LovComponent {
-        id: i + 1,
-        flags: Default::default(),
-        extent_start: u64::from(i) << 20,
-        extent_end: (u64::from(i) + 1) << 20,
-        layout_gen: 0,
-        time_and_id: 0,
-        dstripe_count: 0,
-        cstripe_count: 0,
-        compr_type: 0,
-        compr_bits: 0,
+        entry: LovCompEntry {
+            id: i + 1,
+            extent_start: u64::from(i) << 20,
+            extent_end: (u64::from(i) + 1) << 20,
+            ..Default::default()
+        },
         blob: LovBlob::Md(LovMd {
             magic: LOV_MAGIC_V1,
             pattern: LovPattern::RAID0,

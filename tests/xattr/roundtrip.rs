@@ -196,16 +196,18 @@ fn arb_lov() -> impl Strategy<Value = Lov> {
                 components: comps
                     .into_iter()
                     .map(|((id, fl, s, e, lg, t, b), blob)| LovComponent {
-                        id,
-                        flags: LcmeFlags(fl),
-                        extent_start: s,
-                        extent_end: e,
-                        layout_gen: lg,
-                        time_and_id: t,
-                        dstripe_count: b[0],
-                        cstripe_count: b[1],
-                        compr_type: b[2],
-                        compr_bits: b[3],
+                        entry: LovCompEntry {
+                            id,
+                            flags: LcmeFlags(fl),
+                            extent_start: s,
+                            extent_end: e,
+                            layout_gen: lg,
+                            time_and_id: t,
+                            dstripe_count: b[0],
+                            cstripe_count: b[1],
+                            compr_type: b[2],
+                            compr_bits: b[3],
+                        },
                         blob,
                     })
                     .collect(),

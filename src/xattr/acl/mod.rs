@@ -40,6 +40,7 @@ pub use text::{AclKind, Getfacl};
 #[cfg(feature = "alloc")]
 pub use value::Acl;
 
+use super::reader::Reader;
 use super::{check_xattr_size, err, err_at};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::{ACL_MAX_ENTRIES, XATTR_SIZE_MAX};
@@ -246,7 +247,7 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
     let mut n = 0usize;
     for (index, (tag, perm, id)) in entries.enumerate() {
         n = index + 1;
-        let off = ENTRIES.offset + ENTRY_SIZE * index;
+        let off = ENTRIES.element(index).offset;
         let t = AclTag(tag);
         let Some(name) = t.name() else {
             return Err(err_at(
@@ -318,7 +319,7 @@ fn check_entries(entries: impl Iterator<Item = (u16, u16, u32)>) -> Result<(), D
     if n == 0 {
         return Ok(());
     }
-    let end = ENTRIES.offset + ENTRY_SIZE * n;
+    let end = ENTRIES.element(n).offset;
     let missing = match state {
         0 => Some("USER_OBJ"),
         1 => Some("GROUP_OBJ"),
@@ -443,7 +444,10 @@ impl<'a> AclView<'a> {
         if bytes.len() > XATTR_SIZE_MAX {
             return None;
         }
-        let (hdr, rest) = AclHeaderRaw::ref_from_prefix(bytes).ok()?;
+        let mut r = Reader::new(bytes);
+        let hdr: &AclHeaderRaw = r.take_ref()?;
+        // The entries, read as words for the test and as entries for the view.
+        let rest = r.rest();
         let words = <[U64<LittleEndian>]>::ref_from_bytes(rest).ok()?;
         if hdr.a_version.get() != POSIX_ACL_XATTR_VERSION || !entries_valid(words) {
             return None;
@@ -457,9 +461,8 @@ impl<'a> AclView<'a> {
     #[inline(never)]
     fn refused(bytes: &'a [u8]) -> Result<Self, DecodeError> {
         check_xattr_size(ACL_S, bytes.len())?;
-        let Ok((hdr, rest)) = AclHeaderRaw::ref_from_prefix(bytes) else {
-            return Err(super::truncated(ACL_S, ENTRIES.offset, bytes.len()));
-        };
+        let mut r = Reader::new(bytes);
+        let hdr: &AclHeaderRaw = r.fixed(ACL_S)?;
         let version = hdr.a_version.get();
         if version != POSIX_ACL_XATTR_VERSION {
             return Err(err_at(
@@ -469,12 +472,12 @@ impl<'a> AclView<'a> {
                 ErrorKind::AclUnsupportedVersion { got: version },
             ));
         }
-        let Ok(entries) = <[AclEntryRaw]>::ref_from_bytes(rest) else {
+        let Some(entries) = r.rest_as::<AclEntryRaw>() else {
             return Err(err_at(
                 ACL_S,
                 ENTRIES,
                 0,
-                ErrorKind::AclBadLength { len: bytes.len() },
+                ErrorKind::AclBadLength { len: r.len() },
             ));
         };
         check_entries(
@@ -488,10 +491,7 @@ impl<'a> AclView<'a> {
     /// The view of an ACL [`AclView::parse`] has accepted already (a result of a validated
     /// reply): framed again, not validated again.
     pub(crate) fn of_validated(bytes: &'a [u8]) -> Self {
-        let entries = bytes
-            .get(4..)
-            .and_then(|rest| <[AclEntryRaw]>::ref_from_bytes(rest).ok())
-            .unwrap_or(&[]);
+        let entries = Reader::header_and_rest::<AclHeaderRaw, _>(bytes).map_or(&[][..], |(_, e)| e);
         AclView { entries }
     }
 
@@ -505,7 +505,7 @@ impl<'a> AclView<'a> {
     }
     /// Size of the xattr.
     pub fn wire_len(&self) -> usize {
-        4 + 8 * self.entries.len()
+        ENTRIES.offset + ENTRY_SIZE * self.entries.len()
     }
     /// The entries, in wire order.
     pub fn entries(&self) -> AclEntryIter<'a> {

@@ -9,14 +9,18 @@ use super::{LcmFlags, LcmeFlags, LovMdView};
 use super::{LmmMember, LovBlob, LovComp, LovComponent};
 use crate::error::{DecodeError, ErrorKind};
 use crate::wire::table::{WireStruct, c_struct};
-use crate::xattr::{ForeignView, bad_magic, err, err_at, truncated};
-use zerocopy::{FromBytes, IntoBytes, LittleEndian};
+use crate::xattr::reader::Reader;
+use crate::xattr::{ForeignView, bad_magic, err, err_at};
+use zerocopy::{IntoBytes, LittleEndian};
 
-/// One component's place and attributes in a composite layout.
+/// One component's attributes in a composite layout; where its blob lies (`lcme_offset`,
+/// `lcme_size`) is the composite's framing, set on encoding ([`LovComponentView`] shows it).
 #[c_struct(lov_comp_md_entry_v1, size = 48,
     doc = "One entry of a composite layout's table (lustre_user.h), little-endian; its \
            lu_extent lcme_extent is named by its members.",
     raw = LovCompMdEntryV1Wire)]
+#[c_member(24, __u32 lcme_offset, decimal, "the blob's offset from the start of the composite layout")]
+#[c_member(28, __u32 lcme_size, decimal, "the blob's size")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct LovCompEntry {
     /// the component's id; bits 16–30 the mirror id
@@ -33,12 +37,6 @@ pub struct LovCompEntry {
     #[c(16, __u64 lcme_extent_end)]
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_helpers::ints::dec"))]
     pub extent_end: u64,
-    /// the blob's offset from the start of the composite layout
-    #[c(24, __u32 lcme_offset)]
-    pub offset: u32,
-    /// the blob's size
-    #[c(28, __u32 lcme_size)]
-    pub size: u32,
     /// the component's layout generation
     #[c(32, __u32 lcme_layout_gen)]
     pub layout_gen: u32,
@@ -99,9 +97,8 @@ pub struct LovCompMdV1 {
 /// [`LovCompMdV1Wire`] as stored (little-endian).
 pub type LovCompMdV1Raw = LovCompMdV1Wire<LittleEndian>;
 
-/// Where the entry table starts, and the size of one entry.
+/// The entry table: where it starts, one [`FieldAt`](crate::wire::layout::FieldAt) per entry.
 const ENTRIES: crate::wire::layout::FieldAt = lov_comp_md_v1::lcm_entries;
-const ENTRY_SIZE: usize = lov_comp_md_entry_v1::LAYOUT.size;
 
 impl LovCompEntry {
     /// The mirror id (`lcme_id` bits 16–30).
@@ -115,6 +112,13 @@ impl LovCompEntry {
     /// The mirror link id (bits 48–63 of `lcme_time_and_id`).
     pub const fn mirror_link_id(&self) -> u16 {
         (self.time_and_id >> 48) as u16
+    }
+}
+
+impl LovCompMdEntryV1Raw {
+    /// `lcme_offset` and `lcme_size`: where the entry's blob lies in the composite layout.
+    fn placement(&self) -> (u32, u32) {
+        (self.lcme_offset.get(), self.lcme_size.get())
     }
 }
 
@@ -171,11 +175,15 @@ impl<'a> LovBlobView<'a> {
     }
 }
 
-/// One component of a composite layout: its entry and its blob.
+/// One component of a composite layout: its entry, where its blob lies, and the blob.
 #[derive(Debug, Clone, Copy)]
 pub struct LovComponentView<'a> {
     /// The entry.
     pub entry: LovCompEntry,
+    /// `lcme_offset`: where the blob starts in the composite layout.
+    pub offset: u32,
+    /// `lcme_size`: the blob's size.
+    pub size: u32,
     /// The blob.
     pub blob: LovBlobView<'a>,
 }
@@ -198,6 +206,16 @@ impl<'a> LovComponentView<'a> {
             LayoutOf::Dir
         }
     }
+
+    /// An owned copy, the blob's union named as lfs reads a layout `of` a file or a directory.
+    #[cfg(feature = "alloc")]
+    fn to_value_of(self, of: LayoutOf) -> LovComponent {
+        let init = self.entry.flags.contains(LcmeFlags::INIT);
+        LovComponent {
+            entry: self.entry,
+            blob: self.blob.to_value_named(LmmMember::of(of, init)),
+        }
+    }
 }
 
 /// A validated composite layout, borrowing the input.
@@ -209,11 +227,14 @@ pub struct LovCompView<'a> {
 }
 
 impl<'a> LovCompView<'a> {
+    /// Parses a composite layout. Inlined, with [`LovCompView::check_blobs`], into its one
+    /// caller [`LovView::parse`](super::LovView::parse), so that the view is not returned
+    /// through memory.
+    #[inline]
     pub(super) fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        let len = bytes.len();
-        let Ok((raw, rest)) = LovCompMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(COMP_S, ENTRIES.offset, len));
-        };
+        let mut r = Reader::new(bytes);
+        let len = r.len();
+        let raw: &LovCompMdV1Raw = r.fixed(COMP_S)?;
         let size = raw.lcm_size.get() as usize;
         if size != len {
             return Err(err_at(
@@ -235,74 +256,19 @@ impl<'a> LovCompView<'a> {
                 ErrorKind::LovCompNoEntries,
             ));
         }
-        let table_end = ENTRIES.offset + ENTRY_SIZE * count as usize;
-        let Some(table) = rest.get(..ENTRY_SIZE * count as usize) else {
+        let Some(entries) = r.array::<LovCompMdEntryV1Raw>(count as usize) else {
             return Err(err_at(
                 COMP_S,
                 lov_comp_md_v1::lcm_entry_count,
                 0,
                 ErrorKind::LovEntryTableOutside {
                     count,
-                    end: table_end,
+                    end: r.end_of::<LovCompMdEntryV1Raw>(count as usize),
                     len,
                 },
             ));
         };
-        let Ok(entries) = <[LovCompMdEntryV1Raw]>::ref_from_bytes(table) else {
-            return Err(truncated(COMP_S, table_end, len));
-        };
-        // The end of the furthest blob seen so far: a blob starting at or after it overlaps no
-        // earlier one, which keeps the usual layout (blobs in table order) linear. Only a blob
-        // that starts before it is compared with every earlier entry.
-        let mut max_end = table_end;
-        for (i, e) in entries.iter().enumerate() {
-            let eo = ENTRIES.offset + ENTRY_SIZE * i;
-            let (off, sz) = (e.lcme_offset.get(), e.lcme_size.get());
-            let start = off as usize;
-            let end = start.saturating_add(sz as usize);
-            if end > len {
-                return Err(err_at(
-                    ENTRY_S,
-                    lov_comp_md_entry_v1::lcme_offset,
-                    eo,
-                    ErrorKind::LovComponentOutside {
-                        index: i,
-                        offset: off,
-                        size: sz,
-                        len,
-                    },
-                ));
-            }
-            if start < table_end {
-                return Err(err_at(
-                    ENTRY_S,
-                    lov_comp_md_entry_v1::lcme_offset,
-                    eo,
-                    ErrorKind::LovComponentOverlapsTable {
-                        index: i,
-                        offset: off,
-                        table_end,
-                    },
-                ));
-            }
-            if start < max_end {
-                for (j, p) in entries[..i].iter().enumerate() {
-                    let ps = p.lcme_offset.get() as usize;
-                    let pe = ps + p.lcme_size.get() as usize;
-                    if start < pe && ps < end {
-                        return Err(err_at(
-                            ENTRY_S,
-                            lov_comp_md_entry_v1::lcme_offset,
-                            eo,
-                            ErrorKind::LovComponentOverlap { index: i, other: j },
-                        ));
-                    }
-                }
-            }
-            max_end = max_end.max(end);
-            let uninit = !LcmeFlags(e.lcme_flags.get()).contains(LcmeFlags::INIT);
-            LovBlobView::parse(i, &bytes[start..end], uninit).map_err(|e| e.shifted(start))?;
-        }
+        Self::check_blobs(&r, entries)?;
         Ok(LovCompView {
             raw,
             entries,
@@ -310,12 +276,57 @@ impl<'a> LovCompView<'a> {
         })
     }
 
+    /// Every entry's blob inside the payload, after the table, apart from the others', and a
+    /// valid layout. `r` stands right after the table.
+    #[inline]
+    fn check_blobs(r: &Reader<'a>, entries: &[LovCompMdEntryV1Raw]) -> Result<(), DecodeError> {
+        let (len, table_end) = (r.len(), r.at());
+        // The end of the furthest blob seen so far: a blob starting at or after it overlaps no
+        // earlier one, which keeps the usual layout (blobs in table order) linear. Only a blob
+        // that starts before it is compared with every earlier entry.
+        let mut max_end = table_end;
+        for (i, e) in entries.iter().enumerate() {
+            let at = ENTRIES.element(i).offset;
+            let lcme_offset = |kind| err_at(ENTRY_S, lov_comp_md_entry_v1::lcme_offset, at, kind);
+            let (offset, size) = e.placement();
+            let Some(blob) = r.window(offset as usize, size as usize) else {
+                return Err(lcme_offset(ErrorKind::LovComponentOutside {
+                    index: i,
+                    offset,
+                    size,
+                    len,
+                }));
+            };
+            let (start, end) = span(offset, size);
+            if start < table_end {
+                return Err(lcme_offset(ErrorKind::LovComponentOverlapsTable {
+                    index: i,
+                    offset,
+                    table_end,
+                }));
+            }
+            if start < max_end {
+                let mut earlier = entries[..i].iter().map(span_of);
+                if let Some(j) = earlier.position(|(ps, pe)| start < pe && ps < end) {
+                    return Err(lcme_offset(ErrorKind::LovComponentOverlap {
+                        index: i,
+                        other: j,
+                    }));
+                }
+            }
+            max_end = max_end.max(end);
+            let uninit = !LcmeFlags(e.lcme_flags.get()).contains(LcmeFlags::INIT);
+            LovBlobView::parse(i, blob, uninit).map_err(|e| e.shifted(start))?;
+        }
+        Ok(())
+    }
+
     /// The view of a composite layout [`LovCompView::parse`] has accepted already: its header
     /// and entry table are found again, no rule is checked.
     pub(super) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let (raw, rest) = LovCompMdV1Raw::ref_from_prefix(bytes).ok()?;
-        let table = rest.get(..48 * raw.lcm_entry_count.get() as usize)?;
-        let entries = <[LovCompMdEntryV1Raw]>::ref_from_bytes(table).ok()?;
+        let mut r = Reader::new(bytes);
+        let raw: &LovCompMdV1Raw = r.take_ref()?;
+        let entries = r.array(raw.lcm_entry_count.get() as usize)?;
         Some(LovCompView {
             raw,
             entries,
@@ -323,6 +334,10 @@ impl<'a> LovCompView<'a> {
         })
     }
 
+    /// The header, as its declared value.
+    pub fn header(&self) -> LovCompMdV1 {
+        LovCompMdV1::from_raw(self.raw)
+    }
     /// `lcm_magic`: [`LOV_MAGIC_COMP_V1`], or [`LOV_MAGIC_SEL`] as stored on disk.
     pub fn magic(&self) -> u32 {
         self.raw.lcm_magic.get()
@@ -362,15 +377,20 @@ impl<'a> LovCompView<'a> {
     }
     /// The components, in entry-table order.
     pub fn components(&self) -> impl Iterator<Item = LovComponentView<'a>> + Clone + 'a {
-        let bytes = self.bytes;
+        let r = Reader::new(self.bytes);
         self.entries.iter().enumerate().filter_map(move |(i, e)| {
             let entry = LovCompEntry::from_raw(e);
-            let blob =
-                bytes.get(entry.offset as usize..(entry.offset as usize + entry.size as usize))?;
+            let (offset, size) = e.placement();
+            let blob = r.window(offset as usize, size as usize)?;
             // Validated by `parse`: never skips.
             let uninit = !entry.flags.contains(LcmeFlags::INIT);
             let blob = LovBlobView::parse(i, blob, uninit).ok()?;
-            Some(LovComponentView { entry, blob })
+            Some(LovComponentView {
+                entry,
+                offset,
+                size,
+                blob,
+            })
         })
     }
 
@@ -396,30 +416,22 @@ impl<'a> LovCompView<'a> {
         components: impl Iterator<Item = LovComponentView<'a>>,
         of: LayoutOf,
     ) -> LovComp {
-        LovComp {
-            sel: self.magic() == LOV_MAGIC_SEL,
-            padding: self.padding(),
-            layout_gen: self.layout_gen(),
-            flags: self.flags(),
-            mirror_count: self.mirror_count(),
-            ec_count: self.ec_count(),
-            components: components
-                .map(|c| LovComponent {
-                    id: c.entry.id,
-                    flags: c.entry.flags,
-                    extent_start: c.entry.extent_start,
-                    extent_end: c.entry.extent_end,
-                    layout_gen: c.entry.layout_gen,
-                    time_and_id: c.entry.time_and_id,
-                    dstripe_count: c.entry.dstripe_count,
-                    cstripe_count: c.entry.cstripe_count,
-                    compr_type: c.entry.compr_type,
-                    compr_bits: c.entry.compr_bits,
-                    blob: c
-                        .blob
-                        .to_value_named(LmmMember::of(of, c.entry.flags.contains(LcmeFlags::INIT))),
-                })
-                .collect(),
-        }
+        LovComp::from_header(
+            &self.header(),
+            self.padding(),
+            components.map(|c| c.to_value_of(of)).collect(),
+        )
     }
+}
+
+/// The bytes `[start, end)` a blob of `size` at `offset` covers; called for blobs that
+/// [`Reader::window`] has found inside the payload, so the sum fits.
+fn span(offset: u32, size: u32) -> (usize, usize) {
+    (offset as usize, offset as usize + size as usize)
+}
+
+/// [`span`] of an entry's blob.
+fn span_of(e: &LovCompMdEntryV1Raw) -> (usize, usize) {
+    let (offset, size) = e.placement();
+    span(offset, size)
 }

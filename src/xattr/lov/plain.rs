@@ -6,11 +6,12 @@ use super::{LOV_V1_S, LOV_V3_S, stripe_objects};
 use super::{LayoutOf, LmmUnion, LovOstData, LovPattern, OstId};
 #[cfg(feature = "alloc")]
 use super::{LmmMember, LovMd};
-use super::{LovUserMdV1Raw, LovUserOstDataRaw, lov_user_md_v1, lov_user_md_v3};
+use super::{LovUserMdV1, LovUserMdV1Raw, LovUserOstDataRaw, lov_user_md_v1, lov_user_md_v3};
 use crate::error::{DecodeError, ErrorKind};
 use crate::limits::LOV_MAX_STRIPE_COUNT;
-use crate::xattr::{PoolName, err, err_at, truncated};
-use zerocopy::FromBytes;
+use crate::wire::WireStruct;
+use crate::xattr::reader::Reader;
+use crate::xattr::{PoolName, err_at};
 
 const V1_SIZE: usize = lov_user_md_v1::LAYOUT.size;
 const V3_SIZE: usize = lov_user_md_v3::LAYOUT.size;
@@ -32,13 +33,13 @@ impl<'a> LovMdView<'a> {
     /// doubled the time of a composite layout's decode).
     #[inline]
     pub(super) fn parse(bytes: &'a [u8], uninit: bool) -> Result<Self, DecodeError> {
-        let Ok((v1, _)) = LovUserMdV1Raw::ref_from_prefix(bytes) else {
-            return Err(truncated(LOV_V1_S, V1_SIZE, bytes.len()));
-        };
-        let (s, hdr) = if v1.lmm_magic.get() == LOV_MAGIC_V1 {
-            (LOV_V1_S, V1_SIZE)
+        let mut r = Reader::new(bytes);
+        let v1: &LovUserMdV1Raw = r.fixed(LOV_V1_S)?;
+        let v3 = v1.lmm_magic.get() != LOV_MAGIC_V1;
+        let (s, objects_at) = if v3 {
+            (LOV_V3_S, lov_user_md_v3::lmm_objects)
         } else {
-            (LOV_V3_S, V3_SIZE)
+            (LOV_V1_S, lov_user_md_v1::lmm_objects)
         };
         let sc = v1.lmm_stripe_count.get();
         if sc < LOV_ALL_STRIPES_WIDE && sc as usize > LOV_MAX_STRIPE_COUNT {
@@ -52,15 +53,10 @@ impl<'a> LovMdView<'a> {
                 },
             ));
         }
-        let Some(rest) = bytes.get(hdr..) else {
-            return Err(truncated(s, hdr, bytes.len()));
-        };
-        let pool = if hdr == V3_SIZE {
-            let pool = lov_user_md_v3::lmm_pool_name;
-            let Ok((p, _)) = PoolName::ref_from_prefix(&bytes[pool.offset..]) else {
-                return Err(truncated(s, V3_SIZE, bytes.len()));
-            };
-            p.check(s, pool.name, pool.offset)?;
+        let pool = if v3 {
+            let p: &PoolName = r.fixed(s)?;
+            let at = lov_user_md_v3::lmm_pool_name;
+            p.check(s, at.name, at.offset)?;
             Some(p)
         } else {
             None
@@ -69,34 +65,31 @@ impl<'a> LovMdView<'a> {
         // An uninstantiated component: Lustre keeps the header's count but stores one entry
         // with l_ost_idx = -1 (lod_comp_shrink_stripe_count), or one per stripe when the
         // component was made with an OST list (`lfs setstripe -o`).
-        if uninit && rest.len() == OBJECT_SIZE && n != 1 {
-            let Ok(one) = LovUserOstDataRaw::ref_from_bytes(rest) else {
-                return Err(truncated(s, hdr + OBJECT_SIZE, bytes.len()));
-            };
-            if one.l_ost_idx.get() != LOV_OST_IDX_NONE {
-                return Err(err(
+        let placeholder = uninit && r.left() == OBJECT_SIZE && n != 1;
+        let objects = match r.rest_as::<LovUserOstDataRaw>() {
+            Some([one]) if placeholder && one.l_ost_idx.get() != LOV_OST_IDX_NONE => {
+                return Err(err_at(
                     s,
-                    lov_user_md_v1::lmm_objects.name,
-                    hdr,
+                    objects_at,
+                    0,
                     ErrorKind::LovUninitObjects {
                         objects: 1,
                         stripes: n,
                     },
                 ));
             }
-        } else if !rest.is_empty() && rest.len() != OBJECT_SIZE * n {
-            return Err(err_at(
-                s,
-                lov_user_md_v1::lmm_stripe_count,
-                0,
-                ErrorKind::PayloadSizeMismatch {
-                    len: bytes.len(),
-                    expected: hdr + OBJECT_SIZE * n,
-                },
-            ));
-        }
-        let Ok(objects) = <[LovUserOstDataRaw]>::ref_from_bytes(rest) else {
-            return Err(truncated(s, hdr + OBJECT_SIZE * n, bytes.len()));
+            Some(objects) if placeholder || objects.is_empty() || objects.len() == n => objects,
+            _ => {
+                return Err(err_at(
+                    s,
+                    lov_user_md_v1::lmm_stripe_count,
+                    0,
+                    ErrorKind::PayloadSizeMismatch {
+                        len: r.len(),
+                        expected: objects_at.offset + OBJECT_SIZE * n,
+                    },
+                ));
+            }
         };
         Ok(LovMdView { v1, pool, objects })
     }
@@ -104,16 +97,14 @@ impl<'a> LovMdView<'a> {
     /// The view of a plain layout [`LovMdView::parse`] has accepted already: its header, its
     /// pool name (V3 and SPECIFIC) and its objects are found again, no rule is checked.
     pub(super) fn of_validated(bytes: &'a [u8]) -> Option<Self> {
-        let (v1, _) = LovUserMdV1Raw::ref_from_prefix(bytes).ok()?;
-        let (pool, hdr) = if v1.lmm_magic.get() == LOV_MAGIC_V1 {
-            (None, 32)
+        let mut r = Reader::new(bytes);
+        let v1: &LovUserMdV1Raw = r.take_ref()?;
+        let pool = if v1.lmm_magic.get() == LOV_MAGIC_V1 {
+            None
         } else {
-            (
-                Some(PoolName::ref_from_prefix(bytes.get(32..)?).ok()?.0),
-                48,
-            )
+            Some(r.take_ref::<PoolName>()?)
         };
-        let objects = <[LovUserOstDataRaw]>::ref_from_bytes(bytes.get(hdr..)?).ok()?;
+        let objects = r.rest_as()?;
         Some(LovMdView { v1, pool, objects })
     }
 
@@ -159,11 +150,7 @@ impl<'a> LovMdView<'a> {
     }
     /// The stripe objects (empty for a template).
     pub fn objects(&self) -> impl ExactSizeIterator<Item = LovOstData> + Clone + 'a {
-        self.objects.iter().map(|o| LovOstData {
-            oi: OstId::from_raw(&o.l_ost_oi),
-            gen_: o.l_ost_gen.get(),
-            idx: o.l_ost_idx.get(),
-        })
+        self.objects.iter().map(LovOstData::from_raw)
     }
     /// Size on the wire.
     pub fn wire_len(&self) -> usize {
@@ -189,16 +176,18 @@ impl<'a> LovMdView<'a> {
     /// An owned copy whose union is named `member`.
     #[cfg(feature = "alloc")]
     pub fn to_value_named(&self, member: LmmMember) -> LovMd {
-        LovMd {
-            magic: self.magic(),
-            pattern: self.pattern(),
-            oi: self.oi(),
-            stripe_size: self.stripe_size(),
-            stripe_count: self.stripe_count(),
-            stripe_offset: LmmUnion::named(self.stripe_offset(), member),
-            pool_name: self.pool.copied(),
-            objects: self.objects().collect(),
-        }
+        LovMd::from_header(
+            &self.header(),
+            member,
+            self.pool.copied(),
+            self.objects().collect(),
+        )
+    }
+
+    /// The first 32 bytes, as their declared value (`lov_user_md_v1`, which V3 and SPECIFIC
+    /// extend with the pool name).
+    pub fn header(&self) -> LovUserMdV1 {
+        LovUserMdV1::from_raw(self.v1)
     }
 
     /// Object entries exist only in a file's layout (a SPECIFIC template lists OSTs), and so

@@ -2,9 +2,13 @@
 
 use super::OstId;
 use super::{LOV_MAGIC_COMP_V1, LOV_MAGIC_FOREIGN, LOV_MAGIC_SEL, LOV_MAGIC_V1, LOV_S};
-use super::{LayoutOf, LcmFlags, LcmeFlags, LmmUnion, LovOstData, LovPattern, LovView};
+use super::{LayoutOf, LcmFlags, LmmMember, LmmUnion, LovOstData, LovPattern, LovView};
+use super::{LovCompEntry, LovCompMdV1, LovUserMdV1, LovUserMdV3, lov_comp_md_v1};
 use crate::error::DecodeError;
+use crate::wire::WireStruct;
 use crate::xattr::PoolName;
+use zerocopy::byteorder::U32;
+use zerocopy::{IntoBytes, LittleEndian};
 
 /// An owned plain layout (V1, V3 or SPECIFIC).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -35,26 +39,58 @@ impl LovMd {
     pub fn union_member(&self, of: LayoutOf, instantiated: bool) -> LmmUnion {
         LmmUnion::of(self.stripe_offset.value(), of, instantiated)
     }
+
+    /// The layout of `header`, its union at offset 30 named `member`, with the pool name of a
+    /// V3 or SPECIFIC header and the stripe objects.
+    pub(crate) fn from_header(
+        header: &LovUserMdV1,
+        member: LmmMember,
+        pool_name: Option<PoolName>,
+        objects: alloc::vec::Vec<LovOstData>,
+    ) -> Self {
+        LovMd {
+            magic: header.magic,
+            pattern: header.pattern,
+            oi: header.oi,
+            stripe_size: header.stripe_size,
+            stripe_count: header.stripe_count,
+            stripe_offset: LmmUnion::named(header.stripe_offset, member),
+            pool_name,
+            objects,
+        }
+    }
+
+    /// The header the layout encodes, its first 32 bytes (`lov_user_md_v1`; V3 and SPECIFIC
+    /// add the pool name).
+    pub fn header(&self) -> LovUserMdV1 {
+        LovUserMdV1 {
+            magic: self.magic,
+            pattern: self.pattern,
+            oi: self.oi,
+            stripe_size: self.stripe_size,
+            stripe_count: self.stripe_count,
+            stripe_offset: self.stripe_offset.value(),
+        }
+    }
+
     fn wire_len(&self) -> usize {
-        let hdr = if self.magic == LOV_MAGIC_V1 { 32 } else { 48 };
-        self.objects.len().saturating_mul(24).saturating_add(hdr)
+        let hdr = if self.magic == LOV_MAGIC_V1 {
+            LovUserMdV1::SIZE
+        } else {
+            LovUserMdV3::SIZE
+        };
+        self.objects
+            .len()
+            .saturating_mul(LovOstData::SIZE)
+            .saturating_add(hdr)
     }
     fn put_raw(&self, out: &mut dyn bytes::BufMut) {
-        out.put_u32_le(self.magic);
-        out.put_u32_le(self.pattern.0);
-        out.put_u64_le(self.oi.id);
-        out.put_u64_le(self.oi.seq);
-        out.put_u32_le(self.stripe_size);
-        out.put_u16_le(self.stripe_count);
-        out.put_u16_le(self.stripe_offset.value());
+        out.put_slice(self.header().to_raw::<LittleEndian>().as_bytes());
         if self.magic != LOV_MAGIC_V1 {
             out.put_slice(&self.pool_name.unwrap_or_default().0);
         }
         for o in &self.objects {
-            out.put_u64_le(o.oi.id);
-            out.put_u64_le(o.oi.seq);
-            out.put_u32_le(o.gen_);
-            out.put_u32_le(o.idx);
+            out.put_slice(o.to_raw::<LittleEndian>().as_bytes());
         }
     }
 }
@@ -90,56 +126,16 @@ impl LovBlob {
     }
 }
 
-/// An owned component: its entry's attributes and its blob. `lcme_offset` and `lcme_size` are
-/// computed on encoding (blobs packed after the entry table, in order).
+/// An owned component: its entry and its blob. `lcme_offset` and `lcme_size` are not the
+/// component's but the composite's framing: the encoder packs the blobs after the entry table,
+/// in order, and writes where each lies.
+///
+/// Its serde form is the entry's members (`lcme_id` … `lcme_compr_bits`), then `layout`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
 pub struct LovComponent {
-    /// `lcme_id`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_id"))]
-    pub id: u32,
-    /// `lcme_flags`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_flags"))]
-    pub flags: LcmeFlags,
-    /// `lcme_extent.e_start`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_extent_start", with = "crate::serde_helpers::ints::dec")
-    )]
-    pub extent_start: u64,
-    /// `lcme_extent.e_end`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_extent_end", with = "crate::serde_helpers::ints::dec")
-    )]
-    pub extent_end: u64,
-    /// `lcme_layout_gen`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_layout_gen"))]
-    pub layout_gen: u32,
-    /// `lcme_time_and_id`.
-    #[cfg_attr(
-        feature = "serde",
-        serde(rename = "lcme_time_and_id", with = "crate::serde_helpers::ints::hex")
-    )]
-    pub time_and_id: u64,
-    /// `lcme_dstripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_dstripe_count"))]
-    pub dstripe_count: u8,
-    /// `lcme_cstripe_count`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_cstripe_count"))]
-    pub cstripe_count: u8,
-    /// `lcme_compr_type`.
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_type"))]
-    pub compr_type: u8,
-    /// Byte 47 (compression level and chunk bits).
-    #[cfg_attr(feature = "serde", serde(rename = "lcme_compr_bits"))]
-    pub compr_bits: u8,
+    /// The entry.
+    pub entry: LovCompEntry,
     /// The blob.
-    #[cfg_attr(feature = "serde", serde(rename = "layout"))]
     pub blob: LovBlob,
 }
 
@@ -190,39 +186,67 @@ pub struct LovComp {
 }
 
 impl LovComp {
+    /// The layout of `header` (`lcm_size` and `lcm_entry_count` follow from the components),
+    /// with bytes 19–31 and the components.
+    pub(crate) fn from_header(
+        header: &LovCompMdV1,
+        padding: [u8; 13],
+        components: alloc::vec::Vec<LovComponent>,
+    ) -> Self {
+        LovComp {
+            sel: header.magic == LOV_MAGIC_SEL,
+            padding,
+            layout_gen: header.layout_gen,
+            flags: header.flags,
+            mirror_count: header.mirror_count,
+            ec_count: header.ec_count,
+            components,
+        }
+    }
+
+    /// The header the layout encodes: its magic, `lcm_size` and `lcm_entry_count` computed.
+    pub fn header(&self) -> LovCompMdV1 {
+        LovCompMdV1 {
+            magic: if self.sel {
+                LOV_MAGIC_SEL
+            } else {
+                LOV_MAGIC_COMP_V1
+            },
+            size: u32::try_from(self.wire_len()).unwrap_or(u32::MAX),
+            layout_gen: self.layout_gen,
+            flags: self.flags,
+            entry_count: u16::try_from(self.components.len()).unwrap_or(u16::MAX),
+            mirror_count: self.mirror_count,
+            ec_count: self.ec_count,
+        }
+    }
+
+    /// Where the blobs start: after the header and the entry table.
+    fn table_end(&self) -> usize {
+        self.components
+            .len()
+            .saturating_mul(LovCompEntry::SIZE)
+            .saturating_add(LovCompMdV1::SIZE)
+    }
+
     fn wire_len(&self) -> usize {
-        self.components.iter().fold(
-            self.components.len().saturating_mul(48).saturating_add(32),
-            |acc, c| acc.saturating_add(c.blob.wire_len()),
-        )
+        self.components.iter().fold(self.table_end(), |acc, c| {
+            acc.saturating_add(c.blob.wire_len())
+        })
     }
     fn put_raw(&self, out: &mut dyn bytes::BufMut) {
-        let total = self.wire_len();
-        out.put_u32_le(if self.sel {
-            LOV_MAGIC_SEL
-        } else {
-            LOV_MAGIC_COMP_V1
-        });
-        out.put_u32_le(total as u32);
-        out.put_u32_le(self.layout_gen);
-        out.put_u16_le(self.flags.0);
-        out.put_u16_le(self.components.len() as u16);
-        out.put_u16_le(self.mirror_count);
-        out.put_u8(self.ec_count);
+        let header = self.header().to_raw::<LittleEndian>();
+        out.put_slice(&header.as_bytes()[..lov_comp_md_v1::lcm_padding3.offset]);
         out.put_slice(&self.padding);
-        let mut off = 32 + 48 * self.components.len();
+        // `validate` has bounded the whole by XATTR_SIZE_MAX: every offset fits a u32.
+        let mut offset = self.table_end();
         for c in &self.components {
             let size = c.blob.wire_len();
-            out.put_u32_le(c.id);
-            out.put_u32_le(c.flags.0);
-            out.put_u64_le(c.extent_start);
-            out.put_u64_le(c.extent_end);
-            out.put_u32_le(off as u32);
-            out.put_u32_le(size as u32);
-            out.put_u32_le(c.layout_gen);
-            out.put_u64_le(c.time_and_id);
-            out.put_slice(&[c.dstripe_count, c.cstripe_count, c.compr_type, c.compr_bits]);
-            off += size;
+            let mut entry = c.entry.to_raw::<LittleEndian>();
+            entry.lcme_offset = U32::new(offset as u32);
+            entry.lcme_size = U32::new(size as u32);
+            out.put_slice(entry.as_bytes());
+            offset += size;
         }
         for c in &self.components {
             c.blob.put_raw(out);
