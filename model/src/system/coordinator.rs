@@ -284,7 +284,7 @@ pub fn intent_bytes(req: &PrepareRequest, s: &Sending, order: Endian) -> Bytes {
 pub fn take_reply(
     c: &mut Coord,
     request: &[u8],
-    reply: &[u8],
+    reply: &Bytes,
     cookie: u16,
     name: Option<u8>,
     m: Mutation,
@@ -308,7 +308,8 @@ pub fn take_reply(
     }
     for b in MliBuf::ALL.into_iter().filter(|b| *b != MliBuf::Pattr) {
         let value = match view.result(b) {
-            PrepResult::Present(v) => Some(v.to_vec()),
+            // Shared with the reply's buffer: handing a result over copies nothing.
+            PrepResult::Present(v) => Some(crate::shared(reply, v)),
             PrepResult::Absent => None,
             PrepResult::Unknown(_) => continue,
         };

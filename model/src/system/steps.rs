@@ -15,6 +15,7 @@ use super::standard::standard;
 use super::state::{Log, SysState, SystemModel, coord_name, log_line, node_name};
 use super::txn::update_for;
 use alloc::format;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::RequestView;
 
 impl SystemModel {
@@ -252,7 +253,7 @@ impl SystemModel {
         s: &mut SysState,
         c: u8,
         k: u8,
-        bytes: &[u8],
+        bytes: &Bytes,
         log: &mut Log,
     ) {
         let ci = usize::from(c);
