@@ -148,7 +148,7 @@ impl SystemModel {
             Phase::Release => {
                 let held = core::mem::take(&mut s.coords[ci].held);
                 for h in &held {
-                    s.coords[ci].cache.cancelled(h.cookie, m);
+                    s.coords[ci].cache_mut().cancelled(h.cookie, m);
                     let msg = Msg::Cancel { lock: h.id };
                     log_line!(
                         log,
@@ -304,7 +304,7 @@ impl SystemModel {
                     }
                 }
                 None => {
-                    s.coords[ci].cache.invalidate_reads();
+                    s.coords[ci].cache_mut().invalidate_reads();
                     log_line!(
                         log,
                         format!(

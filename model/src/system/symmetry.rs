@@ -284,7 +284,7 @@ impl Renaming {
                 update: self.update(&update),
             },
         });
-        c.cache = self.cache(&c.cache);
+        c.cache = Arc::new(self.cache(&c.cache));
         if let Some(a) = &mut c.answer {
             a.fid = self.fid(a.fid);
         }
