@@ -5,7 +5,8 @@
 //! the state); so a state with its handles renamed by any bijection has the same futures, up
 //! to that renaming, and the same verdicts. Every state is kept with its handles numbered
 //! 1, 2, … in an order that reads no handle: each coordinator's held locks (slot, then
-//! acquisition order), then the parent's granted locks sorted by owner, then the waiting queue.
+//! acquisition order), then the parent's granted locks sorted by owner, then the waiting queue,
+//! then any handle only a message names (none in the design), in the network's order.
 //!
 //! The granted queue is sorted by owner too: its order is read by no transition (conflicts,
 //! blockers and lookups by owner are set questions; the blocking ASTs it sends are delivered at
@@ -27,7 +28,7 @@ impl Numbering {
         }
     }
 
-    /// The new handle of `id`; 0 (no lock) and a handle the order did not meet stay.
+    /// The new handle of `id`; 0 (no lock) stays.
     fn of(&self, id: u16) -> u16 {
         self.0
             .iter()
