@@ -292,8 +292,8 @@ enum Command {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
-        /// The scope: small, default, rename, recovery, wide, three (default: `default`, or
-        /// the mutation's own scope with --mutation).
+        /// The scope: small, pair, default, rename, recovery, wide, three, three-two (default:
+        /// `default`, or the mutation's own scope with --mutation).
         #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_scope)]
         scope: Option<String>,
         /// Checker threads (default: the available cores). One thread walks breadth first

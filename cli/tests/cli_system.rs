@@ -44,7 +44,7 @@ fn list_mutations_prints_one_name_a_line() {
 fn the_small_scope_holds_and_exits_0() {
     let (code, out, err) = run(&["model-check", "--scope", "small", "--threads", "1"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("6709 distinct states"), "{out}");
+    assert!(out.contains("3149 distinct states"), "{out}");
     assert!(
         out.contains("no incompatible locks granted together"),
         "{out}"
@@ -75,7 +75,7 @@ fn threads_and_symmetry_choose_the_walk() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["strategy"], "dfs");
     assert_eq!(v["threads"], 2);
-    assert_eq!(v["unique_states"], 5372);
+    assert_eq!(v["unique_states"], 3018);
     assert!(
         v["states_per_second"].as_f64().is_some_and(|r| r > 0.0),
         "{v}"
@@ -97,10 +97,10 @@ fn interchangeable_coordinators_are_checked_symmetry_reduced() {
     };
     let reduced = check(&[]);
     assert_eq!(reduced["strategy"], "dfs-symmetry");
-    assert_eq!(reduced["unique_states"], 3374);
+    assert_eq!(reduced["unique_states"], 1587);
     let full = check(&["--no-symmetry"]);
     assert_eq!(full["strategy"], "bfs");
-    assert_eq!(full["unique_states"], 6745);
+    assert_eq!(full["unique_states"], 3165);
     let verdicts = |v: &serde_json::Value| {
         v["properties"]
             .as_array()
@@ -148,7 +148,7 @@ fn json_output_names_every_property() {
     assert_eq!(code, Some(0));
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["scope"], "rename");
-    assert_eq!(v["unique_states"], 5372);
+    assert_eq!(v["unique_states"], 3018);
     assert_eq!(v["all_hold"], true);
     let props = v["properties"].as_array().expect("properties");
     assert!(props.iter().all(|p| p["holds"] == true));

@@ -8,6 +8,7 @@ use super::operation::{Fault, Op};
 use super::store::{Attrs, Entry, Object, Store, Xattrs, dmv_bytes, lov_bytes};
 use alloc::vec::Vec;
 use arbitrary::{Arbitrary, Result, Unstructured};
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::MliBuf;
 use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL, LUSTRE_PROJINHERIT_FL};
 use lustre_dne_intent::mode::{S_IFDIR, S_IFLNK, S_IFREG};
@@ -98,10 +99,12 @@ impl<'a> Arbitrary<'a> for Scenario {
                 LUSTRE_IMMUTABLE_FL,
             ])?;
             let xattrs = Xattrs {
-                access_acl: opt(u, acl)?,
-                default_acl: opt(u, acl)?,
+                access_acl: opt(u, acl)?.map(Bytes::from),
+                default_acl: opt(u, acl)?.map(Bytes::from),
                 pin: opt(u, |u| {
-                    Ok(u.choose(&[&b"[pool: fast]"[..], b"[hsm: 3]"])?.to_vec())
+                    Ok(Bytes::from_static(
+                        u.choose(&[&b"[pool: fast]"[..], b"[hsm: 3]"])?,
+                    ))
                 })?,
                 lmv: None,
                 lov: opt(u, |u| Ok(lov_bytes(u.int_in_range(0..=3)?)))?,

@@ -373,7 +373,7 @@ fn check_gating(t: &Trace) -> Result<(), Violation> {
     Ok(())
 }
 
-fn store_value(store: &Store, item: &Item) -> Option<alloc::vec::Vec<u8>> {
+fn store_value(store: &Store, item: &Item) -> Option<lustre_dne_intent::bytes::Bytes> {
     match item {
         Item::Xattr(fid, b) => super::mdd::LocalSource(store)
             .xattr_of(*fid, *b)

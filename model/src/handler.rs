@@ -229,7 +229,7 @@ pub fn handle(
                         alloc::vec::Vec::with_capacity(lustre_dne_intent::limits::MDT_BODY_SIZE);
                     // An owned outcome holds PATTR little-endian; `encode` writes it in `order`.
                     obj.attrs.mdt_body(body.fid).put(Endian::Little, &mut v);
-                    Some(v)
+                    Some(Bytes::from(v))
                 }
                 _ => LocalSource(store).xattr_of(body.fid, b),
             };
@@ -239,7 +239,7 @@ pub fn handle(
                     size: v.len() as u32,
                 }),
                 Some(v) if v.is_empty() => PrepResult::Absent,
-                Some(v) => PrepResult::Present(Bytes::from(v)),
+                Some(v) => PrepResult::Present(v),
             };
             outcome.set_result(b, state);
         }
@@ -258,11 +258,7 @@ fn encode(reply: PrepareReply, order: Endian) -> Result<Bytes, i32> {
 
 impl LocalSource<'_> {
     /// Xattr `b` of `fid`, read locally.
-    pub fn xattr_of(
-        &mut self,
-        fid: lustre_dne_intent::wire::LuFid,
-        b: MliBuf,
-    ) -> Option<alloc::vec::Vec<u8>> {
+    pub fn xattr_of(&mut self, fid: lustre_dne_intent::wire::LuFid, b: MliBuf) -> Option<Bytes> {
         super::mdd::ParentSource::xattr(self, fid, b)
     }
 }

@@ -6,8 +6,8 @@
 use crate::operation::CacheEvent;
 use crate::store::Attrs;
 use crate::{Fault, Item, survey};
-use alloc::vec::Vec;
 use core::fmt;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::wire::LuFid;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
@@ -68,7 +68,7 @@ enum CacheEventIn {
     Seed {
         item: Item,
         #[serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")]
-        value: Option<Vec<u8>>,
+        value: Option<Bytes>,
         state: StateName,
     },
     SeedAttrs {

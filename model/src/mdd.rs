@@ -4,7 +4,7 @@
 
 use super::creds::{CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FSETID, Creds};
 use super::store::{Attrs, Entry};
-use alloc::vec::Vec;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::errno::{EACCES, EEXIST, EINVAL, ENAMETOOLONG, ENOENT, ENOTDIR, EPERM};
 use lustre_dne_intent::intent::{MliBuf, Operation};
 use lustre_dne_intent::limits::NAME_MAX;
@@ -32,7 +32,7 @@ pub struct ObjInfo {
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub access_acl: Option<Vec<u8>>,
+    pub access_acl: Option<Bytes>,
 }
 
 /// Where the helper reads parent state from. Each method is one read of one item.
@@ -42,9 +42,9 @@ pub trait ParentSource {
     /// Looks `name` up in directory `fid`.
     fn lookup(&mut self, fid: LuFid, name: &[u8]) -> Option<Entry>;
     /// Xattr `which` of `fid` (never [`MliBuf::Pattr`]); `None` when absent.
-    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Vec<u8>>;
+    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Bytes>;
     /// ROOT's default layout (the filesystem default).
-    fn root_lov(&mut self) -> Option<Vec<u8>>;
+    fn root_lov(&mut self) -> Option<Bytes>;
 }
 
 /// What the lookup found.
@@ -84,31 +84,31 @@ pub struct ChildState {
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub access_acl: Option<Vec<u8>>,
+    pub access_acl: Option<Bytes>,
     /// Its default ACL (directories: the parent's).
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub default_acl: Option<Vec<u8>>,
+    pub default_acl: Option<Bytes>,
     /// Its pin (regular files and directories: the parent's, byte for byte).
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub pin: Option<Vec<u8>>,
+    pub pin: Option<Bytes>,
     /// The default LMV a new directory stores (the parent's, inherit counters stepped).
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub dmv: Option<Vec<u8>>,
+    pub dmv: Option<Bytes>,
     /// The layout policy: the default layout a directory stores, or the layout a file uses.
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub layout: Option<Vec<u8>>,
+    pub layout: Option<Bytes>,
 }
 
 /// The helper's answer.
@@ -353,7 +353,6 @@ pub fn derive_child(
             .and_then(|b| DefaultLmvView::parse(&b).ok().map(|v| v.to_value()))
             .and_then(|d| d.inherited())
             .and_then(|d| d.to_bytes().ok())
-            .map(|b| b.to_vec())
     } else {
         None
     };
@@ -374,14 +373,8 @@ pub fn derive_child(
         gid,
         projid,
         flags,
-        access_acl: created
-            .access
-            .and_then(|a| a.to_bytes().ok())
-            .map(|b| b.to_vec()),
-        default_acl: created
-            .default
-            .and_then(|a| a.to_bytes().ok())
-            .map(|b| b.to_vec()),
+        access_acl: created.access.and_then(|a| a.to_bytes().ok()),
+        default_acl: created.default.and_then(|a| a.to_bytes().ok()),
         pin,
         dmv,
         layout,
@@ -403,7 +396,7 @@ impl ParentSource for LocalSource<'_> {
     fn lookup(&mut self, fid: LuFid, name: &[u8]) -> Option<Entry> {
         self.0.get(fid).and_then(|o| o.entries.get(name).copied())
     }
-    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Vec<u8>> {
+    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Bytes> {
         let x = &self.0.get(fid)?.xattrs;
         match which {
             MliBuf::Pattr => None,
@@ -414,7 +407,7 @@ impl ParentSource for LocalSource<'_> {
             MliBuf::DefLmv => x.dmv.clone(),
         }
     }
-    fn root_lov(&mut self) -> Option<Vec<u8>> {
-        self.0.root_lov().map(<[u8]>::to_vec)
+    fn root_lov(&mut self) -> Option<Bytes> {
+        self.0.root_lov().cloned()
     }
 }

@@ -2,6 +2,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFMT};
 use lustre_dne_intent::wire::{LuFid, MdtBody, MdtValid};
 
@@ -108,37 +109,37 @@ pub struct Xattrs {
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub access_acl: Option<Vec<u8>>,
+    pub access_acl: Option<Bytes>,
     /// `system.posix_acl_default`.
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub default_acl: Option<Vec<u8>>,
+    pub default_acl: Option<Bytes>,
     /// `trusted.pin`.
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub pin: Option<Vec<u8>>,
+    pub pin: Option<Bytes>,
     /// `trusted.lmv`.
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub lmv: Option<Vec<u8>>,
+    pub lmv: Option<Bytes>,
     /// `trusted.lov` (a directory's default layout).
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub lov: Option<Vec<u8>>,
+    pub lov: Option<Bytes>,
     /// `trusted.dmv` (default directory striping).
     #[cfg_attr(
         feature = "serde",
         serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
     )]
-    pub dmv: Option<Vec<u8>>,
+    pub dmv: Option<Bytes>,
 }
 
 /// A directory entry: the child's FID and file type (S_IFMT bits, 0 when unknown).
@@ -208,15 +209,15 @@ impl Store {
     }
 
     /// ROOT's default layout (`trusted.lov` of `[0x200000007:0x1:0x0]`).
-    pub fn root_lov(&self) -> Option<&[u8]> {
-        self.get(LuFid::ROOT).and_then(|r| r.xattrs.lov.as_deref())
+    pub fn root_lov(&self) -> Option<&Bytes> {
+        self.get(LuFid::ROOT).and_then(|r| r.xattrs.lov.as_ref())
     }
 }
 
 // ---- Sample payloads for stores built by tests, strategies and fuzz targets ----
 
 /// A default LMV (`lmv_user_md_v1`) with the given inherit counters.
-pub fn dmv_bytes(max_inherit: u8, max_inherit_rr: u8) -> Vec<u8> {
+pub fn dmv_bytes(max_inherit: u8, max_inherit_rr: u8) -> Bytes {
     lustre_dne_intent::xattr::DefaultLmv {
         magic: lustre_dne_intent::xattr::LMV_USER_MAGIC,
         stripe_count: 2,
@@ -230,12 +231,11 @@ pub fn dmv_bytes(max_inherit: u8, max_inherit_rr: u8) -> Vec<u8> {
         objects: Vec::new(),
     }
     .to_bytes()
-    .map(|b| b.to_vec())
     .unwrap_or_default()
 }
 
 /// A plain `lov_user_md_v1` default layout with `stripe_count` stripes.
-pub fn lov_bytes(stripe_count: u16) -> Vec<u8> {
+pub fn lov_bytes(stripe_count: u16) -> Bytes {
     let mut v = Vec::with_capacity(32);
     v.extend_from_slice(&0x0BD1_0BD0u32.to_le_bytes());
     v.extend_from_slice(&1u32.to_le_bytes());
@@ -243,7 +243,7 @@ pub fn lov_bytes(stripe_count: u16) -> Vec<u8> {
     v.extend_from_slice(&(1u32 << 20).to_le_bytes());
     v.extend_from_slice(&stripe_count.to_le_bytes());
     v.extend_from_slice(&0xffffu16.to_le_bytes());
-    v
+    Bytes::from(v)
 }
 
 /// `#[serde(with)]` for `Object::entries`, beside the type it serializes.

@@ -44,6 +44,7 @@ use super::creds::Creds;
 use super::operation::{Fault, Op};
 use super::store::{Attrs, Object, Store, Xattrs};
 use alloc::vec::Vec;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::MliBuf;
 use lustre_dne_intent::mode::{LUSTRE_APPEND_FL, LUSTRE_IMMUTABLE_FL, LUSTRE_PROJINHERIT_FL};
 use lustre_dne_intent::mode::{S_IFDIR, S_IFLNK, S_IFREG, S_IFSOCK};
@@ -118,9 +119,9 @@ fn xattrs() -> impl Strategy<Value = Xattrs> {
         ),
     )
         .prop_map(|(access, default, pin, lov, dmv)| Xattrs {
-            access_acl: access,
-            default_acl: default,
-            pin: pin.map(<[u8]>::to_vec),
+            access_acl: access.map(Bytes::from),
+            default_acl: default.map(Bytes::from),
+            pin: pin.map(Bytes::from_static),
             lmv: None,
             lov,
             dmv: dmv.map(|(a, b)| dmv_bytes(a, b)),

@@ -8,6 +8,7 @@ use super::creds::Creds;
 use super::operation::{Fault, Op, Trace};
 use super::store::{Attrs, Object, Store, Xattrs, dmv_bytes, lov_bytes};
 use alloc::vec::Vec;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFREG};
 use lustre_dne_intent::wire::LuFid;
 use lustre_dne_intent::xattr::{Acl, AclEntry, AclPerm, AclTag, LmvHashType, LmvMd, PoolName};
@@ -204,7 +205,6 @@ fn store() -> Store {
         AclEntry::new(AclTag::OTHER, AclPerm(5), 0),
     ])
     .to_bytes()
-    .map(|b| b.to_vec())
     .ok();
     let lmv = lustre_dne_intent::xattr::Lmv::Md(LmvMd {
         magic: lustre_dne_intent::xattr::LMV_MAGIC_V1,
@@ -219,7 +219,6 @@ fn store() -> Store {
         stripe_fids: alloc::vec![PARENT, LuFid::new(0x2_4000_0401, 1, 0)],
     })
     .to_bytes()
-    .map(|b| b.to_vec())
     .ok();
     let mut s = Store::default();
     s.insert(LuFid::ROOT, object(S_IFDIR | 0o755));
@@ -228,7 +227,7 @@ fn store() -> Store {
     parent.attrs.gid = 600;
     parent.xattrs = Xattrs {
         default_acl,
-        pin: Some(b"[pool: fast]".to_vec()),
+        pin: Some(Bytes::from_static(b"[pool: fast]")),
         lmv,
         lov: Some(lov_bytes(2)),
         dmv: Some(dmv_bytes(3, 0)),

@@ -68,8 +68,8 @@ fn fixed_scenarios() -> Vec<Scenario> {
     store.insert(LuFid::ROOT, dir(0o755, 0));
     let mut parent = dir(0o2775, 600);
     parent.xattrs = Xattrs {
-        default_acl: Some(default_acl()),
-        pin: Some(b"[pool: fast]".to_vec()),
+        default_acl: Some(default_acl().into()),
+        pin: Some(b"[pool: fast]".to_vec().into()),
         lov: Some(strategies::lov_bytes(2)),
         dmv: Some(strategies::dmv_bytes(3, 0)),
         ..Default::default()

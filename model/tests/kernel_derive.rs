@@ -54,7 +54,7 @@ fn run(cmd: &mut Command) -> String {
 }
 
 /// The xattr `name` of `path` as bytes (getfattr -e hex), or None.
-fn xattr(path: &Path, name: &str) -> Option<Vec<u8>> {
+fn xattr(path: &Path, name: &str) -> Option<lustre_dne_intent::bytes::Bytes> {
     let out = Command::new("getfattr")
         .args(["--absolute-names", "-e", "hex", "-n", name])
         .arg(path)
@@ -70,7 +70,8 @@ fn xattr(path: &Path, name: &str) -> Option<Vec<u8>> {
     (0..hex.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect()
+        .collect::<Option<Vec<u8>>>()
+        .map(Into::into)
 }
 
 const UIDS: [u32; 3] = [41001, 41002, 41003];

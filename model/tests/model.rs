@@ -77,7 +77,7 @@ fn mkdir_scenario() -> Scenario {
                 ..Default::default()
             },
             xattrs: Xattrs {
-                pin: Some(b"[pool: fast]".to_vec()),
+                pin: Some(b"[pool: fast]".to_vec().into()),
                 lov: Some(strategies::lov_bytes(2)),
                 dmv: Some(strategies::dmv_bytes(3, 0)),
                 ..Default::default()

@@ -109,8 +109,8 @@ fn every_small_scenario_under_every_fault() {
                                 ..Default::default()
                             },
                             xattrs: Xattrs {
-                                default_acl: def.clone(),
-                                pin: Some(b"[pool: fast]".to_vec()),
+                                default_acl: def.clone().map(Into::into),
+                                pin: Some(b"[pool: fast]".to_vec().into()),
                                 lov: Some(lov_bytes(2)),
                                 dmv: Some(dmv_bytes(2, 0)),
                                 ..Default::default()

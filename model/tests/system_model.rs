@@ -30,19 +30,19 @@ fn holds_everywhere(scope_name: &str, unique: usize) {
 
 #[test]
 fn the_design_holds_in_the_small_scope() {
-    holds_everywhere("small", 6_709);
+    holds_everywhere("small", 3_149);
 }
 
 #[test]
 fn the_design_holds_in_the_rename_scope() {
-    holds_everywhere("rename", 5_372);
+    holds_everywhere("rename", 3_018);
 }
 
 /// The default scope: since the state reductions of MODEL.md §6.6 it is small enough for a
 /// debug build.
 #[test]
 fn the_design_holds_in_the_default_scope() {
-    holds_everywhere("default", 9_647);
+    holds_everywhere("default", 7_367);
 }
 
 #[test]

@@ -42,7 +42,7 @@ fn symmetry_keeps_every_verdict_with_fewer_states() {
     };
     assert_eq!(verdicts(&full), verdicts(&reduced));
     assert!(full.all_hold(), "{:?}", verdicts(&full));
-    assert_eq!((full.unique_states, reduced.unique_states), (6_745, 3_374));
+    assert_eq!((full.unique_states, reduced.unique_states), (3_165, 1_587));
 }
 
 fn reachable(m: &SystemModel, limit: usize) -> Vec<SysState> {

@@ -43,7 +43,7 @@ struct Env {
 #[derive(Debug, Clone)]
 enum Value {
     Attrs(MdtBody),
-    Xattr(Vec<u8>),
+    Xattr(Bytes),
 }
 
 /// A reply as the coordinator ends up using it.
@@ -286,10 +286,13 @@ fn intent_enqueue(
     let id = net.grant();
     enq.result = Ok(id);
     net.trace.enqueues.push(enq);
-    let mut bytes = reply.to_vec();
-    if matches!(fault, Fault::Malformed) {
-        corrupt(&mut bytes);
-    }
+    let bytes = if matches!(fault, Fault::Malformed) {
+        let mut v = reply.to_vec();
+        corrupt(&mut v);
+        Bytes::from(v)
+    } else {
+        reply.clone()
+    };
     let ctx = match PrepareRequest::reply_context(&request.1) {
         Ok(c) => c,
         Err(_) => {
@@ -300,7 +303,7 @@ fn intent_enqueue(
     let view = ReplyView::parse_for(&bytes, &ctx);
     let answer = match view {
         Ok(v) if !v.is_empty_result() => {
-            let results = results_of(&v, env.order, m);
+            let results = results_of(&v, &bytes, env.order, m);
             v.body().map_or(Answer::Nothing, |b| {
                 Answer::Body(b, alloc::boxed::Box::new(results))
             })
@@ -319,16 +322,21 @@ fn intent_enqueue(
 }
 
 /// The reply's results as the coordinator keeps them: PATTR through the view's own byte order
-/// ([`ReplyView::pattr`]), xattr payloads copied. With the `pattr_wrong_order` mutation, PATTR is
+/// ([`ReplyView::pattr`]), xattr payloads shared with the reply's buffer (no copy). With the `pattr_wrong_order` mutation, PATTR is
 /// decoded in the coordinator's own order instead, as a coordinator that assumes its peer shares
 /// its byte order would.
-fn results_of(v: &ReplyView<'_>, own: Endian, m: Mutations) -> [PrepResult<Value>; MLI_BUF_MAX] {
+fn results_of(
+    v: &ReplyView<'_>,
+    whole: &Bytes,
+    own: Endian,
+    m: Mutations,
+) -> [PrepResult<Value>; MLI_BUF_MAX] {
     MliBuf::ALL.map(|b| match b {
         MliBuf::Pattr if m.pattr_wrong_order => v
             .result(b)
             .map(|s| Value::Attrs(MdtBody::decode(s, own).unwrap_or_default())),
         MliBuf::Pattr => v.pattr().map(Value::Attrs),
-        _ => v.result(b).map(|s| Value::Xattr(s.to_vec())),
+        _ => v.result(b).map(|s| Value::Xattr(crate::shared(whole, s))),
     })
 }
 

@@ -7,6 +7,7 @@ use crate::mdd::{ObjInfo, ParentSource};
 use crate::store::{Attrs, Entry, Store};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::MliBuf;
 use lustre_dne_intent::wire::{LdlmResId, LuFid};
 
@@ -20,7 +21,7 @@ pub(super) struct Cache {
     /// Lookups seeded from a reply. OSP caches no index lookup it made itself: each of its
     /// own lookups is an RPC.
     pub(super) lookups: BTreeMap<(LuFid, Vec<u8>), Option<Entry>>,
-    pub(super) xattrs: BTreeMap<(LuFid, MliBuf), Option<Vec<u8>>>,
+    pub(super) xattrs: BTreeMap<(LuFid, MliBuf), Option<Bytes>>,
     pub(super) link_ea: alloc::collections::BTreeSet<LuFid>,
 }
 
@@ -60,7 +61,7 @@ impl ParentSource for Net<'_> {
             .get(fid)
             .and_then(|o| o.entries.get(name).copied())
     }
-    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Vec<u8>> {
+    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Bytes> {
         if let Some(v) = self.cache.xattrs.get(&(fid, which)) {
             return v.clone();
         }
@@ -69,9 +70,9 @@ impl ParentSource for Net<'_> {
         self.cache.xattrs.insert((fid, which), v.clone());
         v
     }
-    fn root_lov(&mut self) -> Option<Vec<u8>> {
+    fn root_lov(&mut self) -> Option<Bytes> {
         self.note(Item::RootLov);
-        self.store.root_lov().map(<[u8]>::to_vec)
+        self.store.root_lov().cloned()
     }
 }
 

@@ -158,7 +158,7 @@ pub enum CacheEvent {
             feature = "serde",
             serde(with = "lustre_dne_intent::serde_helpers::bytes::opt_hex")
         )]
-        value: Option<Vec<u8>>,
+        value: Option<Bytes>,
         /// The result's state in the reply (`"present"`, `"absent"`, …).
         state: &'static str,
     },

@@ -13,7 +13,7 @@ use super::Mutation;
 use crate::mdd::{ObjInfo, ParentSource};
 use crate::store::{Attrs, Entry, Store};
 use alloc::collections::BTreeMap;
-use alloc::vec::Vec;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::MliBuf;
 use lustre_dne_intent::wire::LuFid;
 
@@ -41,7 +41,7 @@ pub struct OspCache {
     /// Name lookups in the parent (by name index).
     pub lookups: Entries<(LuFid, u8), Option<Entry>>,
     /// Xattrs.
-    pub xattrs: Entries<(LuFid, MliBuf), Option<Vec<u8>>>,
+    pub xattrs: Entries<(LuFid, MliBuf), Option<Bytes>>,
 }
 
 /// A cache event, for the counterexample's log.
@@ -158,13 +158,13 @@ impl ParentSource for Source<'_> {
             store.get(fid).and_then(|o| o.entries.get(name).copied())
         })
     }
-    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Vec<u8>> {
+    fn xattr(&mut self, fid: LuFid, which: MliBuf) -> Option<Bytes> {
         let store = self.store;
         cached(&mut self.cache.xattrs, &(fid, which), || {
             crate::mdd::LocalSource(store).xattr_of(fid, which)
         })
     }
-    fn root_lov(&mut self) -> Option<Vec<u8>> {
-        self.store.root_lov().map(<[u8]>::to_vec)
+    fn root_lov(&mut self) -> Option<Bytes> {
+        self.store.root_lov().cloned()
     }
 }

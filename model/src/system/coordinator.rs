@@ -11,6 +11,7 @@ use crate::creds::Creds;
 use crate::mdd::{Lookup, derive_child, prepare};
 use crate::operation::name_hash;
 use crate::store::{Attrs, Entry, Store};
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::bytes::Bytes;
@@ -106,8 +107,9 @@ pub struct Coord {
     pub held: Vec<Held>,
     /// The outstanding RPC.
     pub pending: Option<Pending>,
-    /// The OSP cache (it outlives operations).
-    pub cache: OspCache,
+    /// The OSP cache (it outlives operations), shared between states until this coordinator
+    /// changes it.
+    pub cache: Arc<OspCache>,
     /// The name-hash intent's reply body, when one was decoded.
     pub answer: Option<MdCreatePrepareRep>,
     /// Unlink/rename: the victim or source and the parent's attributes, after the entry step.
@@ -136,7 +138,7 @@ impl Coord {
             next_xid: 1,
             held: Vec::new(),
             pending: None,
-            cache: OspCache::default(),
+            cache: Arc::default(),
             answer: None,
             entry: None,
             decision: None,
@@ -144,6 +146,11 @@ impl Coord {
             class,
             allocates,
         }
+    }
+
+    /// The cache, to change: copied first when another state shares it.
+    pub fn cache_mut(&mut self) -> &mut OspCache {
+        Arc::make_mut(&mut self.cache)
     }
 
     /// Whether the next enqueue may carry an intent (the connect flag, checked on every
@@ -284,7 +291,7 @@ pub fn intent_bytes(req: &PrepareRequest, s: &Sending, order: Endian) -> Bytes {
 pub fn take_reply(
     c: &mut Coord,
     request: &[u8],
-    reply: &[u8],
+    reply: &Bytes,
     cookie: u16,
     name: Option<u8>,
     m: Mutation,
@@ -293,26 +300,27 @@ pub fn take_reply(
     let view = match ReplyView::parse_for(reply, &ctx) {
         Ok(v) if !v.is_empty_result() => v,
         _ => {
-            c.cache.invalidate_reads();
+            c.cache_mut().invalidate_reads();
             return None;
         }
     };
     let body = view.body()?;
-    c.cache.suppress(m);
+    c.cache_mut().suppress(m);
     let object = ctx.lock.resource.fid();
     let seeded = Origin::Seeded(cookie);
     if let Some(a) = pattr(&view, m) {
-        c.cache
+        c.cache_mut()
             .pattr
             .insert(object, (Attrs::from_mdt_body(&a), seeded));
     }
     for b in MliBuf::ALL.into_iter().filter(|b| *b != MliBuf::Pattr) {
         let value = match view.result(b) {
-            PrepResult::Present(v) => Some(v.to_vec()),
+            // Shared with the reply's buffer: handing a result over copies nothing.
+            PrepResult::Present(v) => Some(crate::shared(reply, v)),
             PrepResult::Absent => None,
             PrepResult::Unknown(_) => continue,
         };
-        c.cache.xattrs.insert((object, b), (value, seeded));
+        c.cache_mut().xattrs.insert((object, b), (value, seeded));
     }
     if let (Some(i), true) = (
         name,
@@ -322,7 +330,7 @@ pub fn take_reply(
             fid: body.fid,
             ftype: body.child_mode & S_IFMT,
         });
-        c.cache.lookups.insert((object, i), (e, seeded));
+        c.cache_mut().lookups.insert((object, i), (e, seeded));
     }
     Some(body)
 }
@@ -371,13 +379,13 @@ pub fn entry_step(
             if body.status != 0 {
                 return Err(body.status);
             }
-            let attrs = c.cache.object_attrs(store, PARENT).ok_or(-ENOENT)?;
+            let attrs = c.cache_mut().object_attrs(store, PARENT).ok_or(-ENOENT)?;
             Ok((body.fid, attrs))
         }
         Some(body) if usable(&body, m) && body.status != 0 => Err(body.status),
         _ => {
             let mut src = Source {
-                cache: &mut c.cache,
+                cache: c.cache_mut(),
                 store,
             };
             let p = prepare(&mut src, PARENT, operation, op.name(), 0, creds);
@@ -402,11 +410,11 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
         SysOp::Create { mode, .. } => match c.answer {
             Some(b) if usable(&b, m) && b.status != 0 => Decision::Error(b.status),
             Some(b) if usable(&b, m) && b.flags.contains(McppFlags::CHILD_DERIVED) => {
-                let Some(p) = c.cache.object_attrs(store, PARENT) else {
+                let Some(p) = c.cache_mut().object_attrs(store, PARENT) else {
                     return Decision::Error(-ENOENT);
                 };
                 let mut src = Source {
-                    cache: &mut c.cache,
+                    cache: c.cache_mut(),
                     store,
                 };
                 let (mut child, _) = derive_child(&mut src, PARENT, &p, *mode, creds);
@@ -418,7 +426,7 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
             }
             _ => {
                 let mut src = Source {
-                    cache: &mut c.cache,
+                    cache: c.cache_mut(),
                     store,
                 };
                 let p = prepare(
@@ -446,11 +454,11 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
             let Some((source, _)) = c.entry else {
                 return Decision::Error(-ENOENT);
             };
-            let attrs = c.cache.object_attrs(store, source);
+            let attrs = c.cache_mut().object_attrs(store, source);
             let info = {
                 use crate::mdd::ParentSource;
                 Source {
-                    cache: &mut c.cache,
+                    cache: c.cache_mut(),
                     store,
                 }
                 .attrs(source)
@@ -465,7 +473,7 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
         }
         SysOp::Set { .. } => {
             let fid = c.entry.map_or(PARENT, |e| e.0);
-            match c.cache.object_attrs(store, fid) {
+            match c.cache_mut().object_attrs(store, fid) {
                 Some(a) => match change_checks(creds, &a) {
                     Ok(()) => Decision::Change(fid),
                     Err(e) => Decision::Error(e),
@@ -481,7 +489,7 @@ pub fn decide(c: &mut Coord, store: &Store, op: &SysOp, creds: &Creds, m: Mutati
 pub fn pre_lock(c: &mut Coord, store: &Store, op: &SysOp) {
     use crate::mdd::ParentSource;
     let mut src = Source {
-        cache: &mut c.cache,
+        cache: c.cache_mut(),
         store,
     };
     let _ = src.attrs(PARENT);
@@ -501,7 +509,7 @@ pub fn instantiate(c: &mut Coord, store: &Store) {
     use crate::mdd::ParentSource;
     if let Some((fid, _)) = c.entry {
         let _ = Source {
-            cache: &mut c.cache,
+            cache: c.cache_mut(),
             store,
         }
         .attrs(fid);

@@ -278,6 +278,7 @@ impl SystemModel {
             }
         }
         s.forget_unreadable();
+        super::handles::canonicalize(&mut s);
         Some(s)
     }
 }

@@ -20,6 +20,7 @@
 pub mod cache;
 pub mod coordinator;
 pub mod engine;
+mod handles;
 pub mod locks;
 pub mod net;
 pub mod ops;

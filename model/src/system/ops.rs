@@ -4,6 +4,7 @@
 
 use crate::mdd::ChildState;
 use crate::store::{Attrs, Store};
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::Operation;
 use lustre_dne_intent::mode::{S_IFDIR, S_IFMT};
 use lustre_dne_intent::wire::LuFid;
@@ -22,15 +23,15 @@ pub enum Change {
     /// chown: uid and gid.
     Owner(u32, u32),
     /// setfacl: the access ACL.
-    AccessAcl(Vec<u8>),
+    AccessAcl(Bytes),
     /// setfacl -d: the default ACL.
-    DefaultAcl(Vec<u8>),
+    DefaultAcl(Bytes),
     /// lfs setstripe on a directory: the default layout.
-    DefaultLov(Vec<u8>),
+    DefaultLov(Bytes),
     /// lfs setdirstripe -D: the default LMV.
-    DefaultLmv(Vec<u8>),
+    DefaultLmv(Bytes),
     /// The pin xattr.
-    Pin(Vec<u8>),
+    Pin(Bytes),
 }
 
 impl Change {

@@ -134,6 +134,7 @@ mod tests {
     use super::super::ops::{Change, Target};
     use super::*;
     use crate::store::{dmv_bytes, lov_bytes};
+    use lustre_dne_intent::bytes::Bytes;
     use lustre_dne_intent::mode::S_IFDIR;
 
     fn store() -> Store {
@@ -171,11 +172,11 @@ mod tests {
         let changes = [
             Change::Mode(0o700),
             Change::Owner(7, 8),
-            Change::AccessAcl(alloc::vec![1, 2]),
-            Change::DefaultAcl(alloc::vec![3]),
+            Change::AccessAcl(Bytes::from_static(&[1, 2])),
+            Change::DefaultAcl(Bytes::from_static(&[3])),
             Change::DefaultLov(lov_bytes(4)),
             Change::DefaultLmv(dmv_bytes(1, 0)),
-            Change::Pin(alloc::vec![9]),
+            Change::Pin(Bytes::from_static(&[9])),
         ];
         for ch in changes {
             let op = SysOp::Set {

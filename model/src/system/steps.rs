@@ -15,6 +15,7 @@ use super::standard::standard;
 use super::state::{Log, SysState, SystemModel, coord_name, log_line, node_name};
 use super::txn::update_for;
 use alloc::format;
+use lustre_dne_intent::bytes::Bytes;
 use lustre_dne_intent::intent::RequestView;
 
 impl SystemModel {
@@ -147,7 +148,7 @@ impl SystemModel {
             Phase::Release => {
                 let held = core::mem::take(&mut s.coords[ci].held);
                 for h in &held {
-                    s.coords[ci].cache.cancelled(h.cookie, m);
+                    s.coords[ci].cache_mut().cancelled(h.cookie, m);
                     let msg = Msg::Cancel { lock: h.id };
                     log_line!(
                         log,
@@ -252,7 +253,7 @@ impl SystemModel {
         s: &mut SysState,
         c: u8,
         k: u8,
-        bytes: &[u8],
+        bytes: &Bytes,
         log: &mut Log,
     ) {
         let ci = usize::from(c);
@@ -303,7 +304,7 @@ impl SystemModel {
                     }
                 }
                 None => {
-                    s.coords[ci].cache.invalidate_reads();
+                    s.coords[ci].cache_mut().invalidate_reads();
                     log_line!(
                         log,
                         format!(

@@ -284,7 +284,7 @@ impl Renaming {
                 update: self.update(&update),
             },
         });
-        c.cache = self.cache(&c.cache);
+        c.cache = Arc::new(self.cache(&c.cache));
         if let Some(a) = &mut c.answer {
             a.fid = self.fid(a.fid);
         }
@@ -506,9 +506,14 @@ pub fn representative(s: &SysState) -> SysState {
     let identity = |r: &Renaming| r.to.iter().enumerate().all(|(c, &t)| usize::from(t) == c);
     let apply = |r: &Renaming| {
         if identity(r) {
-            s.clone()
+            let mut t = s.clone();
+            super::handles::canonicalize(&mut t);
+            t
         } else {
-            r.for_state(s).state(s)
+            // The held locks moved between slots: their handles are numbered again.
+            let mut t = r.for_state(s).state(s);
+            super::handles::canonicalize(&mut t);
+            t
         }
     };
     match sorted.as_slice() {
