@@ -292,7 +292,7 @@ enum Command {
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
-        /// The scope: small, pair, default, rename, recovery, wide, three, three-two (default:
+        /// The scope: small, pair, default, rename, recovery, wide, three-one, three (default:
         /// `default`, or the mutation's own scope with --mutation).
         #[arg(long, value_name = "NAME", value_parser = system_cmds::parse_scope)]
         scope: Option<String>,

@@ -164,7 +164,7 @@ fn unknown_scope_and_mutation_are_usage_errors() {
     let (code, _, err) = run(&["model-check", "--scope", "huge"]);
     assert_eq!(code, Some(2));
     assert!(
-        err.contains("known: small, pair, default, rename, recovery, wide, three, three-two"),
+        err.contains("known: small, pair, default, rename, recovery, wide, three-one, three"),
         "{err}"
     );
     let (code, _, err) = run(&["model-check", "--mutation", "nope"]);

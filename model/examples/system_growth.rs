@@ -37,7 +37,7 @@ fn main() {
             "coords" => sc.coords.truncate(n),
             "ops" => sc.coords.iter_mut().for_each(|c| c.script.truncate(n)),
             // A second operation for the first `n` coordinators: create b on the first,
-            // chmod the parent 0770 on the others (`three` with two operations each: n=3).
+            // chmod the parent 0770 on the others (`three-one` with two operations each: n=3).
             "second" => {
                 for (i, c) in sc.coords.iter_mut().enumerate().take(n) {
                     c.script.push(if i == 0 {

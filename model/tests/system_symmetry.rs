@@ -9,7 +9,7 @@ use lustre_dne_intent_model::system::{
 };
 use stateright::Model;
 
-/// Two interchangeable coordinators (MDT0002's caller of `three`) creating the same name, with
+/// Two interchangeable coordinators (MDT0002's caller of `three-one`) creating the same name, with
 /// one loss and one reconnect: `small` made symmetric.
 fn pair() -> Scope {
     scope("pair").expect("scope pair")
@@ -17,7 +17,7 @@ fn pair() -> Scope {
 
 #[test]
 fn the_interchangeable_coordinators_are_found() {
-    let sc = scope("three").expect("scope three");
+    let sc = scope("three-one").expect("scope three-one");
     assert_eq!(
         (0..3).map(|c| sc.class_of(c)).collect::<Vec<_>>(),
         [0, 1, 1]
@@ -67,7 +67,7 @@ fn reachable(m: &SystemModel, limit: usize) -> Vec<SysState> {
 /// their locks and the FIDs they allocate) leaves its representative unchanged.
 #[test]
 fn a_state_and_its_swap_have_one_representative() {
-    let m = SystemModel::new(scope("three").expect("three"), Mutation::None);
+    let m = SystemModel::new(scope("three-one").expect("three-one"), Mutation::None);
     let swap = Renaming::new(vec![0, 2, 1]).expect("a permutation");
     let states = reachable(&m, 3_000);
     assert_eq!(states.len(), 3_000);
@@ -84,12 +84,12 @@ fn a_state_and_its_swap_have_one_representative() {
 }
 
 /// The renaming reads and writes messages through the codec: with the identity permutation
-/// every message of `three` (requests and replies of both byte orders, with and without
+/// every message of `three-one` (requests and replies of both byte orders, with and without
 /// results) comes back byte for byte, so that a swap changes nothing but the FIDs it renames.
 #[test]
 fn every_message_survives_the_typed_renaming() {
     use lustre_dne_intent_model::system::net::Msg;
-    let m = SystemModel::new(scope("three").expect("three"), Mutation::None);
+    let m = SystemModel::new(scope("three-one").expect("three-one"), Mutation::None);
     let identity = Renaming::new(vec![0, 1, 2]).expect("a permutation");
     let (mut seen, mut intents) = (0, 0);
     for s in reachable(&m, 3_000) {

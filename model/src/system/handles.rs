@@ -170,12 +170,12 @@ mod tests {
     use super::*;
     use stateright::Model;
 
-    /// Every state of `three` (the first 3,000 depth first, parent restarts among them)
+    /// Every state of `three-one` (the first 3,000 depth first, parent restarts among them)
     /// with its handles renamed by another bijection comes back to itself: the numbering reads
     /// no handle, so it is the same for a whole class.
     #[test]
     fn a_state_with_its_handles_renamed_comes_back_to_itself() {
-        let m = SystemModel::new(scope("three").expect("three"), Mutation::None);
+        let m = SystemModel::new(scope("three-one").expect("three-one"), Mutation::None);
         let mut seen = std::collections::HashSet::new();
         let mut queue: std::collections::VecDeque<SysState> = m.init_states().into();
         let (mut states, mut renamed, mut restarted, mut actions) = (0, 0, 0, Vec::new());

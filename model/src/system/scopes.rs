@@ -185,8 +185,8 @@ pub fn scope_names() -> [&'static str; 8] {
         "rename",
         "recovery",
         "wide",
+        "three-one",
         "three",
-        "three-two",
     ]
 }
 
@@ -272,10 +272,10 @@ pub fn scope(name: &str) -> Option<Scope> {
                 }]),
             ],
         ),
-        "three" => Scope {
+        "three-one" => Scope {
             restarts: 1,
             ..base(
-                "three",
+                "three-one",
                 "3 coordinators (MDT0001, big-endian: create a; MDT0002 and MDT0003, \
                  interchangeable: setstripe the parent); 1 loss, 1 reconnect, 1 parent restart",
                 store(false),
@@ -286,10 +286,10 @@ pub fn scope(name: &str) -> Option<Scope> {
                 ],
             )
         },
-        "three-two" => Scope {
+        "three" => Scope {
             restarts: 1,
             ..base(
-                "three-two",
+                "three",
                 "3 coordinators with two operations each (MDT0001, big-endian: create a, \
                  create b; MDT0002 and MDT0003, interchangeable: setstripe the parent, chmod \
                  the parent 0770); 1 loss, 1 reconnect, 1 parent restart",

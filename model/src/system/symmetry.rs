@@ -122,7 +122,7 @@ impl Renaming {
         if !self.fids {
             return b.clone();
         }
-        // Every message the model builds decodes (a test walks `three` and checks that the
+        // Every message the model builds decodes (a test walks `three-one` and checks that the
         // identity renaming gives back the same bytes); anything else is left as it is.
         self.message(b).unwrap_or_else(|| b.clone())
     }
