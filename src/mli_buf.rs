@@ -38,6 +38,10 @@ pub(crate) const MLI_BUF_NAMES: [&str; MLI_BUF_MAX] = [
 ];
 
 impl MliBuf {
+    /// The Lustre name of each result (`MLI_BUF_PATTR` …), in index order: the index names of
+    /// `mcpr_buf_limit` and `mcpp_buf_size`.
+    pub const NAMES: [&'static str; MLI_BUF_MAX] = MLI_BUF_NAMES;
+
     /// Every result, in index order.
     pub const ALL: [MliBuf; MLI_BUF_MAX] = [
         MliBuf::Pattr,

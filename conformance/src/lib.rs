@@ -27,6 +27,7 @@ pub mod cvectors;
 pub mod generate;
 pub mod json;
 pub mod lustre_patch;
+pub mod member_added;
 mod mutate;
 mod parts;
 pub mod protocol;
