@@ -93,6 +93,20 @@ impl MliBuf {
         ][self as usize]
     }
 
+    /// The result whose payload the xattr `name` is (`trusted.lmv`: `MLI_BUF_LMV`); `None` for a
+    /// name no result carries.
+    ///
+    /// ```
+    /// use lustre_dne_intent::intent::MliBuf;
+    /// assert_eq!(MliBuf::of_xattr_name("trusted.lmv"), Some(MliBuf::Lmv));
+    /// assert_eq!(MliBuf::of_xattr_name("system.posix_acl_access"), None);
+    /// ```
+    pub fn of_xattr_name(name: &str) -> Option<MliBuf> {
+        MliBuf::ALL
+            .into_iter()
+            .find(|b| b.xattr_name() == Some(name))
+    }
+
     /// The largest result of this kind: an `mdt_body` for PATTR, `XATTR_SIZE_MAX` otherwise.
     pub const fn max_size(self) -> usize {
         match self {

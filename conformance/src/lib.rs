@@ -60,13 +60,6 @@ pub const XATTR_NAMES: [&str; MLI_BUF_MAX - 1] = {
     out
 };
 
-/// The result whose payload the xattr `name` is (`trusted.lmv`: `MLI_BUF_LMV`).
-pub fn result_of_xattr(name: &str) -> Option<MliBuf> {
-    MliBuf::ALL
-        .into_iter()
-        .find(|b| b.xattr_name() == Some(name))
-}
-
 /// What a case's input is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
@@ -240,7 +233,7 @@ fn accepted(canonical: Vec<u8>, bytes: &[u8]) -> Judgement {
 
 /// Judges an xattr payload by its name; `None` for a name not in [`XATTR_NAMES`].
 pub fn judge_xattr(name: &str, bytes: &[u8]) -> Option<Judgement> {
-    let r = match result_of_xattr(name)? {
+    let r = match MliBuf::of_xattr_name(name)? {
         MliBuf::DefAcl => AclView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
         MliBuf::Pin => PinView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),
         MliBuf::Lmv => LmvView::parse(bytes).map(|v| encoded(v.to_value().to_bytes())),

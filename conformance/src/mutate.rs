@@ -234,7 +234,7 @@ pub(crate) fn xattr_shapes(name: &str, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     use lustre_dne_intent::xattr::{LMV_MAGIC_FOREIGN, LOV_MAGIC_COMP_V1, LOV_MAGIC_V3};
     let mut out = Vec::new();
     let magic = u32_le(bytes, 0);
-    match crate::result_of_xattr(name) {
+    match MliBuf::of_xattr_name(name) {
         Some(MliBuf::Lmv) if magic == Some(LMV_MAGIC_FOREIGN) => {
             let (len, size) = (lmv_foreign_md::lfm_length, lmv_foreign_md::LAYOUT.size);
             let mut m = bytes[..bytes.len().min(size)].to_vec();

@@ -336,7 +336,9 @@ fn results_of(
             .result(b)
             .map(|s| Value::Attrs(MdtBody::decode(s, own).unwrap_or_default())),
         MliBuf::Pattr => v.pattr().map(Value::Attrs),
-        _ => v.result(b).map(|s| Value::Xattr(crate::shared(whole, s))),
+        _ => v
+            .result(b)
+            .map(|s| Value::Xattr(crate::shared::part_of(whole, s))),
     })
 }
 

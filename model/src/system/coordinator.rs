@@ -316,7 +316,7 @@ pub fn take_reply(
     for b in MliBuf::ALL.into_iter().filter(|b| *b != MliBuf::Pattr) {
         let value = match view.result(b) {
             // Shared with the reply's buffer: handing a result over copies nothing.
-            PrepResult::Present(v) => Some(crate::shared(reply, v)),
+            PrepResult::Present(v) => Some(crate::shared::part_of(reply, v)),
             PrepResult::Absent => None,
             PrepResult::Unknown(_) => continue,
         };
