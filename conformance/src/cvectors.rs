@@ -336,3 +336,35 @@ pub fn c_vectors(seed: u64, cases: &[Case]) -> String {
     out.push_str("};\n\n#endif /* _LUSTRE_DNE_PREPARE_VECTORS_H */\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{c_struct, initializer};
+    use crate::member_added::RepWithNlink;
+    use lustre_dne_intent::wire::WireStruct;
+
+    /// A member added to a declaration is in the generated struct and in every initializer, at
+    /// its place, in its declared base, with nothing changed here.
+    #[test]
+    fn a_member_added_is_in_the_struct_and_the_initializer() {
+        let mut s = String::new();
+        c_struct(&mut s, "rep", RepWithNlink::LAYOUT);
+        let members: Vec<&str> = s.lines().filter_map(|l| l.strip_prefix('\t')).collect();
+        let at = |m: &str| members.iter().position(|l| *l == m);
+        let fid = at("LDPV_U32\tfid_ver;").expect("the FID's last word");
+        assert_eq!(at("LDPV_U32\tchild_nlink;"), Some(fid + 1), "{s}");
+        assert_eq!(at("LDPV_U32\tchild_mode;"), Some(fid + 2), "{s}");
+        let v = RepWithNlink {
+            child_nlink: 2,
+            child_mode: 0o40755,
+            ..RepWithNlink::default()
+        };
+        let init = initializer("rep", &v);
+        assert!(
+            init.contains(".fid_ver = 0x0u, .child_nlink = 2u, .child_mode = 040755u,"),
+            "{init}"
+        );
+        assert!(!init.contains("padding"), "{init}");
+        assert_eq!(RepWithNlink::SIZE, 80);
+    }
+}
