@@ -1,8 +1,7 @@
 //! A declaration with one member added, for the tests that show every generated artifact
 //! follows a new member: the layout, the C header, the dissector (`cheader.rs`), the C vectors
-//! (`cvectors.rs`) and the tool's
-//! text printer (`dne-intent`'s `text_tests.rs`). It is also the shortest example of what adding
-//! a member takes: one line in the declaration.
+//! (`cvectors.rs`) and the tool's text printer (`dne-intent`'s `text_tests.rs`). It is also the
+//! shortest example of what adding a member takes: one line in the declaration.
 
 use lustre_dne_intent::intent::{McppFlags, MliBuf, ResultMask};
 use lustre_dne_intent::wire::{LuFid, c_struct};
