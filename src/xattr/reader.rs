@@ -1,9 +1,10 @@
 //! The bounded reader every xattr parser reads through (in the manner of rustls' `Reader`):
 //! structures and arrays are taken from what is left, a composite layout's blob is a window
 //! that must lie inside the payload (its table places it anywhere, so it is not the next bytes),
-//! and every size is checked here, so no parser computes an offset from the input's length. Errors are placed by the caller, with the [`FieldAt`](crate::wire::layout::FieldAt)
-//! of the member that asked for the bytes; a truncated fixed header is reported by
-//! [`Reader::fixed`] as the other decoders report one.
+//! and every size is checked here, so no parser computes an offset from the input's length.
+//! Errors are placed by the caller, with the [`FieldAt`](crate::wire::layout::FieldAt) of the
+//! member that asked for the bytes; a truncated fixed header is reported by [`Reader::fixed`] as
+//! the other decoders report one.
 
 use crate::error::DecodeError;
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
