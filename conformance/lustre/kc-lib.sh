@@ -185,7 +185,8 @@ kc_rpc_counts() {
 # on vdb and OST0 on vdc (a client mount waits for an OST), mounts them and a client, prints
 # each MDT-to-MDT import's connect flags ("KC: flags IMPORT [ ... ]"), then runs the operations
 # with rpctrace on, each between "KC: op N NAME begin" and "KC: op N end rc=R" with the debug
-# log's sent RPCs and DNE prepare lines in between, and powers off. mkfs runs through
+# log's sent RPCs and DNE prepare lines in between, prints where each directory is ("KC: where
+# PATH mdt=N fid=FID") and powers off. mkfs runs through
 # /wrap/mke2fs (Debian's mke2fs lacks dirdata) and e2fsck fixes the quota usage that the
 # quotaio stand-in leaves unset.
 kc_mdt_init() {
@@ -248,7 +249,9 @@ if grep -q ' /mnt/lfs ' /proc/mounts; then
 	op 2 mkdir-local mkdir /mnt/lfs/remote/child
 	op 3 lfs-mkdir-i0-remote-parent lfs mkdir -i 0 /mnt/lfs/remote/back
 	op 4 mkdir-in-back mkdir /mnt/lfs/remote/back/leaf
-	lfs getdirstripe -m /mnt/lfs/remote /mnt/lfs/remote/child /mnt/lfs/remote/back | sed 's/^/KC: mdt index /'
+	for p in remote remote/child remote/back remote/back/leaf; do
+		echo "KC: where $p mdt=$(lfs getdirstripe -m /mnt/lfs/$p) fid=$(lfs path2fid /mnt/lfs/$p)"
+	done
 	umount /mnt/lfs
 fi
 dmesg | grep -E 'LBUG|ASSERTION|Oops|Call Trace|BUG: ' | sed 's/^/KC: kernel /'
@@ -278,7 +281,8 @@ EOF2
 
 # kc_mdt_report LOG: what a guest of kc_mdt_init showed: the switch, each MDT-to-MDT import with
 # "dne_prepare negotiated" or "not negotiated", then per operation its exit code, the OSP's DNE
-# prepare verdicts and its RPC counts (kc_rpc_counts). Returns 1 when a module failed to load,
+# prepare verdicts and its RPC counts (kc_rpc_counts), then where each directory is ("where
+# PATH mdt=N fid=FID", the outcome two boots compare). Returns 1 when a module failed to load,
 # the client did not mount, an operation failed, the kernel logged a crash or the guest did not
 # end; 0 otherwise.
 kc_mdt_report() {
@@ -304,8 +308,16 @@ kc_mdt_report() {
 		sed -n 's/.*: \(DNE prepare .*\)/  \1/p' "$tmp/op"
 		kc_rpc_counts "$tmp/op" | sed 's/^/  /'
 	done < "$tmp/ops"
+	sed -n 's/.*KC: \(where .*\)/\1/p' "$tmp/log"
 	grep -aq 'KC: kernel ' "$tmp/log" && { grep -a 'KC: kernel ' "$tmp/log"; rc=1; }
 	grep -aq 'KC: end$' "$tmp/log" || { echo "problem: the guest did not reach the end"; rc=1; }
 	rm -rf "$tmp"
 	return $rc
+}
+
+# kc_mdt_same_outcome REPORT1 REPORT2: whether two reports of kc_mdt_report put the same
+# directories on the same MDTs with the same FIDs (their "where" lines), and have some.
+kc_mdt_same_outcome() {
+	local a b
+	a=$(grep '^where ' "$1") && b=$(grep '^where ' "$2") && [ "$a" = "$b" ]
 }
