@@ -177,3 +177,147 @@ kc_rpc_counts() {
 	}
 	END { for (k in count) print count[k], k }' "$1" | LC_ALL=C sort -k2
 }
+
+# --- mdt-check: the two-MDT guest (docs/lustre-patch.md, "The protocol used on a two-MDT Lustre")
+
+# kc_mdt_init: the guest's /init for mdt-check. It loads /m/<name>.ko in the order of /m/load,
+# giving mdt dne_prepare=N from the kernel command line (dnep=N), formats MGS+MDT0 on vda, MDT1
+# on vdb and OST0 on vdc (a client mount waits for an OST), mounts them and a client, prints
+# each MDT-to-MDT import's connect flags ("KC: flags IMPORT [ ... ]"), then runs the operations
+# with rpctrace on, each between "KC: op N NAME begin" and "KC: op N end rc=R" with the debug
+# log's sent RPCs and DNE prepare lines in between, prints where each directory is ("KC: where
+# PATH mdt=N fid=FID") and powers off. mkfs runs through
+# /wrap/mke2fs (Debian's mke2fs lacks dirdata) and e2fsck fixes the quota usage that the
+# quotaio stand-in leaves unset.
+kc_mdt_init() {
+	cat <<'EOF2'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/wrap:/sbin:/bin LD_LIBRARY_PATH=/lib/x86_64-linux-gnu LUSTRE=/lustre
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mkdir -p /tmp /run /etc /mnt/mdt0 /mnt/mdt1 /mnt/ost0 /mnt/lfs
+echo "/dev/root / rootfs rw 0 0" > /etc/mtab
+dnep=1
+for w in $(cat /proc/cmdline); do case $w in dnep=*) dnep=${w#dnep=} ;; esac; done
+echo "KC: boot dne_prepare=$dnep"
+while read -r name args; do
+	if [ "$name" = ksocklnd ]; then
+		ip link set lo up; ip link set eth0 up
+		ip addr add 10.0.2.15/24 dev eth0; sleep 2
+	fi
+	[ "$name" = mdt ] && args="dne_prepare=$dnep"
+	insmod "/m/$name.ko" $args >/tmp/err 2>&1
+	rc=$?
+	echo "KC: load $name rc=$rc $(cat /tmp/err)"
+	[ $rc = 0 ] || { echo "KC: end"; poweroff -f; }
+done < /m/load
+target() { # DEV DIR mkfs-args...
+	dev=$1 dir=$2; shift 2
+	mkfs.lustre --reformat --fsname=lfs --backfstype=ldiskfs "$@" "$dev" >/tmp/mkfs 2>&1 ||
+		{ echo "KC: mkfs $dev failed"; tail -5 /tmp/mkfs; }
+	e2fsck -fy "$dev" >/dev/null 2>&1
+	mount.lustre_tgt "$dev" "$dir" 2>&1 | tail -3
+	echo "KC: mount $dev rc=$(grep -c " $dir " /proc/mounts)"
+}
+target /dev/vda /mnt/mdt0 --mgs --mdt --index=0
+target /dev/vdb /mnt/mdt1 --mdt --index=1 --mgsnode=10.0.2.15@tcp
+for i in $(seq 1 60); do
+	lctl get_param -n osp.lfs-MDT0001-osp-MDT0000.import 2>/dev/null | grep -q 'state: FULL' && break
+	sleep 2
+done
+for o in osp.lfs-MDT0001-osp-MDT0000 osp.lfs-MDT0000-osp-MDT0001; do
+	echo "KC: flags $o $(lctl get_param -n $o.import 2>/dev/null | sed -n 's/.*connect_flags: //p' | head -1)"
+done
+lctl set_param mdt.*.identity_upcall=NONE >/dev/null 2>&1
+target /dev/vdc /mnt/ost0 --ost --index=0 --mgsnode=10.0.2.15@tcp
+mount.lustre 10.0.2.15@tcp:/lfs /mnt/lfs > /tmp/cm 2>&1 &
+for i in $(seq 1 45); do grep -q ' /mnt/lfs ' /proc/mounts && break; sleep 2; done
+echo "KC: client mount rc=$(grep -c ' /mnt/lfs ' /proc/mounts)"
+op() { # N NAME command...
+	n=$1 name=$2; shift 2
+	lctl clear
+	echo "KC: op $n $name begin"
+	"$@" >/tmp/op 2>&1; rc=$?
+	lctl dk /tmp/dk >/dev/null 2>&1
+	grep -aE 'Sending RPC|DNE prepare' /tmp/dk
+	cat /tmp/op
+	echo "KC: op $n end rc=$rc"
+}
+if grep -q ' /mnt/lfs ' /proc/mounts; then
+	lctl set_param debug_mb=64 >/dev/null 2>&1; lctl set_param debug=+rpctrace >/dev/null 2>&1
+	op 1 lfs-mkdir-i1 lfs mkdir -i 1 /mnt/lfs/remote
+	op 2 mkdir-local mkdir /mnt/lfs/remote/child
+	op 3 lfs-mkdir-i0-remote-parent lfs mkdir -i 0 /mnt/lfs/remote/back
+	op 4 mkdir-in-back mkdir /mnt/lfs/remote/back/leaf
+	for p in remote remote/child remote/back remote/back/leaf; do
+		echo "KC: where $p mdt=$(lfs getdirstripe -m /mnt/lfs/$p) fid=$(lfs path2fid /mnt/lfs/$p)"
+	done
+	umount /mnt/lfs
+fi
+dmesg | grep -E 'LBUG|ASSERTION|Oops|Call Trace|BUG: ' | sed 's/^/KC: kernel /'
+umount /mnt/ost0; umount /mnt/mdt1; umount /mnt/mdt0
+echo "KC: end"
+poweroff -f
+EOF2
+}
+
+# kc_mke2fs_wrapper: a /wrap/mke2fs that runs Debian's mke2fs with Lustre's "dirdata" feature
+# taken out of its arguments (Debian's mke2fs does not know it; the MDT mounts without it and
+# logs that dirdata is off).
+kc_mke2fs_wrapper() {
+	cat <<'EOF2'
+#!/bin/sh
+n=$#
+for a in "$@"; do
+	case $a in
+	*dirdata*) a=$(echo "$a" | sed 's/,dirdata//g; s/dirdata,//g; s/^dirdata$//') ;;
+	esac
+	set -- "$@" "$a"
+done
+shift "$n"
+exec /sbin/mke2fs "$@"
+EOF2
+}
+
+# kc_mdt_report LOG: what a guest of kc_mdt_init showed: the switch, each MDT-to-MDT import with
+# "dne_prepare negotiated" or "not negotiated", then per operation its exit code, the OSP's DNE
+# prepare verdicts and its RPC counts (kc_rpc_counts), then where each directory is ("where
+# PATH mdt=N fid=FID", the outcome two boots compare). Returns 1 when a module failed to load,
+# the client did not mount, an operation failed, the kernel logged a crash or the guest did not
+# end; 0 otherwise.
+kc_mdt_report() {
+	local log=$1 tmp rc=0 n
+	tmp=$(mktemp -d)
+	tr -d '\r' < "$log" > "$tmp/log"
+	sed -n 's/.*KC: boot dne_prepare=\([0-9]*\).*/dne_prepare=\1/p' "$tmp/log" | head -1
+	sed -n 's/.*KC: flags \([^ ]*\) \(.*\)/\1 \2/p' "$tmp/log" | while read -r imp flags; do
+		case "$flags" in
+		*dne_prepare*) echo "$imp: dne_prepare negotiated" ;;
+		*) echo "$imp: dne_prepare not negotiated" ;;
+		esac
+	done
+	grep -aE 'KC: load [^ ]+ rc=[1-9]' "$tmp/log" && rc=1
+	grep -aq 'KC: client mount rc=1' "$tmp/log" || { echo "problem: no client mount"; rc=1; }
+	sed -n 's/.*KC: op \([0-9]*\) [^ ]* begin$/\1/p' "$tmp/log" > "$tmp/ops"
+	while read -r n; do
+		awk -v n="$n" '$0 ~ "KC: op " n " [^ ]* begin$" { on = 1; next }
+			$0 ~ "KC: op " n " end" { on = 0 } on' "$tmp/log" > "$tmp/op"
+		sed -n "s/.*KC: op $n \\([^ ]*\\) begin\$/op $n \\1/p" "$tmp/log" | head -1 | tr '\n' ' '
+		sed -n "s/.*KC: op $n end \\(rc=[0-9]*\\).*/\\1/p" "$tmp/log" | head -1
+		grep -a "KC: op $n end rc=0" "$tmp/log" > /dev/null || rc=1
+		sed -n 's/.*: \(DNE prepare .*\)/  \1/p' "$tmp/op"
+		kc_rpc_counts "$tmp/op" | sed 's/^/  /'
+	done < "$tmp/ops"
+	sed -n 's/.*KC: \(where .*\)/\1/p' "$tmp/log"
+	grep -aq 'KC: kernel ' "$tmp/log" && { grep -a 'KC: kernel ' "$tmp/log"; rc=1; }
+	grep -aq 'KC: end$' "$tmp/log" || { echo "problem: the guest did not reach the end"; rc=1; }
+	rm -rf "$tmp"
+	return $rc
+}
+
+# kc_mdt_same_outcome REPORT1 REPORT2: whether two reports of kc_mdt_report put the same
+# directories on the same MDTs with the same FIDs (their "where" lines), and have some.
+kc_mdt_same_outcome() {
+	local a b
+	a=$(grep '^where ' "$1") && b=$(grep '^where ' "$2") && [ "$a" = "$b" ]
+}

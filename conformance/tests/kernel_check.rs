@@ -364,3 +364,242 @@ fn rpc_counts_group_by_thread_import_and_opcode() {
         ]
     );
 }
+
+/// `conformance/lustre/mdt-check` with `args`: (exit code, stderr). Every case here is refused
+/// before the script installs, builds or boots anything.
+fn mdt_check(args: &[&str]) -> (i32, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("lustre/mdt-check");
+    let out = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("bash runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn mdt_check_refuses_missing_or_mixed_arguments_before_doing_anything() {
+    let d = scratch("mdt-args");
+    let tree = d.join("tree");
+    std::fs::create_dir_all(tree.join("lustre/ptlrpc")).expect("mkdir");
+    std::fs::write(tree.join("lustre/ptlrpc/layout.c"), "").expect("write");
+    let tree = tree.to_str().expect("utf-8 path");
+    let work = d.join("work");
+    let work = work.to_str().expect("utf-8 path");
+    let cases: [(&[&str], &str); 6] = [
+        (&[], "--tree must name a lustre-release tree"),
+        (
+            &["--tree", tree, "--work", work],
+            "--ldiskfs-patch must name",
+        ),
+        (
+            &["--tree", tree, "--ldiskfs-patch", "/nonexistent.patch"],
+            "--ldiskfs-patch must name",
+        ),
+        (&["--built", work], "--built must name a built server tree"),
+        (
+            &["--built", work, "--tree", tree],
+            "--built takes no --tree",
+        ),
+        (&["--built", work, "--flag", "2"], "--flag 0|1|both"),
+    ];
+    for (args, want) in cases {
+        let (rc, err) = mdt_check(args);
+        assert_eq!(rc, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let (rc, err) = mdt_check(&["--tree"]);
+    assert_eq!((rc, err.trim()), (2, "mdt-check: --tree needs a value"));
+    assert!(
+        !d.join("work").exists(),
+        "nothing made before the checks pass"
+    );
+}
+
+#[test]
+fn the_mdt_guest_init_parses_and_runs_the_design_steps_in_order() {
+    let (rc, init) = bash("kc_mdt_init");
+    assert_eq!(rc, 0);
+    let d = scratch("mdt-init");
+    let f = d.join("init");
+    std::fs::write(&f, &init).expect("write init");
+    let syntax = Command::new("sh")
+        .arg("-n")
+        .arg(&f)
+        .status()
+        .expect("sh runs");
+    assert!(syntax.success(), "the init parses as sh");
+    let steps = [
+        "[ \"$name\" = mdt ] && args=\"dne_prepare=$dnep\"",
+        "target /dev/vda /mnt/mdt0 --mgs --mdt --index=0",
+        "target /dev/vdb /mnt/mdt1 --mdt --index=1 --mgsnode=10.0.2.15@tcp",
+        "echo \"KC: flags $o",
+        "target /dev/vdc /mnt/ost0 --ost --index=0 --mgsnode=10.0.2.15@tcp",
+        "mount.lustre 10.0.2.15@tcp:/lfs /mnt/lfs",
+        "op 1 lfs-mkdir-i1 lfs mkdir -i 1 /mnt/lfs/remote",
+        "op 3 lfs-mkdir-i0-remote-parent lfs mkdir -i 0 /mnt/lfs/remote/back",
+        "op 4 mkdir-in-back mkdir /mnt/lfs/remote/back/leaf",
+        "echo \"KC: end\"",
+    ];
+    let mut at = 0;
+    for s in steps {
+        let i = init[at..]
+            .find(s)
+            .unwrap_or_else(|| panic!("{s} after byte {at}"));
+        at += i + s.len();
+    }
+}
+
+#[test]
+fn the_mke2fs_wrapper_drops_dirdata_and_keeps_the_rest() {
+    let d = scratch("mke2fs");
+    let (rc, w) = bash("kc_mke2fs_wrapper");
+    assert_eq!(rc, 0);
+    // the real wrapper execs Debian's mke2fs; this one prints what it would pass
+    let w = w.replace("exec /sbin/mke2fs \"$@\"", "printf '%s|' \"$@\"");
+    assert!(!w.contains("/sbin/mke2fs"));
+    let f = d.join("mke2fs");
+    std::fs::write(&f, w).expect("write the wrapper");
+    let out = Command::new("sh")
+        .arg(&f)
+        .args([
+            "-q",
+            "-O",
+            "dirdata,uninit_bg,^resize_inode",
+            "-E",
+            "lazy_itable_init=0",
+            "/dev/vda",
+        ])
+        .output()
+        .expect("sh runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "-q|-O|uninit_bg,^resize_inode|-E|lazy_itable_init=0|/dev/vda|"
+    );
+}
+
+/// A two-MDT guest's console: flags, op 1 with a sent intent and its RPCs, op 2, where
+/// `remote` is, then `tail`.
+fn mdt_log(flags: &str, op2_rc: u32, tail: &str) -> String {
+    let rpc = |thread: &str, opc: u32| {
+        format!(
+            "00000100:00100000:0.0:1.5:0:205:0:(client.c:1914:ptlrpc_send_new_req()) Sending RPC \
+             req@00000000abcd pname:cluuid:pid:xid:nid:opc:job \
+             {thread}:lfs-MDT0001-mdtlov_UUID:205:17:0@lo:{opc}:lfs.0\n"
+        )
+    };
+    format!(
+        "KC: boot dne_prepare=1\r\nKC: load libcfs rc=0 \nKC: load mdt rc=0 \n\
+         KC: flags osp.lfs-MDT0001-osp-MDT0000 [ version, second_flags{flags} ]\n\
+         KC: flags osp.lfs-MDT0000-osp-MDT0001 [ version, second_flags{flags} ]\n\
+         KC: client mount rc=1\nKC: op 1 lfs-mkdir-i1 begin\n{}{}{}\
+         00000004:00100000:0.0:1.6:0:412:0:(osp_md_object.c:1028:osp_dne_prepare_reply()) \
+         lfs-MDT0000-osp-MDT0001: DNE prepare dne_create_prepare remote: granted, the empty result\n\
+         KC: op 1 end rc=0\nKC: op 2 mkdir-local begin\nKC: op 2 end rc={op2_rc}\n\
+         KC: where remote mdt=1 fid=[0x240000401:0x1:0x0]\n{tail}",
+        rpc("mdt00_001", 101),
+        rpc("mdt00_003", 101),
+        rpc("osp_up0-1", 1000),
+    )
+}
+
+#[test]
+fn the_mdt_report_shows_flags_verdicts_and_counts_per_operation() {
+    let d = scratch("mdt-report");
+    let f = d.join("guest.log");
+    std::fs::write(&f, mdt_log(", dne_prepare", 0, "KC: end\n")).expect("write");
+    let (rc, out) = bash(&format!("kc_mdt_report '{}'", f.display()));
+    assert_eq!(rc, 0, "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "dne_prepare=1",
+            "osp.lfs-MDT0001-osp-MDT0000: dne_prepare negotiated",
+            "osp.lfs-MDT0000-osp-MDT0001: dne_prepare negotiated",
+            "op 1 lfs-mkdir-i1 rc=0",
+            "  DNE prepare dne_create_prepare remote: granted, the empty result",
+            "  2 mdt lfs-MDT0001-mdtlov_UUID LDLM_ENQUEUE",
+            "  1 osp_up lfs-MDT0001-mdtlov_UUID OUT_UPDATE",
+            "op 2 mkdir-local rc=0",
+            "where remote mdt=1 fid=[0x240000401:0x1:0x0]",
+        ]
+    );
+    std::fs::write(&f, mdt_log("", 0, "KC: end\n")).expect("write");
+    let (rc, out) = bash(&format!("kc_mdt_report '{}'", f.display()));
+    assert_eq!(rc, 0, "{out}");
+    assert!(
+        out.contains("osp.lfs-MDT0001-osp-MDT0000: dne_prepare not negotiated\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_mdt_report_fails_on_a_failed_operation_a_crash_or_no_end() {
+    let d = scratch("mdt-report-fail");
+    let f = d.join("guest.log");
+    let cases = [
+        (
+            mdt_log(", dne_prepare", 1, "KC: end\n"),
+            "op 2 mkdir-local rc=1",
+        ),
+        (
+            mdt_log(
+                ", dne_prepare",
+                0,
+                "KC: kernel LustreError: LBUG\nKC: end\n",
+            ),
+            "KC: kernel",
+        ),
+        (
+            mdt_log(", dne_prepare", 0, ""),
+            "problem: the guest did not reach the end",
+        ),
+        (
+            mdt_log("", 0, "KC: end\n").replace("KC: client mount rc=1", "KC: client mount rc=0"),
+            "problem: no client mount",
+        ),
+        (
+            mdt_log("", 0, "KC: end\n").replace("load mdt rc=0", "load mdt rc=1 Unknown symbol"),
+            "KC: load mdt rc=1",
+        ),
+    ];
+    for (log, want) in cases {
+        std::fs::write(&f, &log).expect("write");
+        let (rc, out) = bash(&format!("kc_mdt_report '{}'", f.display()));
+        assert_eq!(rc, 1, "{want}: {out}");
+        assert!(out.contains(want), "{want}: {out}");
+    }
+}
+
+#[test]
+fn two_boots_have_the_same_outcome_only_with_the_same_directories_and_fids() {
+    let d = scratch("mdt-same");
+    let (one, two) = (d.join("r1"), d.join("r0"));
+    let report = |flag: u32, fid: &str| {
+        format!("dne_prepare={flag}\nop 1 lfs-mkdir-i1 rc=0\nwhere remote mdt=1 fid={fid}\n")
+    };
+    let same = |a: &str, b: &str| {
+        std::fs::write(&one, a).expect("write");
+        std::fs::write(&two, b).expect("write");
+        bash(&format!(
+            "kc_mdt_same_outcome '{}' '{}'",
+            one.display(),
+            two.display()
+        ))
+        .0
+    };
+    let fid = "[0x240000401:0x1:0x0]";
+    assert_eq!(same(&report(1, fid), &report(0, fid)), 0);
+    assert_eq!(
+        same(&report(1, fid), &report(0, "[0x240000401:0x2:0x0]")),
+        1
+    );
+    assert_eq!(
+        same("dne_prepare=1\n", "dne_prepare=0\n"),
+        1,
+        "no directories: not shown"
+    );
+}
