@@ -27,10 +27,17 @@ mdt_series() {
 	echo kc/ldiskfs-all.patch > "$work/patched/ldiskfs/kernel_patches/series/ldiskfs-$MDT_LDISKFS_SERIES"
 }
 
-# mdt_sync FROM TO: the files of FROM whose bytes differ in TO, copied with a new mtime.
+# mdt_sync FROM TO: the files of FROM whose bytes differ in TO, copied with a new mtime, and
+# its symbolic links as links (lustre/utils/erasurecode links its sources from lustre/ec).
 mdt_sync() {
 	local f
 	mkdir -p "$2"
+	(cd "$1" && find . -type l) | while read -r f; do
+		[ "$(readlink "$1/$f")" = "$(readlink "$2/$f" 2>/dev/null)" ] && continue
+		mkdir -p "$(dirname "$2/$f")"
+		rm -f "$2/$f"
+		cp -P "$1/$f" "$2/$f"
+	done
 	(cd "$1" && find . -type f) | while read -r f; do
 		cmp -s "$1/$f" "$2/$f" 2>/dev/null && continue
 		mkdir -p "$(dirname "$2/$f")"
