@@ -379,3 +379,43 @@ fn the_summary_line_names_every_message() {
 fn a_filter_on_the_protocol_alone_shows_every_message() {
     summary_names_every_message("filter", Some("dne_prepare"));
 }
+
+/// A flags member's bit names in the tree: lowest bit first, as `dne-intent decode` prints
+/// them, and nothing after the value when no bit is set.
+#[test]
+fn flag_names_are_in_bit_order() {
+    let Some(dir) = dissector_dir("flags") else {
+        return;
+    };
+    let path = dir.0.join("flags.pcap");
+    std::fs::write(&path, capture(&[WriterOptions::default()])).unwrap();
+    let script = format!("lua_script:{}", dir.0.join("dne_prepare.lua").display());
+    let out = Command::new("tshark")
+        .arg("-r")
+        .arg(&path)
+        .args(["-X", &script, "-V"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // mkdir_reply_complete: every result known.
+    assert!(
+        lines.contains(&"mcpp_valid: 0x0000003f PATTR|DEF_ACL|PIN|LMV|LOV|DEF_LMV"),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&"lock_flags: 0x00001000 HAS_INTENT"),
+        "{text}"
+    );
+    // A reply's lock_flags of 0: the value alone.
+    assert!(lines.contains(&"lock_flags: 0x00000000"), "{text}");
+    assert!(
+        !text.lines().any(|l| l.ends_with(' ')),
+        "a trailing space:\n{text}"
+    );
+}

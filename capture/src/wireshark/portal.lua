@@ -45,13 +45,15 @@ end
 
 local function bit_set(v, bit) return (v % (2 * bit)) >= bit end
 
+-- The names of the bits set in v, lowest bit first (as the tool and Lustre print them).
 local function flag_names(v, names)
-  local out = {}
-  for bit, n in pairs(names) do
-    if bit ~= 0 and bit_set(v, bit) then out[#out + 1] = n end
+  local bits = {}
+  for bit in pairs(names) do
+    if bit ~= 0 and bit_set(v, bit) then bits[#bits + 1] = bit end
   end
-  table.sort(out)
-  return table.concat(out, "|")
+  table.sort(bits)
+  for i, bit in ipairs(bits) do bits[i] = names[bit] end
+  return table.concat(bits, "|")
 end
 
 local function want(name)
@@ -112,7 +114,10 @@ local function add_struct(tree, tvb, s, off, len, layout, le, label)
           local item = add(sub, name, tvb, off + o, size, le, kind == "fid" and fid(s, off + o, le) or nil)
           if full and item then
             if count > 1 then item:prepend_text("[" .. i .. "] ") end
-            if f[6] then item:append_text(" " .. flag_names(r32(s, off + o, le), f[6])) end
+            if f[6] then
+              local n = flag_names(r32(s, off + o, le), f[6])
+              if n ~= "" then item:append_text(" " .. n) end
+            end
           end
         end
       end
