@@ -5,8 +5,9 @@
 use super::parts::Parts;
 use lustre_dne_intent::Endian;
 use lustre_dne_intent::intent::{McppFlags, MliBuf};
+use lustre_dne_intent::wire::MsgView;
 use lustre_dne_intent::wire::layout::{
-    lu_fid, lustre_msg_v2, md_create_prepare_rep as rep, md_create_prepare_req,
+    lu_fid, md_create_prepare_rep as rep, md_create_prepare_req,
 };
 use lustre_dne_intent::xattr::acl::{posix_acl_xattr_entry, posix_acl_xattr_header};
 use lustre_dne_intent::xattr::lmv_foreign_md;
@@ -76,13 +77,13 @@ pub(crate) fn words(bytes: &[u8], order: Endian) -> Vec<(usize, u32, String, Vec
 
 /// The offsets of `mcpr_buf_limit[]` in a request message (buffer 3).
 pub(crate) fn limit_offsets(request: &[u8]) -> core::ops::Range<usize> {
-    let Some(p) = Parts::split(request) else {
+    let Ok(v) = MsgView::parse(request) else {
         return 0..0;
     };
-    let round = |l: usize| (l + 7) & !7;
-    let lens = lustre_msg_v2::lm_buflens;
-    let header = lens.offset + lens.elem_size * p.bufs.len();
-    let b3 = round(header) + p.bufs.iter().take(3).map(|b| round(b.len())).sum::<usize>();
+    if v.bufcount() <= 3 {
+        return 0..0;
+    }
+    let b3 = v.buffer_offset(3);
     let limit = md_create_prepare_req::LAYOUT.field(md_create_prepare_req::mcpr_buf_limit.name);
     limit.map_or(0..0, |f| b3 + f.offset..b3 + f.offset + f.size)
 }
