@@ -258,17 +258,25 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
             match hint.to_string().as_str() {
                 "index" => index = Some(s.parse()?),
                 "zero" => zero = Some(s.parse()?),
-                _ => return Err(Error::new(hint.span(), "index = EXPR or zero = \"…\"")),
+                other => {
+                    let msg = format!(
+                        "`{other} = …`: no such option; the options with a value are \
+                         `index = EXPR` and `zero = \"…\"`"
+                    );
+                    return Err(Error::new(hint.span(), msg));
+                }
             }
             continue;
         }
-        match shown_of(&hint) {
-            Some(v) if shown.is_some() => {
-                let msg = format!("`{hint}`: one of shown, detail, hidden only ({v} given twice?)");
+        match (shown_of(&hint), &shown) {
+            (Some(_), Some((first, _))) => {
+                let msg = format!(
+                    "`{hint}`: the member is already `{first}`; give one of shown, detail, hidden"
+                );
                 return Err(Error::new(hint.span(), msg));
             }
-            Some(v) => shown = Some(v),
-            None => display = Some(display_of(&hint)?),
+            (Some(v), None) => shown = Some((hint.to_string(), v)),
+            (None, _) => display = Some(display_of(&hint)?),
         }
     }
     if !s.is_empty() {
@@ -290,7 +298,7 @@ fn member(s: ParseStream, rust: Option<(Ident, syn::Type)>, unheld: bool) -> syn
         rust,
     };
     m.display = display.unwrap_or_else(|| default_display(&m));
-    if let Some(v) = shown {
+    if let Some((_, v)) = shown {
         m.shown = v;
     }
     Ok(m)
@@ -412,7 +420,9 @@ mod tests {
     fn two_levels_are_refused() {
         let e = held("0, __u32 a_x, shown, detail").err().expect("refused");
         assert!(
-            e.to_string().contains("one of shown, detail, hidden"),
+            e.to_string().contains(
+                "`detail`: the member is already `shown`; give one of shown, detail, hidden"
+            ),
             "{e}"
         );
     }
@@ -424,7 +434,11 @@ mod tests {
         let index = m.index.as_ref().map(|e| quote::quote!(#e).to_string());
         assert_eq!(index.as_deref(), Some("NAMES"));
         assert_eq!(m.zero.map(|z| z.value()).as_deref(), Some("not requested"));
-        assert!(held("0, __u32 a_x, other = 1").is_err());
+        let e = held("0, __u32 a_x, other = 1").err().expect("refused");
+        assert!(
+            e.to_string().starts_with("`other = …`: no such option"),
+            "{e}"
+        );
         assert!(held("0, __u32 a_x").unwrap().index.is_none());
     }
 }
