@@ -420,7 +420,7 @@ fn mdt_check_refuses_missing_or_mixed_arguments_before_doing_anything() {
 }
 
 #[test]
-fn the_mdt_guest_init_parses_and_runs_the_design_steps_in_order() {
+fn the_mdt_guest_init_parses_and_lists_the_design_steps_in_order() {
     let (rc, init) = bash("kc_mdt_init");
     assert_eq!(rc, 0);
     let d = scratch("mdt-init");
@@ -602,4 +602,67 @@ fn two_boots_have_the_same_outcome_only_with_the_same_directories_and_fids() {
         1,
         "no directories: not shown"
     );
+}
+
+/// The build tree gets a source tree's files and its symbolic links (Lustre's
+/// `lustre/utils/erasurecode` links its sources from `lustre/ec`), and a second sync copies only
+/// what changed, so make rebuilds only that.
+#[test]
+fn the_build_sync_keeps_links_and_copies_only_what_changed() {
+    let d = scratch("mdt-sync");
+    let (from, to) = (d.join("from"), d.join("to"));
+    std::fs::create_dir_all(from.join("ec")).expect("mkdir");
+    std::fs::create_dir_all(from.join("utils")).expect("mkdir");
+    std::fs::write(from.join("ec/ec_base.c"), "int ec;\n").expect("write");
+    std::fs::write(from.join("utils/keep.c"), "int keep;\n").expect("write");
+    std::os::unix::fs::symlink("../ec/ec_base.c", from.join("utils/ec_base.c")).expect("link");
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("lustre/mdt-build.sh");
+    let sync = || {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                ". '{}' && mdt_sync '{}' '{}'",
+                build.display(),
+                from.display(),
+                to.display()
+            ))
+            .output()
+            .expect("bash runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    sync();
+    let link = std::fs::read_link(to.join("utils/ec_base.c")).expect("a link in the build tree");
+    assert_eq!(link, Path::new("../ec/ec_base.c"));
+    assert_eq!(
+        std::fs::read_to_string(to.join("utils/ec_base.c")).expect("the link resolves"),
+        "int ec;\n"
+    );
+    // An old mtime on the synced copy shows whether the next sync rewrote it.
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    let keep = std::fs::File::options()
+        .write(true)
+        .open(to.join("utils/keep.c"))
+        .expect("open");
+    keep.set_modified(old).expect("set mtime");
+    std::fs::write(from.join("ec/ec_base.c"), "int ec2;\n").expect("write");
+    sync();
+    let mtime = |p: &str| {
+        std::fs::metadata(to.join(p))
+            .and_then(|m| m.modified())
+            .expect("mtime")
+    };
+    assert_eq!(
+        mtime("utils/keep.c"),
+        old,
+        "an unchanged file was copied again"
+    );
+    assert_eq!(
+        std::fs::read_to_string(to.join("utils/ec_base.c")).expect("the link resolves"),
+        "int ec2;\n"
+    );
+    assert!(mtime("ec/ec_base.c") > old);
 }
