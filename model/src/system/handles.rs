@@ -184,6 +184,7 @@ mod tests {
                 continue;
             }
             states += 1;
+            // `restarts` counts the restarts left: 0 once the parent has restarted.
             restarted += usize::from(s.restarts == 0);
             // The handles in reverse order: n → 1, …, 1 → n.
             let mut t = s.clone();
